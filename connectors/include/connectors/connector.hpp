@@ -1,0 +1,129 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <variant>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "common/result.hpp"
+#include "tosca/deployment_spec.hpp"
+
+namespace orch::connectors {
+
+/// Which API a site service speaks.
+enum class TargetKind { kOpenStack, kMarathon, kChronos, kKubernetes, kSlurm };
+std::string_view TargetKindName(TargetKind kind);  ///< "OPENSTACK", "MARATHON", ... (IaaSType names)
+
+/// How a failed call should be handled by the workflow.
+enum class FailureKind {
+    kRetryHere,       ///< transient (timeout, 5xx, connection reset): retry the same step later
+    kTryAnotherSite,  ///< this site cannot do it (no capacity, no valid host, site broken)
+    kUserError,       ///< the request itself is wrong; another site would refuse it too
+};
+
+/// A connector failure: the error plus what to do about it.
+struct Failure {
+    FailureKind kind = FailureKind::kRetryHere;
+    std::string message;  ///< words a user can read in statusReason
+};
+
+template <typename T>
+using ConnectorResult = std::variant<T, Failure>;
+
+/// Credentials for one call, resolved per site and per user by the orchestrator just before the
+/// call (tokens are refreshed there; connectors never store them).
+struct Credentials {
+    std::string bearer_token;            ///< user's IAM access token or a site service token
+    std::string username, password;      ///< Keystone password auth / Marathon basic auth
+    std::string application_credential_id, application_credential_secret;
+    std::string client_cert_file, client_key_file;  ///< Kubernetes client certificate
+    std::string ca_file;                 ///< the site's CA (PEM), when not publicly trusted
+};
+
+/// Where to deploy: one service of one site, as chosen by placement.
+struct SiteTarget {
+    std::string site_id;      ///< CMDB provider id
+    std::string service_id;   ///< CMDB service id
+    TargetKind kind = TargetKind::kOpenStack;
+    std::string endpoint;     ///< base URL of the service API
+    std::string region;
+    std::string project;      ///< OpenStack project id/name, Kubernetes namespace prefix, Slurm account
+    /// Site-specific switches from the catalogue, e.g. {"gpu_attribute": "gpu_model"} (Marathon),
+    /// {"gpu_support": true} (Chronos), {"identity_provider": "...", "protocol": "openid"} (Keystone
+    /// federation), {"network": "private-net"}, {"keypair": "..."}, {"partition": "gpu"} (Slurm).
+    Json options = Json::object();
+    Credentials credentials;
+};
+
+/// What placement chose per VM node on an IaaS site (flavor and image matched to the request).
+struct NodePlacement {
+    std::string flavor_id, flavor_name;
+    std::string image_id, image_name;
+};
+
+struct DeployRequest {
+    std::string deployment_id;   ///< provider-side names derive from it (idempotent re-runs)
+    const tosca::DeploymentSpec* spec = nullptr;
+    SiteTarget target;
+    std::map<std::string, NodePlacement> placements;  ///< by node name (VM targets)
+};
+
+/// Provider-side state of one node instance.
+struct InstanceState {
+    std::string node;          ///< TOSCA node name
+    int index = 0;             ///< instance number within the node
+    std::string physical_id;   ///< server id, task id, pod name, job id
+    std::string state;         ///< NodeStates-style text: CREATING, STARTED, STOPPED, ERROR, ...
+    Json attributes = Json::object();  ///< public_address, private_address, endpoint, ports...
+};
+
+enum class Phase { kInProgress, kReady, kFailed, kGone };
+
+struct Observation {
+    Phase phase = Phase::kInProgress;
+    std::string reason;                  ///< why it failed / what it waits for
+    FailureKind failure = FailureKind::kTryAnotherSite;  ///< meaningful when phase == kFailed
+    std::vector<InstanceState> instances;
+    /// Node-level attributes for get_attribute (node name → attribute → value).
+    std::map<std::string, Json> attributes;
+    std::string log;                     ///< text for GET /deployments/{id}/log when the target has one
+};
+
+/// Handle of what a connector created: enough to find it again after a restart.
+struct Handle {
+    std::string deployment_id;
+    std::string physical_id;  ///< group id, namespace, stack of server ids, job id (connector-defined)
+    SiteTarget target;
+    Json state = Json::object();  ///< connector-private bookkeeping persisted by the workflow
+};
+
+/// One interface for every target. Every call is bounded by the connector's timeout; calls are
+/// idempotent by deployment id (a create re-run after a crash finds what it already created).
+class Connector {
+public:
+    virtual ~Connector() = default;
+    virtual TargetKind kind() const = 0;
+
+    virtual ConnectorResult<Handle> Create(const DeployRequest& request) = 0;
+    virtual ConnectorResult<Observation> Poll(const Handle& handle, const tosca::DeploymentSpec& spec) = 0;
+    /// Brings the deployment to `spec` (scale count, removal_list of instance physical ids).
+    virtual ConnectorResult<Handle> Update(const Handle& handle, const DeployRequest& request) = 0;
+    /// Starts removal; Poll then reports kGone when everything is gone. `force` tolerates failures.
+    virtual ConnectorResult<bool> Delete(const Handle& handle, bool force) = 0;
+    /// Start/stop one instance where the target can (VMs); others answer kUserError.
+    virtual ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) = 0;
+};
+
+/// Finds the connector for a target kind; owned by main, passed by reference.
+class ConnectorRegistry {
+public:
+    virtual ~ConnectorRegistry() = default;
+    virtual Connector* Find(TargetKind kind) = 0;
+};
+
+}  // namespace orch::connectors

@@ -1,0 +1,2 @@
+// Composition root: placeholder until the server core lands in this same change.
+int main() { return 0; }

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "common/result.hpp"
+#include "connectors/connector.hpp"
+#include "tosca/deployment_spec.hpp"
+
+namespace orch::placement {
+
+/// Who asks: placement filters on the user's issuer (trusted IdPs), group (SLAs, quotas) and
+/// subject (per-user quotas).
+struct Requester {
+    std::string issuer;
+    std::string subject;
+    std::string user_group;
+};
+
+struct PlacementRequest {
+    const tosca::DeploymentSpec* spec = nullptr;
+    Requester requester;
+    std::string deployment_id;  ///< excluded from quota usage (its own resources); empty for dry runs
+};
+
+/// One ranked, deployable choice: where, and with which flavor/image per VM node.
+struct Candidate {
+    connectors::SiteTarget target;  ///< credentials are left empty: the workflow fills them per call
+    std::map<std::string, connectors::NodePlacement> placements;
+    std::string provider_name;      ///< cloudProviderName in the API
+    Json endpoint = Json::object(); ///< cloudProviderEndpoint in the API (cpEndpoint, region, deploymentType, ...)
+    double score = 0;
+};
+
+/// The verdict on one candidate service, with every reason and the score breakdown.
+struct SiteVerdict {
+    std::string provider_id, provider_name, service_id, service_type;
+    bool accepted = false;
+    std::vector<std::string> reasons;          ///< why rejected (all of them), or notes when accepted
+    Json score_breakdown = Json::object();
+    double score = 0;
+    int rank = 0;                               ///< 1-based among accepted; 0 when rejected
+};
+
+/// A placement and its explanation; stored with the deployment and served as JSON.
+struct PlacementDecision {
+    std::vector<Candidate> ranked;        ///< best first; empty when nothing fits
+    std::vector<SiteVerdict> verdicts;    ///< every service considered
+    std::vector<std::string> notes;       ///< e.g. "monitoring feed unavailable: ..."
+    std::string mode;                     ///< "gpu-aware" or "indigo"
+
+    Json ToJson() const;
+    /// "No cloud provider meets the deployment requirements" plus one line per site saying why.
+    std::string NoCandidateMessage() const;
+};
+
+/// Chooses and ranks sites for a deployment. Failures of feeds are recorded in `notes`, not
+/// returned as errors; an error means placement itself could not run (e.g. no catalogue at all).
+class Placer {
+public:
+    virtual ~Placer() = default;
+    virtual Result<PlacementDecision> Place(const PlacementRequest& request) = 0;
+    /// The endpoints shown by GET /configuration (cmdb_url, slam_url, monitoring_url, ...).
+    virtual std::map<std::string, std::string> ConfigurationEndpoints() const = 0;
+};
+
+}  // namespace orch::placement

@@ -1,0 +1,2 @@
+-- placeholder, replaced in the foundation change
+SELECT 1;

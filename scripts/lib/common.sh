@@ -1,0 +1,75 @@
+# Shared shell helpers for the project's scripts. Source it; do not run it.
+# shellcheck shell=bash
+
+ORCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
+
+log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# A loopback TCP port nobody listens on right now.
+free_port() {
+  local port
+  for _ in $(seq 1 200); do
+    port=$(( (RANDOM % 30000) + 20000 ))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "$port"
+      return 0
+    fi
+  done
+  die "no free port found"
+}
+
+# Runs a command as the unprivileged PostgreSQL user when we are root (initdb refuses root).
+as_pg_user() {
+  if [ "$(id -u)" = 0 ]; then
+    runuser -u postgres -- "$@"
+  else
+    "$@"
+  fi
+}
+
+# pg_start DIR [fast]: initialises (once) and starts a private PostgreSQL in DIR on a free loopback port.
+# Writes DIR/dsn (a libpq URL) and DIR/pid. Idempotent: a running server is left alone.
+pg_start() {
+  local dir="$1" extra=""
+  # Throwaway test clusters trade crash safety for speed; the demo database keeps the defaults.
+  [ "${2:-}" = fast ] && extra="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  mkdir -p "$dir"
+  if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+    return 0
+  fi
+  [ -x "$PG_BIN/initdb" ] || die "PostgreSQL 15 is not installed (run scripts/install-deps)"
+  if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$dir"; fi
+  if [ ! -f "$dir/data/PG_VERSION" ]; then
+    as_pg_user "$PG_BIN/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
+      || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
+  fi
+  local port
+  port=$(free_port)
+  # Loopback TCP only, no Unix socket: nothing outside this machine can reach it, and no
+  # socket directory permissions to get wrong.
+  as_pg_user "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories='' -c max_connections=200 $extra" \
+    start >/dev/null || { tail -20 "$dir/server.log" >&2; die "PostgreSQL did not start"; }
+  head -1 "$dir/data/postmaster.pid" >"$dir/pid"
+  echo "postgresql://postgres@127.0.0.1:$port/postgres" >"$dir/dsn"
+  echo "$port" >"$dir/port"
+}
+
+# pg_stop DIR: stops the server started by pg_start, by its PID.
+pg_stop() {
+  local dir="$1"
+  [ -f "$dir/pid" ] || return 0
+  local pid
+  pid=$(cat "$dir/pid")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -INT "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$dir/pid"
+}

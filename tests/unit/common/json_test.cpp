@@ -1,0 +1,37 @@
+#include <common/json.hpp>
+#include <common/json_text.hpp>
+
+#include <catch2/catch.hpp>
+
+TEST_CASE("lenient booleans and integers follow the original's coercions", "[common][json]") {
+    const auto body = orch::Json::parse(R"({"a":"true","b":"False","c":0,"d":true,"e":"720","f":12,"g":"x","h":null})");
+    CHECK(*orch::ReadLenientBool(body, "a") == true);
+    CHECK(*orch::ReadLenientBool(body, "b") == false);
+    CHECK(*orch::ReadLenientBool(body, "c") == false);
+    CHECK(*orch::ReadLenientBool(body, "d") == true);
+    CHECK_FALSE(orch::ReadLenientBool(body, "h")->has_value());
+    CHECK_FALSE(orch::ReadLenientBool(body, "missing")->has_value());
+    CHECK_FALSE(orch::ReadLenientBool(body, "g"));
+    CHECK(*orch::ReadLenientInt(body, "e") == 720);
+    CHECK(*orch::ReadLenientInt(body, "f") == 12);
+    CHECK_FALSE(orch::ReadLenientInt(body, "g"));
+}
+
+TEST_CASE("ParseJson reports where the text breaks and refuses deep nesting", "[common][json]") {
+    auto bad = orch::ParseJson("{\"a\": [1, 2,}");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message.find("malformed JSON at byte") == 0);
+    std::string deep(200, '[');
+    deep += std::string(200, ']');
+    auto too_deep = orch::ParseJson(deep, 64);
+    REQUIRE_FALSE(too_deep);
+    CHECK(too_deep.error().message.find("deeper than 64") != std::string::npos);
+    CHECK(orch::ParseJson("{\"k\": [1, {\"x\": null}]}").has_value());
+}
+
+TEST_CASE("JSON quoting escapes control characters and repairs invalid UTF-8", "[common][json]") {
+    CHECK(orch::JsonQuote("a\"b\\c\n\x01") == "\"a\\\"b\\\\c\\n\\u0001\"");
+    CHECK(orch::JsonQuote("caf\xC3\xA9") == "\"caf\xC3\xA9\"");
+    CHECK(orch::JsonQuote("bad\xFF") == "\"bad\xEF\xBF\xBD\"");
+    CHECK(orch::Json::parse(orch::JsonQuote("x\xC0\xAFy")).is_string());
+}
