@@ -44,6 +44,7 @@ public:
 
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
+    T&& operator*() && { return std::move(*this).value(); }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
 
@@ -87,3 +88,14 @@ inline Status Ok() { return {}; }
             return std::move(orch_status_).error();        \
         }                                                  \
     } while (false)
+
+#define ORCH_CONCAT_INNER(a, b) a##b
+#define ORCH_CONCAT(a, b) ORCH_CONCAT_INNER(a, b)
+
+/// `lhs = value of expr` (a Result), or return its error from the enclosing function.
+#define ORCH_ASSIGN_OR_RETURN(lhs, expr)                                          \
+    auto ORCH_CONCAT(orch_result_, __LINE__) = (expr);                            \
+    if (!ORCH_CONCAT(orch_result_, __LINE__)) {                                   \
+        return std::move(ORCH_CONCAT(orch_result_, __LINE__)).error();            \
+    }                                                                             \
+    lhs = std::move(*ORCH_CONCAT(orch_result_, __LINE__))

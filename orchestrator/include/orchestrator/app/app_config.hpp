@@ -1,0 +1,33 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "common/config.hpp"
+#include "common/log.hpp"
+#include "common/result.hpp"
+#include "orchestrator/server/http_server.hpp"
+#include "orchestrator/store/pg_pool.hpp"
+
+namespace orch::app {
+
+/// The orchestrator's own settings. Module sections (auth, placement, tosca, connectors) are
+/// parsed by their modules from `tree`, so each keeps its keys next to its code.
+struct AppConfig {
+    server::ServerOptions server;
+    std::string external_base_url;  ///< e.g. https://paas.example.org/orchestrator; empty = from the request
+    store::PgPoolOptions database;
+    log::Level log_level = log::Level::kInfo;
+    std::string instance_id;        ///< names this process in job leases (default host:pid)
+    ConfigTree tree;
+};
+
+/// Environment names that map onto config keys besides the generic ORCHESTRATOR_A__B form.
+const std::map<std::string, std::string>& EnvironmentAliases();
+
+/// Loads `path` (may be empty: defaults only), applies the environment, validates.
+/// Every error names the key and the problem.
+Result<AppConfig> LoadConfig(const std::string& path, const std::map<std::string, std::string>& env);
+
+}  // namespace orch::app

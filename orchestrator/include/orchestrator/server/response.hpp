@@ -1,0 +1,37 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/error.hpp"
+#include "common/http_client.hpp"
+#include "common/json.hpp"
+
+namespace orch::server {
+
+inline constexpr std::string_view kJsonContentType = "application/json;charset=UTF-8";
+inline constexpr std::string_view kTextContentType = "text/plain;charset=UTF-8";
+
+/// What a handler answers. Void successes (202/204) have an empty body and no content type.
+struct Response {
+    int status = 200;
+    http::Headers headers;
+    std::string body;
+    std::string content_type;
+    /// Close the connection without answering (simulators use it to inject resets).
+    bool abort_connection = false;
+
+    static Response Json(int status, const orch::Json& body);
+    static Response Text(int status, std::string body);
+    static Response Empty(int status);
+    /// The contract's error body {code,title,message} with the status of the error's kind.
+    static Response Error(const orch::Error& error);
+    static Response ErrorWithStatus(int status, std::string_view message);
+
+    Response& WithHeader(std::string name, std::string value) {
+        headers.emplace_back(std::move(name), std::move(value));
+        return *this;
+    }
+};
+
+}  // namespace orch::server

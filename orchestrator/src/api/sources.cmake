@@ -1,0 +1,3 @@
+set(SOURCES
+  ${AREA_DIR}/system_routes.cpp
+)

@@ -1,0 +1,433 @@
+#include "orchestrator/server/http_server.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "common/log.hpp"
+#include "common/uuid.hpp"
+
+namespace orch::server {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = asio::ip::tcp;
+constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
+
+std::string NewRequestId() { return "req-" + RandomUuid(); }
+
+// Per-connection state shared between the session coroutine and Stop(), which must close
+// idle connections; all access to `stream` happens on the connection's strand.
+struct Connection {
+    explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
+    beast::tcp_stream stream;
+    bool busy = false;  // a request is being handled; do not close under it
+};
+
+Request ToRequest(bhttp::request<bhttp::string_body>&& raw, std::string request_id, std::string remote) {
+    Request req;
+    req.method = std::string(raw.method_string());
+    req.target = std::string(raw.target());
+    const auto q = req.target.find('?');
+    req.path = http::UrlDecode(std::string_view(req.target).substr(0, q), false);
+    if (q != std::string::npos) {
+        req.query = ParseQuery(std::string_view(req.target).substr(q + 1));
+    }
+    for (const auto& field : raw) {
+        req.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    }
+    req.body = std::move(raw.body());
+    req.request_id = std::move(request_id);
+    req.remote_address = std::move(remote);
+    return req;
+}
+
+bhttp::response<bhttp::string_body> ToBeast(const Response& res, const std::string& request_id, bool keep_alive,
+                                            unsigned version) {
+    bhttp::response<bhttp::string_body> out;
+    out.version(version);
+    out.result(static_cast<unsigned>(res.status));
+    out.set(bhttp::field::server, "indigo-orchestrator");
+    out.set("X-Request-ID", request_id);
+    if (!res.content_type.empty()) {
+        out.set(bhttp::field::content_type, res.content_type);
+    }
+    for (const auto& [name, value] : res.headers) {
+        out.insert(name, value);
+    }
+    out.body() = res.body;
+    out.keep_alive(keep_alive);
+    out.prepare_payload();
+    return out;
+}
+
+}  // namespace
+
+struct HttpServer::Impl {
+    Impl(ServerOptions opts, const Router& r)
+        : options(std::move(opts)),
+          router(r),
+          acceptor(ioc),
+          workers(static_cast<std::size_t>(std::max(1, options.worker_threads))) {}
+
+    ServerOptions options;
+    const Router& router;
+    asio::io_context ioc;
+    tcp::acceptor acceptor;
+    asio::thread_pool workers;
+    RequestObserver observer;
+    std::atomic<bool> stopping{false};
+    std::atomic<std::size_t> queued{0};
+    std::atomic<std::size_t> connections{0};
+    std::mutex conn_mutex;
+    std::set<std::shared_ptr<Connection>> live;  // for closing idle connections on Stop
+    int bound_port = 0;
+
+    asio::awaitable<void> Accept();
+    asio::awaitable<void> Serve(std::shared_ptr<Connection> conn);
+    asio::awaitable<bool> ReadOne(Connection& conn, beast::flat_buffer& buffer);
+    asio::awaitable<Response> Dispatch(Request request, std::string route_name, const Handler* handler, bool inline_run);
+    asio::awaitable<void> WriteResponse(Connection& conn, const Response& res, const std::string& id, bool keep_alive,
+                                        unsigned version);
+    asio::awaitable<void> RejectAndClose(Connection& conn, int status, std::string_view message);
+    void Observe(const Request& req, const Response& res, const std::string& route,
+                 std::chrono::steady_clock::time_point start);
+};
+
+// Runs a blocking handler on the worker pool. A free function with by-value parameters (not a
+// capturing lambda) so nothing it uses can dangle while the coroutine is suspended (CP.51).
+static asio::awaitable<Response> RunHandler(const Handler* handler, Request request) {
+    const log::ScopedContext ctx(request.request_id, "");
+    try {
+        co_return (*handler)(request);
+    } catch (const std::exception& e) {
+        ORCH_LOG_ERROR("handler failed", {{"path", request.path}, {"error", e.what()}});
+        co_return Response::ErrorWithStatus(500, e.what());
+    }
+}
+
+asio::awaitable<Response> HttpServer::Impl::Dispatch(Request request, std::string route_name, const Handler* handler,
+                                                     bool inline_run) {
+    if (inline_run) {
+        co_return co_await RunHandler(handler, std::move(request));
+    }
+    // Bounded queue: past the limit we answer at once instead of letting latency grow unbounded.
+    if (queued.fetch_add(1) >= options.max_queued_requests) {
+        queued.fetch_sub(1);
+        co_return Response::ErrorWithStatus(503, "The server is overloaded; retry later").WithHeader("Retry-After", "1");
+    }
+    Response res = co_await asio::co_spawn(workers, RunHandler(handler, std::move(request)), asio::use_awaitable);
+    queued.fetch_sub(1);
+    (void)route_name;
+    co_return res;
+}
+
+void HttpServer::Impl::Observe(const Request& req, const Response& res, const std::string& route,
+                               std::chrono::steady_clock::time_point start) {
+    const auto elapsed =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+    if (observer) {
+        observer(req, res, route, elapsed);
+    }
+    if (options.access_log || res.status >= 500) {
+        const log::ScopedContext ctx(req.request_id, "");
+        ORCH_LOG(res.status >= 500 ? log::Level::kWarn : log::Level::kInfo,
+                 "request",
+                 {{"method", req.method},
+                  {"path", req.path},
+                  {"route", route},
+                  {"status", res.status},
+                  {"duration_ms", static_cast<double>(elapsed.count()) / 1000.0}});
+    }
+}
+
+asio::awaitable<void> HttpServer::Impl::WriteResponse(Connection& conn, const Response& res, const std::string& id,
+                                                      bool keep_alive, unsigned version) {
+    auto out = ToBeast(res, id, keep_alive, version);
+    conn.stream.expires_after(options.write_timeout);
+    co_await bhttp::async_write(conn.stream, out, kUseTuple);
+}
+
+asio::awaitable<void> HttpServer::Impl::RejectAndClose(Connection& conn, int status, std::string_view message) {
+    const Response res = Response::ErrorWithStatus(status, message);
+    co_await WriteResponse(conn, res, NewRequestId(), false, 11);
+    // Half-close, then drain what the client is still sending (bounded), so the kernel does not
+    // answer the unread bytes with a reset that would destroy our error response in flight.
+    beast::error_code ec;
+    conn.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    conn.stream.expires_after(std::chrono::seconds(2));
+    std::array<char, 16384> sink{};
+    std::size_t drained = 0;
+    while (drained < (64u << 20)) {
+        auto [rec, n] = co_await conn.stream.async_read_some(asio::buffer(sink), kUseTuple);
+        if (rec) {
+            break;
+        }
+        drained += n;
+    }
+}
+
+asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) {
+    beast::flat_buffer buffer;
+    std::string remote;
+    {
+        beast::error_code ec;
+        const auto ep = conn->stream.socket().remote_endpoint(ec);
+        remote = ec ? std::string() : ep.address().to_string();
+    }
+    while (!stopping.load()) {
+        bhttp::request_parser<bhttp::string_body> parser;
+        parser.header_limit(static_cast<std::uint32_t>(options.header_limit));
+        parser.body_limit(options.body_limit);
+        conn->stream.expires_after(buffer.size() > 0 ? options.header_timeout : options.idle_timeout);
+        auto [hec, hn] = co_await bhttp::async_read_header(conn->stream, buffer, parser, kUseTuple);
+        if (hec == bhttp::error::header_limit) {
+            co_await RejectAndClose(*conn, 431, "Request header fields too large");
+            break;
+        }
+        if (hec == bhttp::error::body_limit) {
+            co_await RejectAndClose(*conn, 413, "Request body larger than " + std::to_string(options.body_limit) + " bytes");
+            break;
+        }
+        if (hec) {
+            if (hec != bhttp::error::end_of_stream && hec != beast::error::timeout && hec != asio::error::operation_aborted &&
+                hec != asio::error::connection_reset && hec != asio::error::eof) {
+                co_await RejectAndClose(*conn, 400, "Malformed HTTP request: " + hec.message());
+            }
+            break;
+        }
+        conn->busy = true;
+        const bool expect_continue = parser.get()[bhttp::field::expect] == "100-continue";
+        if (expect_continue) {
+            bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, parser.get().version()};
+            conn->stream.expires_after(options.write_timeout);
+            co_await bhttp::async_write(conn->stream, cont, kUseTuple);
+        }
+        conn->stream.expires_after(options.body_timeout);
+        auto [bec, bn] = co_await bhttp::async_read(conn->stream, buffer, parser, kUseTuple);
+        if (bec == bhttp::error::body_limit) {
+            co_await RejectAndClose(*conn, 413, "Request body larger than " + std::to_string(options.body_limit) + " bytes");
+            break;
+        }
+        if (bec) {
+            if (bec != beast::error::timeout && bec != asio::error::operation_aborted && bec != asio::error::eof &&
+                bec != asio::error::connection_reset) {
+                co_await RejectAndClose(*conn, 400, "Malformed HTTP request: " + bec.message());
+            } else if (bec == beast::error::timeout) {
+                co_await RejectAndClose(*conn, 408, "Request not received in time");
+            }
+            break;
+        }
+        const auto start = std::chrono::steady_clock::now();
+        auto raw = parser.release();
+        const bool keep_alive = raw.keep_alive() && !stopping.load();
+        const unsigned version = raw.version();
+        Request request = ToRequest(std::move(raw), NewRequestId(), remote);
+        const std::string request_id = request.request_id;
+        auto match = router.Find(request.method, request.path);
+        Response res;
+        std::string route_name = "unmatched";
+        if (match.route == nullptr) {
+            if (!match.allowed_methods.empty()) {
+                res = Response::ErrorWithStatus(405, "Request method '" + request.method + "' not supported");
+                std::string allow;
+                for (const auto& m : match.allowed_methods) {
+                    allow += (allow.empty() ? "" : ", ") + m;
+                }
+                res.WithHeader("Allow", allow);
+            } else {
+                res = Response::ErrorWithStatus(404, "No handler found for " + request.method + " " + request.path);
+            }
+            Observe(request, res, route_name, start);
+        } else {
+            route_name = match.route->options.name;
+            request.path_params = std::move(match.params);
+            Request copy_for_log;
+            copy_for_log.method = request.method;
+            copy_for_log.path = request.path;
+            copy_for_log.request_id = request.request_id;
+            res = co_await Dispatch(std::move(request), route_name, &match.route->handler,
+                                    match.route->options.inline_on_io_thread);
+            Observe(copy_for_log, res, route_name, start);
+        }
+        if (res.abort_connection) {
+            break;
+        }
+        co_await WriteResponse(*conn, res, request_id, keep_alive, version);
+        conn->busy = false;
+        if (!keep_alive) {
+            break;
+        }
+    }
+    beast::error_code ec;
+    conn->stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+    conn->stream.close();
+}
+
+asio::awaitable<void> HttpServer::Impl::Accept() {
+    while (!stopping.load()) {
+        auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(ioc), kUseTuple);
+        if (ec) {
+            if (stopping.load() || ec == asio::error::operation_aborted) {
+                break;
+            }
+            // Out of descriptors or a transient accept failure: log, pause briefly, go on.
+            ORCH_LOG_WARN("accept failed", {{"error", ec.message()}});
+            asio::steady_timer pause(ioc, std::chrono::milliseconds(50));
+            co_await pause.async_wait(kUseTuple);
+            continue;
+        }
+        if (connections.load() >= options.max_connections) {
+            beast::error_code ignored;
+            socket.close(ignored);
+            continue;
+        }
+        socket.set_option(tcp::no_delay(true));
+        auto conn = std::make_shared<Connection>(std::move(socket));
+        {
+            const std::lock_guard lock(conn_mutex);
+            live.insert(conn);
+        }
+        connections.fetch_add(1);
+        auto executor = conn->stream.get_executor();
+        asio::co_spawn(executor, Serve(conn), [this, conn](const std::exception_ptr& error) {
+            if (error) {
+                try {
+                    std::rethrow_exception(error);
+                } catch (const std::exception& e) {
+                    ORCH_LOG_ERROR("connection failed", {{"error", e.what()}});
+                }
+            }
+            const std::lock_guard lock(conn_mutex);
+            live.erase(conn);
+            connections.fetch_sub(1);
+        });
+    }
+}
+
+HttpServer::HttpServer(ServerOptions options, const Router& router)
+    : impl_(std::make_unique<Impl>(std::move(options), router)) {}
+
+HttpServer::~HttpServer() {
+    Stop();
+    impl_->workers.join();
+}
+
+void HttpServer::SetObserver(RequestObserver observer) { impl_->observer = std::move(observer); }
+
+Status HttpServer::Start() {
+    const std::string& listen = impl_->options.listen;
+    const auto colon = listen.rfind(':');
+    if (colon == std::string::npos) {
+        return Error::InvalidArgument("listen address '" + listen + "' must be host:port");
+    }
+    std::string host = listen.substr(0, colon);
+    if (host.size() > 1 && host.front() == '[' && host.back() == ']') {
+        host = host.substr(1, host.size() - 2);
+    }
+    const std::string port = listen.substr(colon + 1);
+    beast::error_code ec;
+    tcp::resolver resolver(impl_->ioc);
+    auto results = resolver.resolve(host, port, tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+    if (ec || results.empty()) {
+        return Error::InvalidArgument("cannot resolve listen address '" + listen + "': " + ec.message());
+    }
+    const tcp::endpoint endpoint = results.begin()->endpoint();
+    auto& acc = impl_->acceptor;
+    acc.open(endpoint.protocol(), ec);
+    if (!ec) {
+        acc.set_option(asio::socket_base::reuse_address(true), ec);
+    }
+    if (!ec) {
+        acc.bind(endpoint, ec);
+    }
+    if (!ec) {
+        acc.listen(asio::socket_base::max_listen_connections, ec);
+    }
+    if (ec) {
+        return Error::Unavailable("cannot listen on " + listen + ": " + ec.message());
+    }
+    impl_->bound_port = acc.local_endpoint().port();
+    asio::co_spawn(impl_->ioc, impl_->Accept(), [](const std::exception_ptr& error) {
+        if (error) {
+            try {
+                std::rethrow_exception(error);
+            } catch (const std::exception& e) {
+                ORCH_LOG_ERROR("acceptor failed", {{"error", e.what()}});
+            }
+        }
+    });
+    return Ok();
+}
+
+int HttpServer::port() const { return impl_->bound_port; }
+
+void HttpServer::Run() {
+    // A work guard keeps run() alive while stopping, until Stop() decides everything drained.
+    auto guard = asio::make_work_guard(impl_->ioc);
+    std::vector<std::thread> threads;
+    for (int i = 1; i < std::max(1, impl_->options.io_threads); ++i) {
+        threads.emplace_back([this] { impl_->ioc.run(); });
+    }
+    std::thread reaper([this, &guard] {
+        while (!impl_->stopping.load()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        const auto deadline = std::chrono::steady_clock::now() + impl_->options.shutdown_grace;
+        while (std::chrono::steady_clock::now() < deadline) {
+            {
+                const std::lock_guard lock(impl_->conn_mutex);
+                // Idle keep-alive connections would wait out their idle timeout; close them now.
+                for (const auto& conn : impl_->live) {
+                    asio::post(conn->stream.get_executor(), [conn] {
+                        if (!conn->busy) {
+                            beast::error_code ec;
+                            conn->stream.socket().cancel(ec);
+                        }
+                    });
+                }
+                if (impl_->live.empty()) {
+                    break;
+                }
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        guard.reset();
+        impl_->ioc.stop();
+    });
+    impl_->ioc.run();
+    for (auto& t : threads) {
+        t.join();
+    }
+    reaper.join();
+}
+
+void HttpServer::Stop() {
+    if (impl_->stopping.exchange(true)) {
+        return;
+    }
+    asio::post(impl_->ioc, [this] {
+        beast::error_code ec;
+        impl_->acceptor.close(ec);
+    });
+}
+
+}  // namespace orch::server

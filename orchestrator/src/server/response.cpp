@@ -1,0 +1,44 @@
+#include "orchestrator/server/response.hpp"
+
+#include "common/json_text.hpp"
+
+namespace orch::server {
+
+Response Response::Json(int status, const orch::Json& body) {
+    Response r;
+    r.status = status;
+    // Replacement of invalid UTF-8 keeps a response valid JSON whatever users stored.
+    r.body = body.dump(-1, ' ', false, orch::Json::error_handler_t::replace);
+    r.content_type = std::string(kJsonContentType);
+    return r;
+}
+
+Response Response::Text(int status, std::string body) {
+    Response r;
+    r.status = status;
+    r.body = std::move(body);
+    r.content_type = std::string(kTextContentType);
+    return r;
+}
+
+Response Response::Empty(int status) {
+    Response r;
+    r.status = status;
+    return r;
+}
+
+Response Response::Error(const orch::Error& error) { return ErrorWithStatus(HttpStatusFor(error.code), error.message); }
+
+Response Response::ErrorWithStatus(int status, std::string_view message) {
+    Response r;
+    r.status = status;
+    r.content_type = std::string(kJsonContentType);
+    r.body = "{\"code\":" + std::to_string(status) + ",\"title\":";
+    AppendJsonString(r.body, HttpReasonPhrase(status));
+    r.body += ",\"message\":";
+    AppendJsonString(r.body, message);
+    r.body += "}";
+    return r;
+}
+
+}  // namespace orch::server

@@ -1,0 +1,6 @@
+set(SOURCES
+  ${AREA_DIR}/request.cpp
+  ${AREA_DIR}/response.cpp
+  ${AREA_DIR}/router.cpp
+  ${AREA_DIR}/http_server.cpp
+)

@@ -1,0 +1,109 @@
+#include "orchestrator/store/pg_pool.hpp"
+
+#include "common/log.hpp"
+
+namespace orch::store {
+
+PgPool::PgPool(PgPoolOptions options) : options_(std::move(options)), slots_(std::max<std::size_t>(1, options_.size)) {
+    // libpq would otherwise wait for the OS TCP timeout (minutes) on an unreachable host.
+    const bool is_url = options_.dsn.rfind("postgres", 0) == 0 && options_.dsn.find("://") != std::string::npos;
+    const std::string timeout = "connect_timeout=" + std::to_string(options_.connect_timeout.count());
+    if (options_.dsn.find("connect_timeout") != std::string::npos) {
+        dsn_with_timeout_ = options_.dsn;
+    } else if (is_url) {
+        dsn_with_timeout_ = options_.dsn + (options_.dsn.find('?') == std::string::npos ? "?" : "&") + timeout;
+    } else {
+        dsn_with_timeout_ = options_.dsn + " " + timeout;
+    }
+}
+
+PgPool::~PgPool() = default;
+
+Result<std::size_t> PgPool::Acquire() {
+    std::unique_lock lock(mutex_);
+    const auto deadline = std::chrono::steady_clock::now() + options_.acquire_timeout;
+    if (waiting_ >= options_.max_waiters) {
+        return Error::Unavailable("Database connection pool is saturated; retry later");
+    }
+    ++waiting_;
+    while (true) {
+        for (std::size_t i = 0; i < slots_.size(); ++i) {
+            if (!slots_[i].in_use) {
+                slots_[i].in_use = true;
+                --waiting_;
+                return i;
+            }
+        }
+        if (available_.wait_until(lock, deadline) == std::cv_status::timeout) {
+            --waiting_;
+            return Error::Unavailable("Timed out waiting for a database connection");
+        }
+    }
+}
+
+void PgPool::Release(std::size_t index, bool broken) {
+    {
+        const std::lock_guard lock(mutex_);
+        if (broken) {
+            slots_[index].conn.reset();
+        }
+        slots_[index].in_use = false;
+    }
+    available_.notify_one();
+}
+
+Status PgPool::EnsureOpen(Slot& slot) {
+    if (slot.conn && slot.conn->is_open()) {
+        return Ok();
+    }
+    slot.conn.reset();
+    try {
+        auto conn = std::make_unique<pqxx::connection>(dsn_with_timeout_);
+        pqxx::nontransaction tx(*conn);
+        tx.exec0("SET statement_timeout = " + std::to_string(options_.statement_timeout.count()));
+        tx.exec0("SET TIME ZONE 'UTC'");
+        slot.conn = std::move(conn);
+        return Ok();
+    } catch (const std::exception& e) {
+        // The message may name host and port but never a password (libpq does not echo it).
+        ORCH_LOG_WARN("database connection failed", {{"error", std::string(e.what()).substr(0, 300)}});
+        return Error::Unavailable("The database is unavailable; retry later");
+    }
+}
+
+Error PgPool::Classify(const std::exception& e) {
+    if (dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr) {
+        return Error::Unavailable("The database is unavailable; retry later");
+    }
+    if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
+        const std::string state = sql->sqlstate();
+        if (state == "40001" || state == "40P01") {
+            return Error::Conflict("The request couldn't be fulfilled because of a concurrent update. Please retry later");
+        }
+        if (state == "57014") {
+            return Error::DeadlineExceeded("The database did not answer in time");
+        }
+        if (state.rfind("08", 0) == 0 || state == "57P01" || state == "57P02" || state == "57P03") {
+            return Error::Unavailable("The database is unavailable; retry later");
+        }
+    }
+    if (dynamic_cast<const pqxx::in_doubt_error*>(&e) != nullptr) {
+        return Error::Unavailable("The database connection was lost during a commit");
+    }
+    ORCH_LOG_ERROR("database error", {{"error", std::string(e.what()).substr(0, 500)}});
+    return Error::Internal(std::string("Database error: ") + e.what());
+}
+
+PgPoolStats PgPool::Stats() const {
+    const std::lock_guard lock(mutex_);
+    PgPoolStats stats;
+    stats.size = slots_.size();
+    stats.waiting = waiting_;
+    for (const auto& slot : slots_) {
+        stats.open += slot.conn ? 1 : 0;
+        stats.in_use += slot.in_use ? 1 : 0;
+    }
+    return stats;
+}
+
+}  // namespace orch::store

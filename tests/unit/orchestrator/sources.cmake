@@ -1,0 +1,5 @@
+set(TEST_SOURCES
+  ${TEST_DIR}/router_test.cpp
+  ${TEST_DIR}/response_test.cpp
+  ${TEST_DIR}/app_config_test.cpp
+)
