@@ -327,6 +327,16 @@ Result<std::unique_ptr<Client>> MakeClient(const ClientOptions& options) {
             return Error::InvalidArgument("cannot load CA file '" + options.ca_file + "': " + ec.message());
         }
     }
+    if (!options.client_cert_file.empty() || !options.client_key_file.empty()) {
+        ssl.use_certificate_chain_file(options.client_cert_file, ec);
+        if (!ec) {
+            ssl.use_private_key_file(options.client_key_file, asio::ssl::context::pem, ec);
+        }
+        if (ec) {
+            return Error::InvalidArgument("cannot load client certificate '" + options.client_cert_file + "': " +
+                                          ec.message());
+        }
+    }
     return std::unique_ptr<Client>(std::make_unique<BeastClient>(options, std::move(ssl)));
 }
 

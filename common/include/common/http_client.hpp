@@ -46,6 +46,8 @@ public:
 
 struct ClientOptions {
     std::string ca_file;              ///< extra trust anchors (PEM); the system store is always used
+    std::string client_cert_file;     ///< PEM certificate chain presented to servers (Kubernetes)
+    std::string client_key_file;      ///< its private key (PEM)
     bool verify_peer = true;          ///< certificate and host-name verification for https
     int max_redirects = 0;            ///< redirects are not followed unless asked for
     std::size_t max_idle_per_host = 4;
