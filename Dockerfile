@@ -1,0 +1,16 @@
+# Multi-stage image (Debian bookworm). The build stage installs packages with the project's own
+# scripts/install-deps, so the image and the developer machines cannot drift apart.
+FROM debian:bookworm AS build
+WORKDIR /src
+COPY . /src
+RUN scripts/install-deps && cmake --preset release -DBUILD_TESTING=OFF && cmake --build --preset release -j2 --target orchestrator
+
+FROM debian:bookworm-slim AS runtime
+RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      libboost-system1.81.0 libyaml-cpp0.7 libpqxx-6.4 libssl3 ca-certificates \
+    && rm -rf /var/lib/apt/lists/* && useradd --system --uid 10001 orchestrator
+COPY --from=build /src/build/bin/orchestrator /usr/local/bin/orchestrator
+USER orchestrator
+EXPOSE 8080
+ENV ORCHESTRATOR_LISTEN=0.0.0.0:8080
+ENTRYPOINT ["/usr/local/bin/orchestrator"]
