@@ -149,7 +149,7 @@ TEST_CASE("malformed requests get 400 with the error body", "[e2e][server]") {
     CHECK(answer.find("\"code\":400") != std::string::npos);
 }
 
-TEST_CASE("without a database the server still serves /, /info, /healthz; /readyz is 503 until it returns",
+TEST_CASE("without a database the server still serves /, /info and /healthz, and /readyz is 503 until it returns",
           "[e2e][server]") {
     orch::test::TestDatabase db;
     orch::test::TcpProxy proxy(PortOf(db.dsn()));
