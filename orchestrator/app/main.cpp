@@ -1,21 +1,42 @@
 // Composition root: the only place where concrete types meet. Parse configuration, build the
-// pool, supervisor, routes and server, run until SIGINT/SIGTERM, then drain and exit 0.
+// stores, auth, TOSCA engine, placement, connectors, workflow engine, routes and server; run until
+// SIGINT/SIGTERM; then drain and exit 0.
 #include <pthread.h>
 #include <signal.h>
 
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <thread>
 
 #include "common/config.hpp"
 #include "common/log.hpp"
+#include "connectors/chronos_connector.hpp"
+#include "connectors/kubernetes_connector.hpp"
+#include "connectors/marathon_connector.hpp"
+#include "connectors/openstack_connector.hpp"
+#include "connectors/registry.hpp"
+#include "connectors/site_client_factory.hpp"
+#include "connectors/slurm_connector.hpp"
+#include "orchestrator/api/deployment_routes.hpp"
+#include "orchestrator/api/placement_routes.hpp"
 #include "orchestrator/api/system_routes.hpp"
+#include "orchestrator/api/views.hpp"
 #include "orchestrator/app/app_config.hpp"
 #include "orchestrator/app/build_info.hpp"
+#include "orchestrator/app/config_credentials.hpp"
+#include "orchestrator/app/workflow_config.hpp"
+#include "orchestrator/auth/auth_setup.hpp"
+#include "orchestrator/placement/placer_factory.hpp"
 #include "orchestrator/server/http_server.hpp"
 #include "orchestrator/store/database_supervisor.hpp"
-#include "orchestrator/store/pg_pool.hpp"
+#include "orchestrator/store/pg_deployment_store.hpp"
+#include "orchestrator/store/pg_side_stores.hpp"
+#include "orchestrator/store/pg_workflow_store.hpp"
+#include "orchestrator/workflow/deployment_steps.hpp"
+#include "orchestrator/workflow/engine.hpp"
+#include "orchestrator/workflow/tosca_template_service.hpp"
+#include "tosca/engine.hpp"
+#include "tosca/outputs.hpp"
 
 namespace {
 
@@ -23,11 +44,6 @@ struct Args {
     std::string config_path;
     bool check_only = false;
 };
-
-int Usage() {
-    std::fprintf(stderr, "usage: orchestrator [--config FILE] [--check-config] [--version]\n");
-    return 2;
-}
 
 // Signals are blocked in every thread and taken synchronously by one waiter, so shutdown runs
 // as ordinary code instead of inside an async-signal handler.
@@ -40,12 +56,12 @@ sigset_t BlockShutdownSignals() {
     return set;
 }
 
-}  // namespace
+int Fail(const std::string& what, const orch::Error& error) {
+    std::fprintf(stderr, "orchestrator: %s: %s\n", what.c_str(), error.message.c_str());
+    return 2;
+}
 
-int main(int argc, char** argv) {
-    const sigset_t signals = BlockShutdownSignals();
-    ::signal(SIGPIPE, SIG_IGN);
-    const auto env = orch::ProcessEnvironment();
+std::optional<Args> ParseArgs(int argc, char** argv, const std::map<std::string, std::string>& env) {
     Args args;
     if (const auto it = env.find("ORCHESTRATOR_CONFIG"); it != env.end()) {
         args.config_path = it->second;
@@ -59,36 +75,116 @@ int main(int argc, char** argv) {
         } else if (arg == "--version") {
             std::printf("orchestrator %s (%s)\n", orch::app::GetBuildInfo().version.data(),
                         orch::app::GetBuildInfo().git_commit.data());
-            return 0;
+            std::exit(0);
         } else {
-            return Usage();
+            return std::nullopt;
         }
     }
+    return args;
+}
 
-    auto config = orch::app::LoadConfig(args.config_path, env);
-    if (!config) {
-        std::fprintf(stderr, "orchestrator: configuration error: %s\n", config.error().message.c_str());
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace orch;  // NOLINT(google-build-using-namespace): the composition root names everything
+    const sigset_t signals = BlockShutdownSignals();
+    ::signal(SIGPIPE, SIG_IGN);
+    auto env = ProcessEnvironment();
+    const auto args = ParseArgs(argc, argv, env);
+    if (!args) {
+        std::fprintf(stderr, "usage: orchestrator [--config FILE] [--check-config] [--version]\n");
         return 2;
     }
-    if (args.check_only) {
+    auto config = app::LoadConfig(args->config_path, env);
+    if (!config) {
+        return Fail("configuration error", config.error());
+    }
+    config->tree.ApplyEnvironment(env, tosca::ToscaConfigAliases());
+    log::SetLevel(config->log_level);
+
+    auto http = http::MakeClient({});
+    if (!http) {
+        return Fail("HTTP client", http.error());
+    }
+    store::PgPool pool(config->database);
+    store::PgDeploymentStore deployments(pool);
+    store::PgWorkflowStore workflow_store(pool);
+    store::PgUsageSource usage(pool);
+    store::PgSiteHistory history(pool);
+    store::PgRefreshTokenStore refresh_tokens(pool);
+
+    auto auth = auth::SetUpAuth(config->tree, **http, refresh_tokens);
+    if (!auth) {
+        return Fail("auth configuration error", auth.error());
+    }
+    auto tosca_options = tosca::EngineOptionsFromConfig(config->tree);
+    if (!tosca_options) {
+        return Fail("tosca configuration error", tosca_options.error());
+    }
+    tosca_options->http_client = http->get();
+    const tosca::TemplateEngine tosca_engine(*tosca_options);
+    workflow::ToscaTemplateService templates(tosca_engine);
+
+    auto placement = placement::MakePlacementServices(config->tree, **http, usage, history);
+    if (!placement) {
+        return Fail("placement configuration error", placement.error());
+    }
+    connectors::TlsClientFactory site_clients(**http, http::ClientOptions{});
+    connectors::OwningConnectorRegistry registry;
+    registry.Register(std::make_unique<connectors::MarathonConnector>(site_clients));
+    registry.Register(std::make_unique<connectors::ChronosConnector>(site_clients));
+    registry.Register(std::make_unique<connectors::KubernetesConnector>(site_clients));
+    registry.Register(std::make_unique<connectors::SlurmConnector>(site_clients));
+    registry.Register(std::make_unique<connectors::OpenStackConnector>(site_clients));
+    auto credentials = app::ConfigCredentialSource::FromConfig(config->tree, auth->token_keeper.get());
+    if (!credentials) {
+        return Fail("credentials configuration error", credentials.error());
+    }
+    workflow::EngineOptions engine_options;
+    engine_options.owner = config->instance_id;
+    workflow::StepOptions step_options;
+    if (auto parsed = app::ParseWorkflowConfig(config->tree, engine_options, step_options); !parsed) {
+        return Fail("workflow configuration error", parsed.error());
+    }
+    if (args->check_only) {
         std::printf("configuration OK\n");
         return 0;
     }
-    orch::log::SetLevel(config->log_level);
 
-    orch::store::PgPool pool(config->database);
-    orch::store::DatabaseSupervisor database(pool);
+    store::DatabaseSupervisor database(pool);
     database.Start();
+    workflow::Engine engine(workflow_store, engine_options);
+    workflow::StepServices services{workflow_store,
+                                    templates,
+                                    *placement->placer,
+                                    registry,
+                                    *credentials,
+                                    **http,
+                                    [](const domain::Deployment& d) { return api::DeploymentView(d, ""); },
+                                    [](const tosca::DeploymentSpec& spec, const std::map<std::string, Json>& attrs) {
+                                        return tosca::ResolveOutputs(spec, attrs);
+                                    },
+                                    step_options};
+    workflow::RegisterDeploymentSteps(engine, services);
 
-    orch::server::Router router;
-    orch::api::RegisterSystemRoutes(router, database);
+    api::ApiContext api_context{deployments,         templates,
+                                *auth->authenticator, auth->token_keeper.get(),
+                                auth->config,        placement->placer.get(),
+                                config->external_base_url, [&engine] { engine.Wake(); }};
+    server::Router router;
+    api::RegisterSystemRoutes(router, database);
+    api::RegisterDeploymentRoutes(router, api_context);
+    api::RegisterResourceRoutes(router, api_context);
+    api::RegisterPlacementRoutes(router, api_context);
 
-    orch::server::HttpServer server(config->server, router);
+    server::HttpServer server(config->server, router);
     if (auto started = server.Start(); !started) {
         ORCH_LOG_ERROR("cannot start", {{"error", started.error().message}});
         return 1;
     }
-    ORCH_LOG_INFO("listening", {{"address", config->server.listen}, {"port", server.port()}});
+    engine.Start();
+    ORCH_LOG_INFO("listening", {{"address", config->server.listen}, {"port", server.port()},
+                                {"instance", config->instance_id}});
 
     std::thread signal_waiter([&server, signals] {
         int signal_number = 0;
@@ -99,6 +195,7 @@ int main(int argc, char** argv) {
     signal_waiter.detach();
 
     server.Run();
+    engine.Stop();
     database.Stop();
     ORCH_LOG_INFO("stopped");
     return 0;

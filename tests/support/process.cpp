@@ -9,6 +9,8 @@
 #include <common/uuid.hpp>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -130,10 +132,22 @@ bool WaitForStatus(const std::string& url, int status, std::chrono::milliseconds
 namespace {
 
 std::map<std::string, std::string> OrchestratorEnv(const std::string& db_url, int port,
-                                                   std::map<std::string, std::string> extra) {
+                                                   std::map<std::string, std::string> extra,
+                                                   bool has_config_file) {
     extra["ORCHESTRATOR_DB_URL"] = db_url;
     extra["ORCHESTRATOR_LISTEN"] = "127.0.0.1:" + std::to_string(port);
     extra.emplace("ORCHESTRATOR_LOG_LEVEL", "info");
+    // Tests that exercise authentication configure it; the others run without it.
+    extra.emplace("ORCHESTRATOR_AUTH__MODE", "disabled");
+    if (!has_config_file) {
+        // Placement needs a site catalogue and SLAs: empty ones unless the test brings a config.
+        const std::string dir = BinaryDir() + "/e2e-empty-placement";
+        std::filesystem::create_directories(dir);
+        std::ofstream(dir + "/catalogue.yaml") << "providers: []\n";
+        std::ofstream(dir + "/sla.yaml") << "{}\n";
+        extra.emplace("ORCHESTRATOR_PLACEMENT__CATALOGUE__PATH", dir + "/catalogue.yaml");
+        extra.emplace("ORCHESTRATOR_PLACEMENT__SLA__PATH", dir + "/sla.yaml");
+    }
     return extra;
 }
 
@@ -149,10 +163,14 @@ std::vector<std::string> ConfigArgs(const std::string& config_file) {
 OrchestratorProcess::OrchestratorProcess(const std::string& db_url, std::map<std::string, std::string> extra_env,
                                          std::string config_file)
     : port_(FreePort()),
-      process_(BinaryDir() + "/bin/orchestrator", ConfigArgs(config_file), OrchestratorEnv(db_url, port_, std::move(extra_env)),
+      process_(BinaryDir() + "/bin/orchestrator", ConfigArgs(config_file), OrchestratorEnv(db_url, port_, std::move(extra_env), !config_file.empty()),
                BinaryDir() + "/orchestrator-" + RandomUuid().substr(0, 8) + ".log") {
-    if (!WaitForStatus(BaseUrl() + "/healthz", 200, std::chrono::seconds(20))) {
-        throw std::runtime_error("orchestrator did not start:\n" + process_.Log());
+    // Polls in short slices so a process that exits at startup fails the test at once.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!WaitForStatus(BaseUrl() + "/healthz", 200, std::chrono::milliseconds(200))) {
+        if (!process_.Running() || std::chrono::steady_clock::now() > deadline) {
+            throw std::runtime_error("orchestrator did not start:\n" + process_.Log());
+        }
     }
 }
 

@@ -5,38 +5,91 @@
 namespace orch::tosca {
 namespace {
 
+constexpr std::string_view kNormativeNodePrefix = "tosca.nodes.";
+
+bool TypeNameMatches(std::string_view chain_entry, std::string_view type) {
+    if (chain_entry == type) {
+        return true;
+    }
+    // Normative short names ("Compute") and the "tosca:" prefix stand for tosca.nodes.<name>.
+    if (type.rfind("tosca:", 0) == 0) {
+        type.remove_prefix(6);
+    }
+    return type.find('.') == std::string_view::npos &&
+           chain_entry.size() == kNormativeNodePrefix.size() + type.size() &&
+           chain_entry.rfind(kNormativeNodePrefix, 0) == 0 && chain_entry.substr(kNormativeNodePrefix.size()) == type;
+}
+
 bool DerivesFromAny(const NodeSpec& node, std::initializer_list<std::string_view> types) {
-    return std::any_of(node.type_chain.begin(), node.type_chain.end(), [&](const std::string& t) {
-        return std::find(types.begin(), types.end(), t) != types.end();
-    });
+    return std::any_of(types.begin(), types.end(), [&](std::string_view t) { return DerivesFrom(node, t); });
 }
 
 }  // namespace
 
 std::string_view DeploymentKindName(DeploymentKind kind) {
     switch (kind) {
-        case DeploymentKind::kVirtualMachines: return "VIRTUAL_MACHINES";
-        case DeploymentKind::kMarathon: return "MARATHON";
-        case DeploymentKind::kChronos: return "CHRONOS";
-        case DeploymentKind::kKubernetes: return "KUBERNETES";
-        case DeploymentKind::kSlurm: return "SLURM";
+        case DeploymentKind::kVirtualMachines:
+            return "VIRTUAL_MACHINES";
+        case DeploymentKind::kMarathon:
+            return "MARATHON";
+        case DeploymentKind::kChronos:
+            return "CHRONOS";
+        case DeploymentKind::kKubernetes:
+            return "KUBERNETES";
+        case DeploymentKind::kSlurm:
+            return "SLURM";
     }
     return "VIRTUAL_MACHINES";
+}
+
+std::string_view OriginalDeploymentTypeName(DeploymentKind kind) {
+    switch (kind) {
+        case DeploymentKind::kVirtualMachines:
+            return "TOSCA";
+        case DeploymentKind::kMarathon:
+            return "MARATHON";
+        case DeploymentKind::kChronos:
+            return "CHRONOS";
+        case DeploymentKind::kKubernetes:
+            return "KUBERNETES_HELM_CHART";
+        case DeploymentKind::kSlurm:
+            return "QCG";
+    }
+    return "TOSCA";
+}
+
+bool DerivesFrom(const NodeSpec& node, std::string_view type) {
+    return std::any_of(node.type_chain.begin(), node.type_chain.end(), [&](const std::string& t) {
+        return TypeNameMatches(t, type);
+    });
 }
 
 std::vector<const NodeSpec*> DeploymentSpec::WorkloadNodes() const {
     std::vector<const NodeSpec*> out;
     for (const auto& node : nodes) {
-        if (DerivesFromAny(
-                node,
-                {"tosca.nodes.indigo.Container.Application.Docker.Marathon",
-                 "tosca.nodes.indigo.Container.Application.Docker.Chronos",
-                 "tosca.nodes.indigo.Container.Application.Docker.Kubernetes",
-                 "tosca.nodes.indigo.Kubernetes.Deployment",
-                 "tosca.nodes.indigo.Kubernetes.Job",
-                 "tosca.nodes.indigo.Batch.Job",
-                 "tosca.nodes.Compute"}
-            )) {
+        bool workload = false;
+        switch (kind) {
+            case DeploymentKind::kMarathon:
+                workload = DerivesFrom(node, "tosca.nodes.indigo.Container.Application.Docker.Marathon");
+                break;
+            case DeploymentKind::kChronos:
+                workload = DerivesFrom(node, "tosca.nodes.indigo.Container.Application.Docker.Chronos");
+                break;
+            case DeploymentKind::kKubernetes:
+                workload = DerivesFromAny(
+                    node,
+                    {"tosca.nodes.indigo.Kubernetes.HelmChart",
+                     "tosca.nodes.indigo.Container.Application.Docker.Kubernetes"}
+                );
+                break;
+            case DeploymentKind::kSlurm:
+                workload = DerivesFrom(node, "tosca.nodes.indigo.Batch.Job");
+                break;
+            case DeploymentKind::kVirtualMachines:
+                workload = DerivesFrom(node, "tosca.nodes.Compute");
+                break;
+        }
+        if (workload) {
             out.push_back(&node);
         }
     }
@@ -50,6 +103,16 @@ const NodeSpec* DeploymentSpec::FindNode(const std::string& name) const {
         }
     }
     return nullptr;
+}
+
+std::vector<const NodeSpec*> DeploymentSpec::NodesOfType(std::string_view type) const {
+    std::vector<const NodeSpec*> out;
+    for (const auto& node : nodes) {
+        if (DerivesFrom(node, type)) {
+            out.push_back(&node);
+        }
+    }
+    return out;
 }
 
 }  // namespace orch::tosca

@@ -1,3 +1,11 @@
 set(SOURCES
   ${AREA_DIR}/system_routes.cpp
+  ${AREA_DIR}/links.cpp
+  ${AREA_DIR}/views.cpp
+  ${AREA_DIR}/deployment_request.cpp
+  ${AREA_DIR}/api_context.cpp
+  ${AREA_DIR}/scaling.cpp
+  ${AREA_DIR}/deployment_routes.cpp
+  ${AREA_DIR}/resource_routes.cpp
 )
+list(APPEND SOURCES ${AREA_DIR}/placement_routes.cpp)

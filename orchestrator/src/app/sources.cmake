@@ -1,4 +1,6 @@
 set(SOURCES
   ${AREA_DIR}/build_info.cpp
   ${AREA_DIR}/app_config.cpp
+  ${AREA_DIR}/config_credentials.cpp
 )
+list(APPEND SOURCES ${AREA_DIR}/workflow_config.cpp)

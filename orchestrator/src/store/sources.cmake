@@ -2,4 +2,8 @@ set(SOURCES
   ${AREA_DIR}/pg_pool.cpp
   ${AREA_DIR}/migrations.cpp
   ${AREA_DIR}/database_supervisor.cpp
+  ${AREA_DIR}/pg_rows.cpp
+  ${AREA_DIR}/pg_deployment_store.cpp
+  ${AREA_DIR}/pg_workflow_store.cpp
 )
+list(APPEND SOURCES ${AREA_DIR}/pg_side_stores.cpp)

@@ -1,12 +1,13 @@
 #pragma once
 
+#include "common/json.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
-
-#include "common/json.hpp"
 
 namespace orch::tosca {
 
@@ -23,11 +24,16 @@ enum class DeploymentKind {
 /// "VIRTUAL_MACHINES", "MARATHON", "CHRONOS", "KUBERNETES", "SLURM".
 std::string_view DeploymentKindName(DeploymentKind kind);
 
+/// The original orchestrator's DeploymentType name for a kind, as the API shows it in
+/// cloudProviderEndpoint.deploymentType: "TOSCA" (VMs through IM), "MARATHON", "CHRONOS",
+/// "KUBERNETES_HELM_CHART", "QCG".
+std::string_view OriginalDeploymentTypeName(DeploymentKind kind);
+
 /// GPUs asked for by one node. count 0 means no GPU. Empty strings mean "any".
 struct GpuRequest {
     int count = 0;
-    std::string vendor;                    ///< e.g. "NVIDIA" (as written; compared case-insensitively)
-    std::string model;                     ///< e.g. "V100", "T4"
+    std::string vendor;  ///< e.g. "NVIDIA" (as written; compared case-insensitively)
+    std::string model;   ///< e.g. "V100", "T4"
     std::optional<std::uint64_t> memory_mb;
 };
 
@@ -45,18 +51,27 @@ struct ResourceRequest {
 };
 
 struct PortSpec {
-    int target = 0;                 ///< container/VM port ("source" in INDIGO PortSpec on containers)
-    std::optional<int> published;   ///< host/service port when given
-    std::string protocol = "tcp";   ///< tcp | udp
-    std::string remote_cidr;        ///< VM endpoint ports only
+    int target = 0;                ///< container/VM port ("source" in INDIGO PortSpec on containers)
+    std::optional<int> published;  ///< host/service port when given
+    std::string protocol = "tcp";  ///< tcp | udp
+    std::string remote_cidr;       ///< VM endpoint ports only
     std::string name;
+};
+
+/// One requirement of a node template, bound to its target.
+struct RequirementSpec {
+    std::string name;                  ///< requirement name ("host", "local_storage", ...)
+    std::string node;                  ///< target node template (empty when the requirement names only a type)
+    std::string capability;            ///< name of the target's capability that satisfies it
+    std::string relationship;          ///< relationship type (full name)
+    Json properties = Json::object();  ///< evaluated relationship properties (e.g. AttachesTo location)
 };
 
 struct VolumeSpec {
     std::string container_path;
     std::string host_path;  ///< empty for anonymous/external volumes
     std::string mode = "RW";
-    std::string raw;        ///< the text as written ("/data:rw" or "name:/path:rw:provider:driver")
+    std::string raw;  ///< the text as written ("/data:rw" or "name:/path:rw:provider:driver")
 };
 
 /// One node template, resolved: inputs substituted, units normalised, defaults applied.
@@ -69,11 +84,11 @@ struct NodeSpec {
     std::optional<int> min_instances, max_instances;
     std::vector<std::string> removal_list;
 
-    ResourceRequest resources;          ///< from the node itself or the node hosting it
-    std::string host_node;              ///< name of the node this one is HostedOn, if any
+    ResourceRequest resources;            ///< from the node itself or the node hosting it
+    std::string host_node;                ///< name of the node this one is HostedOn, if any
     std::vector<std::string> depends_on;  ///< other nodes this one needs first (incl. Chronos parent_job)
 
-    std::string image;                  ///< container image (artifact "image") or VM image
+    std::string image;  ///< container image (artifact "image") or VM image
     std::string command;
     std::vector<std::string> arguments;
     std::map<std::string, std::string> environment;
@@ -81,12 +96,22 @@ struct NodeSpec {
     std::vector<VolumeSpec> volumes;
     std::map<std::string, std::string> labels;
     std::vector<std::vector<std::string>> constraints;  ///< Marathon-style placement constraints
-    std::string schedule;               ///< ISO 8601 repeating interval (Chronos / CronJob)
+    std::string schedule;                               ///< ISO 8601 repeating interval (Chronos / CronJob)
     bool privileged = false;
     bool force_pull_image = false;
 
-    Json properties = Json::object();   ///< every evaluated property, for target-specific extras
+    Json properties = Json::object();  ///< every evaluated property, for target-specific extras
+    /// Evaluated capability properties: {"host": {"num_cpus": 2, ...}, "endpoint": {...}}.
+    /// Values still depending on the deployment (get_attribute) are kept as the expression.
+    Json capabilities = Json::object();
+    /// Artifacts: {"image": {"type": "...", "file": "..."}, ...} (files evaluated).
+    Json artifacts = Json::object();
+    std::vector<RequirementSpec> requirements;  ///< in template order
 };
+
+/// True when the node's type is `type` or derives from it. Normative short names are accepted
+/// ("Compute" = "tosca.nodes.Compute"). Used for the API's ?type= resource filter.
+bool DerivesFrom(const NodeSpec& node, std::string_view type);
 
 /// A placement wish: tosca.policies.indigo.SlaPlacement or Placement (named site/service).
 struct PlacementPolicy {
@@ -94,8 +119,8 @@ struct PlacementPolicy {
     std::string type;
     std::string sla_id;
     std::string region;
-    std::string cloud_id;    ///< tosca.policies.indigo.Placement: a named site
-    std::string service_id;  ///< a named service, when given
+    std::string cloud_id;              ///< tosca.policies.indigo.Placement: a named site
+    std::string service_id;            ///< a named service, when given
     std::vector<std::string> targets;  ///< node names the policy applies to (empty = all)
 };
 
@@ -104,7 +129,7 @@ struct PlacementPolicy {
 struct OutputSpec {
     std::string name;
     std::string description;
-    Json value;             ///< the evaluated value when `resolved`, else the expression as written
+    Json value;  ///< the evaluated value when `resolved`, else the expression as written
     bool resolved = false;
 };
 
@@ -112,15 +137,20 @@ struct OutputSpec {
 /// independent of YAML, built by the TOSCA engine from a template plus the user's inputs.
 struct DeploymentSpec {
     DeploymentKind kind = DeploymentKind::kVirtualMachines;
-    std::string tosca_version;  ///< tosca_definitions_version as written
-    std::vector<NodeSpec> nodes;  ///< in template order
+    std::string tosca_version;       ///< tosca_definitions_version as written
+    std::string description;         ///< the template's top-level description
+    Json metadata = Json::object();  ///< the template's top-level metadata (dashboard hints)
+    std::vector<NodeSpec> nodes;     ///< in template order
     std::vector<PlacementPolicy> policies;
     std::vector<OutputSpec> outputs;
     Json inputs = Json::object();  ///< effective input values (user parameters + defaults)
 
-    /// The nodes that turn into workloads on the target (apps, jobs, VMs), in template order.
+    /// The nodes that turn into workloads on the target of this spec's kind (Marathon apps,
+    /// Chronos jobs, Helm charts, batch jobs, or Compute VMs), in template order.
     std::vector<const NodeSpec*> WorkloadNodes() const;
     const NodeSpec* FindNode(const std::string& name) const;
+    /// Nodes whose type is or derives from `type`, in template order.
+    std::vector<const NodeSpec*> NodesOfType(std::string_view type) const;
 };
 
 }  // namespace orch::tosca

@@ -18,6 +18,8 @@ struct Requester {
     std::string issuer;
     std::string subject;
     std::string user_group;
+    /// The user's access token, forwarded to SLAM only (as the original does); never logged or stored.
+    std::string access_token;
 };
 
 struct PlacementRequest {
@@ -51,8 +53,12 @@ struct PlacementDecision {
     std::vector<SiteVerdict> verdicts;    ///< every service considered
     std::vector<std::string> notes;       ///< e.g. "monitoring feed unavailable: ..."
     std::string mode;                     ///< "gpu-aware" or "indigo"
+    std::string evaluated_at;             ///< RFC 3339 UTC time of the placement
 
+    /// The explanation record (documented in docs/placement.md): stable keys, credentials never included.
     Json ToJson() const;
+    /// Reads back what ToJson wrote (e.g. a stored decision, to resume trying candidates).
+    static Result<PlacementDecision> FromJson(const Json& json);
     /// "No cloud provider meets the deployment requirements" plus one line per site saying why.
     std::string NoCandidateMessage() const;
 };

@@ -1,0 +1,70 @@
+#pragma once
+
+#include "common/json.hpp"
+#include "common/result.hpp"
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace orch::cmdb {
+
+/// SLAM restriction numbers; absent ones stay empty (guaranteed = 0, limit = unlimited when
+/// enforced; 0 when the indigo ranker sums them).
+struct Restrictions {
+    std::optional<double> total_guaranteed, total_limit;
+    std::optional<double> instance_guaranteed, instance_limit;
+    std::optional<double> user_guaranteed, user_limit;
+};
+
+struct SlaTarget {
+    std::string type;  ///< computing_time, public_ip, num_cpus, mem_size, and ours: num_gpus, instances
+    std::string unit;
+    Restrictions restrictions;
+};
+
+struct SlaService {
+    std::string type;        ///< computing | storage (older: compute)
+    std::string service_id;  ///< CMDB service id
+    std::vector<SlaTarget> targets;
+};
+
+struct Sla {
+    std::string id, customer, provider, start_date, end_date;
+    std::vector<SlaService> services;
+};
+
+struct Priority {
+    std::string sla_id;
+    std::string service_id;
+    std::optional<double> weight;  ///< normalised by SLAM (raw / max); the ranker fails without one
+};
+
+struct Preference {
+    std::string service_type;  ///< compute | storage
+    std::vector<Priority> priority;
+};
+
+/// What SLAM answers for one customer (user group): preferences and SLAs.
+struct SlaSet {
+    std::string customer;
+    std::vector<Preference> preferences;
+    std::vector<Sla> slas;
+
+    const Sla* FindSla(const std::string& id) const;
+    /// The SLA service entry of `service_id` inside SLA `sla_id`, or null.
+    const SlaService* FindSlaService(const std::string& sla_id, const std::string& service_id) const;
+    /// Indexes `slas` by id (the parsers call it; call it again after changing `slas`).
+    void Reindex();
+
+   private:
+    std::unordered_map<std::string, std::size_t> by_id_;
+    std::size_t indexed_count_ = 0;
+};
+
+/// Parses a SLAM `/preferences/{customer}` body: {"preferences": [{customer, preferences}], "sla": [...]}.
+/// The `preferences[].preferences[]` of every entry are flattened into `preferences`.
+Result<SlaSet> ParseSlamPreferences(const Json& body, const std::string& customer);
+
+}  // namespace orch::cmdb

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "cmdb/catalogue_source.hpp"
+#include "cmdb/sla_source.hpp"
+#include "common/http_client.hpp"
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace orch::cmdb {
+
+struct SlamOptions {
+    std::string url;  ///< base that `/preferences/{group}` is appended to
+    std::chrono::milliseconds ttl{300'000};
+    std::chrono::milliseconds timeout{10'000};
+    std::size_t max_response_bytes = 8u << 20;
+    std::size_t max_cached_groups = 1000;
+};
+
+/// The SLAM REST client: GET {url}/preferences/{group} with the user's bearer token. Answers are
+/// cached per group for `ttl`; when SLAM cannot be reached the last good answer is used, with a note.
+class SlamSource : public SlaSource {
+   public:
+    SlamSource(http::Client& http, SlamOptions options, NowFn now = SystemNow());
+
+    Result<SlaView> ForGroup(const std::string& group, const std::string& access_token) override;
+    std::string Url() const override { return options_.url; }
+
+   private:
+    struct Entry {
+        std::shared_ptr<const SlaSet> slas;
+        std::chrono::system_clock::time_point fetched_at;
+    };
+
+    Result<std::shared_ptr<const SlaSet>> Fetch(const std::string& group, const std::string& access_token);
+    void Remember(const std::string& group, Entry entry);
+
+    http::Client& http_;
+    SlamOptions options_;
+    NowFn now_;
+    std::mutex mutex_;
+    std::map<std::string, Entry> cache_;
+};
+
+}  // namespace orch::cmdb

@@ -1,0 +1,183 @@
+#include "connectors/kubernetes_connector.hpp"
+
+#include "common/log.hpp"
+#include "connectors/workload.hpp"
+#include "kubernetes/kubernetes_poll.hpp"
+
+#include <set>
+
+namespace orch::connectors {
+namespace {
+
+const Json& ForegroundDelete() {
+    static const Json kBody = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Foreground"}};
+    return kBody;
+}
+
+// A Terminating namespace left by an earlier attempt refuses new content until it is gone.
+bool Terminating(const RestResponse& r) {
+    return r.status == 403 && r.body.find("being terminated") != std::string::npos;
+}
+
+Json ObjectList(const std::vector<KubeManifest>& manifests) {
+    Json out = Json::array();
+    for (const auto& m : manifests) {
+        out.push_back({{"node", m.node}, {"kind", m.kind}, {"name", m.name}, {"path", m.collection + "/" + m.name}});
+    }
+    return out;
+}
+
+// A replacement Service keeps its cluster IP and the node ports already handed out.
+void KeepAllocations(const Json& existing, Json& service) {
+    const Json& old_spec = existing["spec"];
+    service["spec"]["clusterIP"] = old_spec.value("clusterIP", "");
+    for (auto& port : service["spec"]["ports"]) {
+        for (const auto& old : old_spec.value("ports", Json::array())) {
+            if (old.value("name", "") == port.value("name", "") && old.contains("nodePort")) {
+                port["nodePort"] = old["nodePort"];
+            }
+        }
+    }
+}
+
+}  // namespace
+
+KubernetesConnector::KubernetesConnector(SiteClientFactory& clients, CallOptions options)
+    : clients_(clients), options_(options) {}
+
+ConnectorResult<RestClient> KubernetesConnector::ClientFor(const SiteTarget& target) {
+    ORCH_CONNECTOR_TRY(std::shared_ptr<http::Client> client, clients_.ClientFor(target));
+    return RestClient(
+        std::move(client), target.endpoint, AuthHeaders(target.credentials), options_, "Kubernetes " + target.site_id
+    );
+}
+
+ConnectorResult<Handle> KubernetesConnector::Create(const DeployRequest& request) {
+    return GuardJson("Kubernetes site " + request.target.site_id, [&]() -> ConnectorResult<Handle> {
+        ORCH_CONNECTOR_TRY(std::vector<KubeManifest> manifests, BuildKubernetesManifests(request));
+        ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(request.target));
+        for (const auto& m : manifests) {
+            ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("POST", m.collection, &m.body));
+            if (Terminating(r)) {
+                return Failure{
+                    FailureKind::kRetryHere,
+                    "namespace " + manifests.front().name + " is still terminating from an earlier attempt"};
+            }
+            if (!r.Ok() && r.status != 409) {  // 409 AlreadyExists: created by an earlier run of this create
+                return rest.StatusFailure(r, "creating " + m.kind + " " + m.name);
+            }
+        }
+        Handle handle;
+        handle.deployment_id = request.deployment_id;
+        handle.physical_id = manifests.front().name;
+        handle.target = request.target;
+        handle.state = {{"namespace", manifests.front().name}, {"objects", ObjectList(manifests)}};
+        ORCH_LOG_INFO(
+            "Kubernetes objects created", {{"namespace", handle.physical_id}, {"site", request.target.site_id}}
+        );
+        return handle;
+    });
+}
+
+ConnectorResult<Observation> KubernetesConnector::Poll(const Handle& handle, const tosca::DeploymentSpec& spec) {
+    return GuardJson("Kubernetes site " + handle.target.site_id, [&]() -> ConnectorResult<Observation> {
+        DeployRequest request;
+        request.deployment_id = handle.deployment_id;
+        request.spec = &spec;
+        request.target = handle.target;
+        ORCH_CONNECTOR_TRY(std::vector<KubeManifest> manifests, BuildKubernetesManifests(request));
+        ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(handle.target));
+        return kubernetes::PollNamespace(rest, handle, spec, manifests);
+    });
+}
+
+ConnectorResult<Handle> KubernetesConnector::Update(const Handle& handle, const DeployRequest& request) {
+    return GuardJson("Kubernetes site " + handle.target.site_id, [&]() -> ConnectorResult<Handle> {
+        ORCH_CONNECTOR_TRY(std::vector<KubeManifest> manifests, BuildKubernetesManifests(request));
+        ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(handle.target));
+        const std::string ns = manifests.front().name;
+        std::set<std::string> wanted;
+        for (const auto& m : manifests) {
+            wanted.insert(m.collection + "/" + m.name);
+            ORCH_CONNECTOR_TRY(RestResponse current, rest.Call("GET", m.collection + "/" + m.name));
+            if (current.status == 404) {
+                ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("POST", m.collection, &m.body));
+                if (!r.Ok() && r.status != 409) {
+                    return rest.StatusFailure(r, "creating " + m.kind + " " + m.name);
+                }
+                continue;
+            }
+            if (!current.Ok()) {
+                return rest.StatusFailure(current, "reading " + m.kind + " " + m.name);
+            }
+            if (m.kind == "Namespace" || m.kind == "Job") {
+                continue;  // nothing to change / a Job's template is immutable
+            }
+            ORCH_CONNECTOR_TRY(Json existing, rest.ParseBody(current, "reading " + m.kind + " " + m.name));
+            Json body = m.body;
+            body["metadata"]["resourceVersion"] = existing["metadata"].value("resourceVersion", "");
+            if (m.kind == "Service") {
+                KeepAllocations(existing, body);
+            }
+            ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("PUT", m.collection + "/" + m.name, &body));
+            if (r.status == 409) {
+                return Failure{
+                    FailureKind::kRetryHere, m.kind + " " + m.name + " changed while being updated; retrying"};
+            }
+            if (!r.Ok()) {
+                return rest.StatusFailure(r, "updating " + m.kind + " " + m.name);
+            }
+        }
+        // Nodes removed from the template lose their objects.
+        for (const auto& old : handle.state.value("objects", Json::array())) {
+            const std::string path = old.value("path", "");
+            if (path.empty() || wanted.count(path) != 0) {
+                continue;
+            }
+            ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("DELETE", path, &ForegroundDelete()));
+            if (!r.Ok() && r.status != 404) {
+                return rest.StatusFailure(r, "deleting " + path);
+            }
+        }
+        Handle updated = handle;
+        updated.state = {{"namespace", ns}, {"objects", ObjectList(manifests)}};
+        return updated;
+    });
+}
+
+ConnectorResult<bool> KubernetesConnector::Delete(const Handle& handle, bool force) {
+    return GuardJson("Kubernetes site " + handle.target.site_id, [&]() -> ConnectorResult<bool> {
+        ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(handle.target));
+        const std::string ns =
+            handle.physical_id.empty() ? KubernetesNamespace(handle.deployment_id, handle.target) : handle.physical_id;
+        // Workloads first, in the foreground, so their pods are gone before the namespace goes.
+        std::vector<std::string> paths;
+        for (const auto& object : handle.state.value("objects", Json::array())) {
+            if (object.value("kind", "") != "Namespace" && !object.value("path", "").empty()) {
+                paths.push_back(object.value("path", ""));
+            }
+        }
+        paths.push_back("/api/v1/namespaces/" + ns);
+        for (const auto& path : paths) {
+            ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("DELETE", path, &ForegroundDelete()));
+            if (r.Ok() || r.status == 404) {
+                continue;
+            }
+            Failure failure = rest.StatusFailure(r, "deleting " + path);
+            if (!force || failure.kind == FailureKind::kRetryHere) {
+                return failure;
+            }
+            ORCH_LOG_WARN("Kubernetes deletion failed; forced", {{"path", path}, {"error", failure.message}});
+        }
+        ORCH_LOG_INFO("Kubernetes namespace deletion started", {{"namespace", ns}, {"site", handle.target.site_id}});
+        return true;
+    });
+}
+
+ConnectorResult<bool> KubernetesConnector::Act(const Handle&, const std::string&, const std::string& action) {
+    return Failure{
+        FailureKind::kUserError,
+        "Kubernetes workloads do not support the action '" + action + "'; change the node's count instead"};
+}
+
+}  // namespace orch::connectors

@@ -1,0 +1,347 @@
+// TOSCA nodes -> Kubernetes objects (apps/v1 Deployment, v1 Service, batch/v1 Job,
+// batch/v1beta1 CronJob) valid for a 1.20 API server.
+#include "connectors/kubernetes_connector.hpp"
+#include "connectors/naming.hpp"
+#include "connectors/workload.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace orch::connectors {
+namespace {
+
+constexpr char kManagedBy[] = "indigo-orchestrator";
+
+Json Labels(const std::string& name, const std::string& instance) {
+    return {
+        {"app.kubernetes.io/name", name},
+        {"app.kubernetes.io/instance", instance},
+        {"app.kubernetes.io/managed-by", kManagedBy}};
+}
+
+Json Selector(const std::string& name, const std::string& instance) {
+    return {{"matchLabels", {{"app.kubernetes.io/name", name}, {"app.kubernetes.io/instance", instance}}}};
+}
+
+std::string CpuQuantity(double cpus) {
+    const long long millis = std::llround(cpus * 1000);
+    return millis % 1000 == 0 ? std::to_string(millis / 1000) : std::to_string(millis) + "m";
+}
+
+std::vector<std::string> GpuProducts(const tosca::NodeSpec& node, const SiteTarget& target) {
+    const std::string& model = node.resources.gpu.model;
+    const auto map = target.options.find("gpu_products");
+    if (map != target.options.end() && map->is_object()) {
+        for (const auto& [key, values] : map->items()) {
+            std::string a = key;
+            std::string b = model;
+            std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
+            std::transform(b.begin(), b.end(), b.begin(), [](unsigned char c) { return std::tolower(c); });
+            if (a == b && values.is_array()) {
+                return values.get<std::vector<std::string>>();
+            }
+        }
+    }
+    std::string label = model;
+    std::replace(label.begin(), label.end(), ' ', '-');
+    return {label};
+}
+
+Json Resources(const tosca::NodeSpec& node) {
+    Json requests = Json::object();
+    Json limits = Json::object();
+    if (node.resources.cpus) {
+        requests["cpu"] = CpuQuantity(*node.resources.cpus);
+    }
+    if (node.resources.mem_mb) {
+        requests["memory"] = std::to_string(*node.resources.mem_mb) + "Mi";
+        limits["memory"] = requests["memory"];
+    }
+    if (node.resources.disk_mb) {
+        requests["ephemeral-storage"] = std::to_string(*node.resources.disk_mb) + "Mi";
+    }
+    if (node.resources.gpu.count > 0) {
+        // Extended resources cannot be overcommitted: the limit is what counts.
+        limits["nvidia.com/gpu"] = node.resources.gpu.count;
+    }
+    Json out = Json::object();
+    if (!requests.empty()) {
+        out["requests"] = requests;
+    }
+    if (!limits.empty()) {
+        out["limits"] = limits;
+    }
+    return out;
+}
+
+ConnectorResult<Json> Container(const tosca::NodeSpec& node, const std::string& name, Json& volumes) {
+    Json c = {
+        {"name", name},
+        {"image", node.image},
+        {"imagePullPolicy", node.force_pull_image ? "Always" : "IfNotPresent"},
+        {"resources", Resources(node)},
+    };
+    if (!node.command.empty()) {
+        c["command"] = {"/bin/sh", "-c", ShellJoin(node.command, node.arguments)};
+    } else if (!node.arguments.empty()) {
+        c["args"] = node.arguments;
+    }
+    Json env = Json::array();
+    for (const auto& [key, value] : node.environment) {
+        env.push_back({{"name", key}, {"value", value}});
+    }
+    if (!env.empty()) {
+        c["env"] = env;
+    }
+    Json ports = Json::array();
+    for (const auto& p : node.ports) {
+        ports.push_back({{"containerPort", p.target}, {"protocol", p.protocol == "udp" ? "UDP" : "TCP"}});
+    }
+    if (!ports.empty()) {
+        c["ports"] = ports;
+    }
+    if (node.privileged) {
+        c["securityContext"] = {{"privileged", true}};
+    }
+    Json mounts = Json::array();
+    for (std::size_t i = 0; i < node.volumes.size(); ++i) {
+        const auto& v = node.volumes[i];
+        if (std::count(v.raw.begin(), v.raw.end(), ':') >= 4) {
+            return Failure{
+                FailureKind::kUserError,
+                "node " + node.name + ": external volumes (" + v.raw + ") are not supported on Kubernetes"};
+        }
+        const std::string volume = "vol-" + std::to_string(i);
+        mounts.push_back(
+            {{"name", volume}, {"mountPath", v.container_path}, {"readOnly", v.mode == "RO" || v.mode == "ro"}}
+        );
+        volumes.push_back(
+            v.host_path.empty() ? Json{{"name", volume}, {"emptyDir", Json::object()}}
+                                : Json{{"name", volume}, {"hostPath", {{"path", v.host_path}}}}
+        );
+    }
+    if (!mounts.empty()) {
+        c["volumeMounts"] = mounts;
+    }
+    return c;
+}
+
+ConnectorResult<Json> PodSpec(
+    const tosca::NodeSpec& node, const std::string& name, const SiteTarget& target, const char* restart
+) {
+    Json volumes = Json::array();
+    ORCH_CONNECTOR_TRY(Json container, Container(node, name, volumes));
+    Json spec = {{"containers", Json::array({container})}, {"restartPolicy", restart}};
+    if (!volumes.empty()) {
+        spec["volumes"] = volumes;
+    }
+    Json selector = Json::object();
+    for (const auto& c : node.constraints) {
+        if (c.size() == 3 && (c[1] == "CLUSTER" || c[1] == "IS")) {
+            selector[c[0]] = c[2];
+        } else {
+            return Failure{
+                FailureKind::kUserError,
+                "node " + node.name + ": only [label, CLUSTER, value] constraints have a Kubernetes equivalent"};
+        }
+    }
+    if (node.resources.gpu.count > 0) {
+        spec["tolerations"] =
+            Json::array({{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}});
+        if (!node.resources.gpu.model.empty()) {
+            const auto products = GpuProducts(node, target);
+            if (products.size() == 1) {
+                selector["nvidia.com/gpu.product"] = products[0];
+            } else {
+                spec["affinity"] = {
+                    {"nodeAffinity",
+                     {{"requiredDuringSchedulingIgnoredDuringExecution",
+                       {{"nodeSelectorTerms",
+                         Json::array(
+                             {{{"matchExpressions",
+                                Json::array(
+                                    {{{"key", "nvidia.com/gpu.product"}, {"operator", "In"}, {"values", products}}}
+                                )}}}
+                         )}}}}}};
+            }
+        }
+    }
+    if (!selector.empty()) {
+        spec["nodeSelector"] = selector;
+    }
+    return spec;
+}
+
+Json ServiceFor(
+    const tosca::NodeSpec& node,
+    const std::string& name,
+    const std::string& ns,
+    const std::string& instance,
+    const SiteTarget& target
+) {
+    Json ports = Json::array();
+    for (std::size_t i = 0; i < node.ports.size(); ++i) {
+        const auto& p = node.ports[i];
+        ports.push_back({
+            {"name", "p" + std::to_string(i) + "-" + std::to_string(p.target)},
+            {"port", p.published.value_or(p.target)},
+            {"targetPort", p.target},
+            {"protocol", p.protocol == "udp" ? "UDP" : "TCP"},
+        });
+    }
+    return {
+        {"apiVersion", "v1"},
+        {"kind", "Service"},
+        {"metadata", {{"name", Dns1035Label(name)}, {"namespace", ns}, {"labels", Labels(name, instance)}}},
+        {"spec",
+         {{"type", OptionString(target, "service_type", "NodePort")},
+          {"selector", Selector(name, instance)["matchLabels"]},
+          {"ports", ports}}},
+    };
+}
+
+ConnectorResult<KubeManifest> Workload(
+    const tosca::NodeSpec& node,
+    const std::string& name,
+    const std::string& ns,
+    const std::string& instance,
+    const SiteTarget& target
+) {
+    const Json labels = Labels(name, instance);
+    const KubeWorkload kind = KubeWorkloadOf(node);
+    ORCH_CONNECTOR_TRY(Json pod, PodSpec(node, name, target, kind == KubeWorkload::kDeployment ? "Always" : "Never"));
+    const Json pod_template = {{"metadata", {{"labels", labels}}}, {"spec", pod}};
+    const Json metadata = {{"name", name}, {"namespace", ns}, {"labels", labels}};
+    if (kind == KubeWorkload::kDeployment) {
+        const int replicas =
+            node.count == 1 && node.properties.contains("replicas") ? PropertyInt(node, "replicas", 1) : node.count;
+        return KubeManifest{
+            node.name,
+            "Deployment",
+            name,
+            "/apis/apps/v1/namespaces/" + ns + "/deployments",
+            {{"apiVersion", "apps/v1"},
+             {"kind", "Deployment"},
+             {"metadata", metadata},
+             {"spec",
+              {{"replicas", std::max(0, replicas)},
+               {"selector", Selector(name, instance)},
+               {"template", pod_template}}}}};
+    }
+    const int count = std::max(1, node.count);
+    const Json job_spec = {
+        {"backoffLimit", std::max(0, PropertyInt(node, "retries", 2))},
+        {"completions", count},
+        {"parallelism", count},
+        {"template", pod_template}};
+    if (kind == KubeWorkload::kJob) {
+        return KubeManifest{
+            node.name,
+            "Job",
+            name,
+            "/apis/batch/v1/namespaces/" + ns + "/jobs",
+            {{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", metadata}, {"spec", job_spec}}};
+    }
+    ORCH_CONNECTOR_TRY(std::string cron, IsoScheduleToCron(node.schedule));
+    return KubeManifest{
+        node.name,
+        "CronJob",
+        name,
+        "/apis/batch/v1beta1/namespaces/" + ns + "/cronjobs",
+        {{"apiVersion", "batch/v1beta1"},
+         {"kind", "CronJob"},
+         {"metadata", metadata},
+         {"spec",
+          {{"schedule", cron},
+           {"concurrencyPolicy", "Forbid"},
+           {"jobTemplate", {{"metadata", {{"labels", labels}}}, {"spec", job_spec}}}}}}};
+}
+
+}  // namespace
+
+KubeWorkload KubeWorkloadOf(const tosca::NodeSpec& node) {
+    if (!node.schedule.empty()) {
+        return KubeWorkload::kCronJob;
+    }
+    if (HasType(node, kKubernetesJobType) || HasType(node, kChronosJobType)) {
+        return KubeWorkload::kJob;
+    }
+    return KubeWorkload::kDeployment;
+}
+
+std::string KubernetesNamespace(const std::string& deployment_id, const SiteTarget& target) {
+    std::string prefix = OptionString(target, "namespace_prefix", target.project.empty() ? "orch" : target.project);
+    return DnsLabel(DnsLabel(prefix, 26) + "-" + DnsLabel(deployment_id, 36), 63);
+}
+
+ConnectorResult<std::vector<KubeManifest>> BuildKubernetesManifests(const DeployRequest& request) {
+    if (request.spec == nullptr) {
+        return Failure{FailureKind::kUserError, "no deployment spec"};
+    }
+    const auto nodes = NodesOfTypes(
+        *request.spec, {kKubernetesAppType, kKubernetesDeploymentType, kKubernetesJobType, kHelmChartType}
+    );
+    if (nodes.empty()) {
+        return Failure{FailureKind::kUserError, "the template has no Kubernetes workload node"};
+    }
+    for (const auto* node : nodes) {
+        if (HasType(*node, kHelmChartType)) {
+            return Failure{
+                FailureKind::kUserError,
+                "node " + node->name +
+                    ": Helm charts are not deployed by this orchestrator's Kubernetes connector "
+                    "(use tosca.nodes.indigo.Container.Application.Docker.Kubernetes or "
+                    "tosca.nodes.indigo.Kubernetes.Job)"};
+        }
+    }
+    const std::string ns = KubernetesNamespace(request.deployment_id, request.target);
+    const std::string instance = DnsLabel(request.deployment_id);
+    std::vector<KubeManifest> out;
+    out.push_back(
+        {"",
+         "Namespace",
+         ns,
+         "/api/v1/namespaces",
+         {{"apiVersion", "v1"},
+          {"kind", "Namespace"},
+          {"metadata",
+           {{"name", ns},
+            {"labels", {{"app.kubernetes.io/instance", instance}, {"app.kubernetes.io/managed-by", kManagedBy}}}}}}}
+    );
+    std::vector<std::string> raw;
+    for (const auto* node : nodes) {
+        raw.push_back(node->name);
+    }
+    // 52 characters leave room for the suffix a CronJob adds to its Jobs.
+    const auto names = UniqueNames(
+        raw, [](std::string_view n) { return Dns1035Label(n, 52); }, 52
+    );
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const auto& node = *nodes[i];
+        if (KubeWorkloadOf(node) != KubeWorkload::kDeployment) {
+            for (const auto& dep : node.depends_on) {
+                if (request.spec->FindNode(dep) != nullptr && std::find(raw.begin(), raw.end(), dep) != raw.end()) {
+                    return Failure{
+                        FailureKind::kUserError,
+                        "job node " + node.name + " depends on job " + dep +
+                            "; Kubernetes has no job dependencies (use a Chronos site)"};
+                }
+            }
+        }
+        ORCH_CONNECTOR_TRY(KubeManifest workload, Workload(node, names[i], ns, instance, request.target));
+        out.push_back(std::move(workload));
+        if (KubeWorkloadOf(node) == KubeWorkload::kDeployment && !node.ports.empty()) {
+            Json service = ServiceFor(node, names[i], ns, instance, request.target);
+            out.push_back(
+                {node.name,
+                 "Service",
+                 service["metadata"]["name"].get<std::string>(),
+                 "/api/v1/namespaces/" + ns + "/services",
+                 service}
+            );
+        }
+    }
+    return out;
+}
+
+}  // namespace orch::connectors

@@ -1,0 +1,249 @@
+// Reading a deployment's namespace back: workload status from conditions, scheduler verdicts
+// from pod conditions, pods as instances, node ports as attributes.
+#include "kubernetes/kubernetes_poll.hpp"
+
+#include "connectors/workload.hpp"
+
+#include <map>
+
+namespace orch::connectors::kubernetes {
+namespace {
+
+struct Verdict {
+    bool ready = false;
+    std::string waiting;
+    std::optional<Failure> failure;
+};
+
+const Json* FindCondition(const Json& status, const std::string& type) {
+    // A pointer into `status` itself: value() would return a copy that dies at once.
+    const auto conditions = status.find("conditions");
+    if (conditions == status.end() || !conditions->is_array()) {
+        return nullptr;
+    }
+    for (const auto& c : *conditions) {
+        if (c.is_object() && c.value("type", "") == type) {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
+bool ConditionTrue(const Json& status, const std::string& type) {
+    const Json* c = FindCondition(status, type);
+    return c != nullptr && c->value("status", "") == "True";
+}
+
+Verdict JudgeDeployment(const Json& d) {
+    Verdict v;
+    const Json status = d.value("status", Json::object());
+    const int desired = d["spec"].value("replicas", 1);
+    const int generation = d["metadata"].value("generation", 0);
+    const int available = status.value("availableReplicas", 0);
+    v.ready = status.value("observedGeneration", 0) >= generation && status.value("updatedReplicas", 0) == desired &&
+              available == desired && (desired == 0 || ConditionTrue(status, "Available"));
+    const Json* progressing = FindCondition(status, "Progressing");
+    if (progressing != nullptr && progressing->value("status", "") == "False" &&
+        progressing->value("reason", "") == "ProgressDeadlineExceeded") {
+        v.failure = Failure{
+            FailureKind::kTryAnotherSite,
+            "Deployment " + d["metadata"].value("name", "") + ": " + progressing->value("message", "")};
+    }
+    v.waiting = "Deployment " + d["metadata"].value("name", "") + ": " + std::to_string(available) + "/" +
+                std::to_string(desired) + " replicas available";
+    return v;
+}
+
+Verdict JudgeJob(const Json& job) {
+    Verdict v;
+    const Json status = job.value("status", Json::object());
+    const std::string name = job["metadata"].value("name", "");
+    v.ready = ConditionTrue(status, "Complete");
+    if (ConditionTrue(status, "Failed")) {
+        const Json* failed = FindCondition(status, "Failed");
+        v.failure = Failure{
+            FailureKind::kTryAnotherSite,
+            "Job " + name + " failed: " + failed->value("reason", "") + " (" + failed->value("message", "") + ")"};
+    }
+    v.waiting = "Job " + name + ": " + std::to_string(status.value("succeeded", 0)) + "/" +
+                std::to_string(job["spec"].value("completions", 1)) + " completions";
+    return v;
+}
+
+// What the pods of one workload say: unplaceable (another site may have the GPUs), a bad image
+// name (the user's mistake), or a waiting reason worth showing.
+std::optional<Failure> JudgePods(const std::vector<const Json*>& pods, std::string& waiting) {
+    for (const Json* pod : pods) {
+        const Json status = pod->value("status", Json::object());
+        const std::string name = (*pod)["metadata"].value("name", "");
+        const Json* scheduled = FindCondition(status, "PodScheduled");
+        if (scheduled != nullptr && scheduled->value("status", "") == "False" &&
+            scheduled->value("reason", "") == "Unschedulable") {
+            return Failure{
+                FailureKind::kTryAnotherSite,
+                "pod " + name + " cannot be scheduled: " + scheduled->value("message", "")};
+        }
+        for (const auto& cs : status.value("containerStatuses", Json::array())) {
+            const Json waiting_state = cs.value("state", Json::object()).value("waiting", Json::object());
+            const std::string reason = waiting_state.value("reason", "");
+            if (reason == "InvalidImageName") {
+                return Failure{
+                    FailureKind::kUserError,
+                    "pod " + name + ": invalid image name: " + waiting_state.value("message", "")};
+            }
+            if (!reason.empty() && reason != "ContainerCreating") {
+                waiting += "; pod " + name + ": " + reason +
+                           (waiting_state.contains("message") ? " (" + waiting_state.value("message", "") + ")" : "");
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+std::string PodState(const Json& pod) {
+    const std::string phase = pod["status"].value("phase", "");
+    if (!pod["metadata"].value("deletionTimestamp", "").empty()) {
+        return "DELETING";
+    }
+    if (phase == "Running") {
+        return ConditionTrue(pod["status"], "Ready") ? "STARTED" : "STARTING";
+    }
+    if (phase == "Succeeded") {
+        return "STARTED";
+    }
+    return phase == "Failed" ? "ERROR" : "CREATING";
+}
+
+void AddServiceAttributes(
+    const tosca::NodeSpec& node, const Json& service, const SiteTarget& target, Observation& obs
+) {
+    Json service_ports = Json::object();
+    Json publish = Json::array();
+    Json endpoints = Json::array();
+    const auto workers = OptionList(target, "worker_nodes_ip");
+    for (const auto& p : service["spec"].value("ports", Json::array())) {
+        const std::string protocol = p.value("protocol", "TCP") == "UDP" ? "udp" : "tcp";
+        const Json entry = {{"source", p.value("port", 0)}, {"target", p.value("nodePort", 0)}, {"protocol", protocol}};
+        service_ports[p.value("name", "")] = entry;
+        publish.push_back(
+            {{"source", p.value("targetPort", Json(0))}, {"target", p.value("nodePort", 0)}, {"protocol", protocol}}
+        );
+        for (const auto& ip : workers) {
+            endpoints.push_back(ip + ":" + std::to_string(p.value("nodePort", 0)));
+        }
+    }
+    obs.attributes[node.name]["service"] = service["metadata"].value("name", "");
+    obs.attributes[node.name]["cluster_ip"] = service["spec"].value("clusterIP", "");
+    obs.attributes[node.name]["service_ports"] = service_ports;
+    obs.attributes[node.name]["publish_ports"] = publish;
+    obs.attributes[node.name]["endpoints"] = endpoints;
+    if (!node.host_node.empty()) {
+        obs.attributes[node.host_node]["host"]["publish_ports"] = publish;
+    }
+}
+
+}  // namespace
+
+ConnectorResult<Observation> PollNamespace(
+    RestClient& rest,
+    const Handle& handle,
+    const tosca::DeploymentSpec& spec,
+    const std::vector<KubeManifest>& manifests
+) {
+    const std::string ns = manifests.front().name;
+    ORCH_CONNECTOR_TRY(RestResponse nr, rest.Call("GET", "/api/v1/namespaces/" + ns));
+    Observation obs;
+    if (nr.status == 404) {
+        obs.phase = Phase::kGone;
+        return obs;
+    }
+    if (!nr.Ok()) {
+        return rest.StatusFailure(nr, "reading namespace " + ns);
+    }
+    ORCH_CONNECTOR_TRY(Json namespace_object, rest.ParseBody(nr, "reading namespace " + ns));
+    if (namespace_object.value("status", Json::object()).value("phase", "") == "Terminating") {
+        obs.reason = "namespace " + ns + " is terminating";
+        return obs;
+    }
+    ORCH_CONNECTOR_TRY(RestResponse pr, rest.Call("GET", "/api/v1/namespaces/" + ns + "/pods"));
+    if (!pr.Ok()) {
+        return rest.StatusFailure(pr, "listing pods of " + ns);
+    }
+    ORCH_CONNECTOR_TRY(Json pod_list, rest.ParseBody(pr, "listing pods of " + ns));
+    const Json pod_items = pod_list.value("items", Json::array());  // outlives the pointers below
+    std::vector<std::string> waiting;
+    std::map<std::string, int> index;
+    for (std::size_t i = 1; i < manifests.size(); ++i) {
+        const KubeManifest& m = manifests[i];
+        const tosca::NodeSpec* node = spec.FindNode(m.node);
+        ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("GET", m.collection + "/" + m.name));
+        if (r.status == 404) {
+            return Observation{
+                Phase::kFailed,
+                m.kind + " " + m.name + " disappeared from namespace " + ns,
+                FailureKind::kTryAnotherSite,
+                {},
+                {},
+                {}};
+        }
+        if (!r.Ok()) {
+            return rest.StatusFailure(r, "reading " + m.kind + " " + m.name);
+        }
+        ORCH_CONNECTOR_TRY(Json object, rest.ParseBody(r, "reading " + m.kind + " " + m.name));
+        obs.attributes[m.node]["namespace"] = ns;
+        if (m.kind == "Service") {
+            AddServiceAttributes(*node, object, handle.target, obs);
+            continue;
+        }
+        obs.attributes[m.node]["kind"] = m.kind;
+        obs.attributes[m.node]["worker_nodes_ips"] = OptionList(handle.target, "worker_nodes_ip");
+        std::vector<const Json*> pods;
+        for (const auto& pod : pod_items) {
+            if (pod["metadata"].value("labels", Json::object()).value("app.kubernetes.io/name", "") == m.name) {
+                pods.push_back(&pod);
+                const Json st = pod.value("status", Json::object());
+                obs.instances.push_back(
+                    {m.node,
+                     index[m.node]++,
+                     pod["metadata"].value("name", ""),
+                     PodState(pod),
+                     {{"pod_ip", st.value("podIP", "")},
+                      {"host_ip", st.value("hostIP", "")},
+                      {"phase", st.value("phase", "")}}}
+                );
+            }
+        }
+        Verdict v = m.kind == "Deployment" ? JudgeDeployment(object)
+                    : m.kind == "Job"      ? JudgeJob(object)
+                                           : Verdict{true, "", {}};
+        if (m.kind == "CronJob") {
+            obs.attributes[m.node]["last_schedule_time"] =
+                object.value("status", Json::object()).value("lastScheduleTime", "");
+        }
+        std::string detail;
+        if (!v.ready) {
+            if (auto pod_failure = JudgePods(pods, detail)) {
+                v.failure = pod_failure;
+            }
+        }
+        if (v.failure) {
+            return Observation{
+                Phase::kFailed,
+                v.failure->message + " (site " + handle.target.site_id + ")",
+                v.failure->kind,
+                obs.instances,
+                obs.attributes,
+                {}};
+        }
+        if (!v.ready) {
+            waiting.push_back(v.waiting + detail);
+        }
+    }
+    obs.phase = waiting.empty() ? Phase::kReady : Phase::kInProgress;
+    for (const auto& w : waiting) {
+        obs.reason += (obs.reason.empty() ? "" : "; ") + w;
+    }
+    return obs;
+}
+
+}  // namespace orch::connectors::kubernetes

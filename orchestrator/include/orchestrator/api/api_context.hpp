@@ -1,0 +1,61 @@
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "common/result.hpp"
+#include "orchestrator/auth/auth_config.hpp"
+#include "orchestrator/auth/authenticator.hpp"
+#include "orchestrator/auth/authorization.hpp"
+#include "orchestrator/auth/token_keeper.hpp"
+#include "orchestrator/placement/placer.hpp"
+#include "orchestrator/server/request.hpp"
+#include "orchestrator/server/response.hpp"
+#include "orchestrator/server/router.hpp"
+#include "orchestrator/store/deployment_store.hpp"
+#include "orchestrator/workflow/template_service.hpp"
+
+namespace orch::api {
+
+/// What the REST handlers work with; built in main and outliving the router.
+struct ApiContext {
+    store::DeploymentStore& store;
+    workflow::TemplateService& templates;
+    auth::Authenticator& authenticator;
+    auth::TokenKeeper* token_keeper = nullptr;  ///< null: no acting for users later (tests)
+    const auth::AuthConfig& auth_config;
+    placement::Placer* placer = nullptr;        ///< null: dry runs and /configuration say so
+    std::string external_base_url;
+    std::function<void()> wake_workflow;        ///< a deployment was queued: look for work now
+};
+
+/// A handler body that returns a Response or an Error, adapted to the router (errors rendered
+/// with ErrorResponse).
+using ApiHandler = Result<server::Response> (*)(ApiContext&, const server::Request&);
+server::Handler Wrap(ApiContext& ctx, ApiHandler fn);
+
+/// An error as the contract renders it, plus WWW-Authenticate for 401/scope 403.
+server::Response ErrorResponse(const Error& error);
+
+/// Authenticates the request and checks the scopes `access` needs.
+Result<auth::Principal> Authorize(ApiContext& ctx, const server::Request& request, auth::Access access);
+
+/// The owner as stored on a deployment, in the auth module's terms.
+std::optional<auth::Owner> OwnerOf(const domain::Deployment& d);
+
+/// Loads a deployment the principal may see: 404 "The deployment <id> doesn't exist" otherwise
+/// (also for another issuer's deployment). With `owner_only`, 403 unless owner (or admin).
+Result<domain::Deployment> LoadVisible(ApiContext& ctx, const auth::Principal& principal, const std::string& id,
+                                       bool owner_only);
+
+/// page/size/sort query parameters with Spring Data's defaults and bounds; an unknown sort
+/// property is 400 (the original answered 500).
+struct Paging {
+    int page = 0;
+    int size = 10;
+    std::vector<store::SortKey> sort;
+    std::string sort_text = "createdAt,desc";  ///< echoed in navigation links
+};
+Result<Paging> ParsePaging(const server::Request& request);
+
+}  // namespace orch::api

@@ -1,0 +1,11 @@
+#pragma once
+
+#include "orchestrator/api/api_context.hpp"
+#include "orchestrator/server/router.hpp"
+
+namespace orch::api {
+
+/// GET /deployments/{id}/placement (the stored explanation) and POST /placement (dry run).
+void RegisterPlacementRoutes(server::Router& router, ApiContext& ctx);
+
+}  // namespace orch::api

@@ -1,0 +1,100 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/json.hpp"
+
+namespace orch::domain {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+/// Deployment status, exactly the contract's names (§4.1).
+enum class Status {
+    kCreateInProgress,
+    kCreateComplete,
+    kCreateFailed,
+    kUpdateInProgress,
+    kUpdateComplete,
+    kUpdateFailed,
+    kDeleteInProgress,
+    kDeleteComplete,
+    kDeleteFailed,
+    kUnknown,
+};
+std::string_view StatusName(Status status);
+std::optional<Status> ParseStatus(std::string_view name);
+
+enum class Task { kNone, kDeployer };
+std::string_view TaskName(Task task);
+
+/// Resource (node instance) state, the contract's NodeStates plus DELETED [post-4.0.1].
+enum class NodeState {
+    kInitial, kCreating, kCreated, kConfiguring, kConfigured, kStarting, kStarted,
+    kStopping, kStopped, kDeleting, kDeleted, kError,
+};
+std::string_view NodeStateName(NodeState state);
+std::optional<NodeState> ParseNodeState(std::string_view name);
+
+struct Owner {
+    std::string issuer;
+    std::string subject;
+};
+
+/// What a create/update request asked for, as stored.
+struct RequestOptions {
+    std::optional<int> timeout_mins;
+    std::optional<int> provider_timeout_mins;
+    std::optional<int> max_providers_retry;
+    bool keep_last_attempt = false;
+};
+
+struct Deployment {
+    std::string id;
+    TimePoint created_at{};
+    TimePoint updated_at{};
+    Status status = Status::kCreateInProgress;
+    std::string status_reason;  ///< empty = absent
+    Task task = Task::kNone;
+    std::string physical_id;
+    std::string callback;
+    std::string user_group;
+    std::optional<Owner> owner;
+    std::string cloud_provider_name;
+    Json cloud_provider_endpoint;  ///< null = absent
+    Json outputs = Json::object();
+    std::string template_text;
+    Json parameters = Json::object();
+    RequestOptions options;
+    std::string kind;  ///< DeploymentKind name (MARATHON, ...)
+    /// Resources asked for, summed over instances (used by quotas).
+    double req_cpus = 0;
+    std::int64_t req_mem_mb = 0;
+    int req_gpus = 0;
+    int req_instances = 0;
+};
+
+struct Resource {
+    std::string id;
+    std::string deployment_id;
+    TimePoint created_at{};
+    TimePoint updated_at{};
+    std::string physical_id;
+    NodeState state = NodeState::kInitial;
+    std::string node_type;
+    std::string node_name;
+    std::vector<std::string> type_chain;
+    int instance_index = 0;
+    Json metadata = Json::object();
+};
+
+bool IsTerminal(Status status);
+
+/// "2024-03-01T09:56+0000": UTC, minute precision, offset without colon (contract §1.2).
+std::string FormatContractTime(TimePoint t);
+
+}  // namespace orch::domain

@@ -1,0 +1,50 @@
+#pragma once
+
+#include "cmdb/catalogue_source.hpp"
+#include "cmdb/sla_source.hpp"
+#include "monitoring/feed.hpp"
+#include "orchestrator/placement/placement_options.hpp"
+#include "orchestrator/placement/placer.hpp"
+#include "orchestrator/placement/usage.hpp"
+
+#include <map>
+#include <string>
+
+namespace orch::placement {
+
+/// The placer: SLAs of the group → their services in the catalogue → filters (every reason
+/// recorded) → monitoring → quotas → ranking (gpu-aware or indigo) → candidates and verdicts.
+///
+/// Sources are held by reference and must outlive the placer. Place blocks on the network
+/// (CMDB, SLAM, monitoring; each bounded by its timeouts) and is safe to call concurrently.
+/// Errors: kInvalidArgument (no spec), kUnavailable (no catalogue or SLAM answer at all, nothing
+/// cached). A group without SLAs, an unknown SLA in a policy, or failing monitoring give a
+/// decision without candidates, explained in notes and verdicts.
+class DefaultPlacer : public Placer {
+   public:
+    DefaultPlacer(
+        cmdb::CatalogueSource& catalogue,
+        cmdb::SlaSource& slas,
+        monitoring::Feed& feed,
+        UsageSource& usage,
+        SiteHistory& history,
+        PlacementOptions options,
+        cmdb::NowFn now = cmdb::SystemNow()
+    );
+
+    Result<PlacementDecision> Place(const PlacementRequest& request) override;
+    std::map<std::string, std::string> ConfigurationEndpoints() const override;
+
+    const PlacementOptions& options() const { return options_; }
+
+   private:
+    cmdb::CatalogueSource& catalogue_;
+    cmdb::SlaSource& slas_;
+    monitoring::Feed& feed_;
+    UsageSource& usage_;
+    SiteHistory& history_;
+    PlacementOptions options_;
+    cmdb::NowFn now_;
+};
+
+}  // namespace orch::placement

@@ -1,0 +1,109 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "common/result.hpp"
+#include "orchestrator/domain/deployment.hpp"
+
+namespace orch::workflow {
+
+/// A claimed unit of work. `kind` names the step; `payload` carries its own bookkeeping.
+struct Job {
+    std::int64_t id = 0;
+    std::string deployment_id;
+    std::string kind;
+    bool workflow = true;  ///< the deployment's main line (one at a time) vs a side job
+    Json payload = Json::object();
+    int attempts = 0;
+    std::string lease_owner;  ///< who claimed it: every write of the step is fenced on it
+};
+
+struct Attempt {
+    int seq = 0;
+    std::string provider_id, provider_name, service_id;
+    Json target;  ///< candidate JSON (site target without credentials, placements)
+    domain::TimePoint started_at{};
+    std::string outcome;  ///< RUNNING, SUCCEEDED, FAILED
+    std::string reason;
+    Json handle;          ///< null until Create returned
+    bool cleaned = false;
+};
+
+/// Everything a step needs to decide: the deployment and the workflow's own columns.
+struct WorkflowState {
+    domain::Deployment deployment;
+    Json placement;       ///< null until placed: {"decision": ..., "candidates": [...]}
+    int candidate_index = 0;
+    Json handle;          ///< current attempt's connector handle
+    std::optional<domain::TimePoint> deadline;
+    std::vector<Attempt> attempts;
+    std::vector<domain::Resource> resources;
+};
+
+struct ResourceChange {
+    std::string id;  ///< resource id; or (node, index) when empty
+    std::string node;
+    int index = 0;
+    std::optional<domain::NodeState> state;
+    std::optional<std::string> physical_id;
+    std::optional<Json> metadata;
+};
+
+struct NextJob {
+    std::string kind;
+    Json payload = Json::object();
+    std::chrono::milliseconds delay{0};
+    bool workflow = true;
+};
+
+/// The outcome of a step, written atomically with the job's completion. Unset members are left.
+struct Transition {
+    std::optional<domain::Status> status;
+    std::optional<std::string> status_reason;  ///< "" clears it
+    std::optional<domain::Task> task;
+    std::optional<std::string> physical_id;    ///< "" clears it
+    std::optional<std::string> provider_name;
+    std::optional<Json> provider_endpoint;
+    std::optional<Json> outputs;
+    std::optional<Json> placement;
+    std::optional<int> candidate_index;
+    std::optional<Json> handle;                ///< null clears it
+    std::optional<std::string> log;
+    std::optional<domain::NodeState> resources_state;  ///< every resource not DELETED
+    std::vector<ResourceChange> resource_changes;
+    bool drop_deleting_resources = false;      ///< after an update: DELETING instances are gone
+    /// attempts
+    std::optional<Attempt> finish_attempt;     ///< seq, outcome, reason, handle (if set), cleaned
+    std::optional<NextJob> next;               ///< the deployment's next step (replaces this job)
+    std::vector<NextJob> side_jobs;            ///< callbacks, cleanups
+};
+
+/// Job queue and workflow persistence. Every write is fenced by the job lease: a worker that
+/// lost its lease (crash recovery gave the job to another, or a delete cancelled it) cannot
+/// commit anything, which is what makes "each step done once" hold across processes.
+class WorkflowStore {
+public:
+    virtual ~WorkflowStore() = default;
+    /// Claims up to `max` due jobs (FOR UPDATE SKIP LOCKED), leasing them to `owner`.
+    virtual Result<std::vector<Job>> Claim(const std::string& owner, int max, std::chrono::milliseconds lease) = 0;
+    /// Extends the leases; returns the ids that are no longer ours (cancelled or taken over).
+    virtual Result<std::vector<std::int64_t>> Heartbeat(const std::string& owner, const std::vector<std::int64_t>& ids,
+                                                        std::chrono::milliseconds lease) = 0;
+    virtual Result<std::optional<WorkflowState>> Load(const std::string& deployment_id) = 0;
+    /// Records an attempt before the connector is called (write-ahead, so a delete finds it).
+    /// kConflict when the lease was lost.
+    virtual Status StartAttempt(const Job& job, const std::string& owner, const Attempt& attempt) = 0;
+    /// Applies `t` and completes the job. kConflict when the lease was lost (nothing written).
+    virtual Status Commit(const Job& job, const std::string& owner, const Transition& t) = 0;
+    /// Gives the job back for a later retry without other changes (transient failure).
+    virtual Status Retry(const Job& job, const std::string& owner, std::chrono::milliseconds delay,
+                         const std::string& error) = 0;
+    /// Jobs waiting (due or not) and leased now, for metrics.
+    virtual Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() = 0;
+};
+
+}  // namespace orch::workflow

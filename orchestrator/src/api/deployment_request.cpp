@@ -1,0 +1,105 @@
+#include "orchestrator/api/deployment_request.hpp"
+
+#include <algorithm>
+#include <regex>
+
+namespace orch::api {
+namespace {
+
+bool IsJsonMediaType(std::string type) {
+    std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
+    type = type.substr(0, type.find(';'));
+    while (!type.empty() && type.back() == ' ') {
+        type.pop_back();
+    }
+    return type == "application/json" || (type.rfind("application/", 0) == 0 && type.size() > 5 &&
+                                           type.compare(type.size() - 5, 5, "+json") == 0);
+}
+
+bool IsHttpUrl(const std::string& url) {
+    static const std::regex kUrl(R"(^https?://[^\s/?#]+([/?#][^\s]*)?$)", std::regex::icase);
+    return std::regex_match(url, kUrl);
+}
+
+Status ParseTimeouts(const Json& body, DeploymentRequest& out) {
+    ORCH_ASSIGN_OR_RETURN(const auto timeout, ReadLenientInt(body, "timeoutMins"));
+    ORCH_ASSIGN_OR_RETURN(const auto provider_timeout, ReadLenientInt(body, "providerTimeoutMins"));
+    ORCH_ASSIGN_OR_RETURN(const auto retries, ReadLenientInt(body, "maxProvidersRetry"));
+    constexpr std::int64_t kMaxMinutes = 1'000'000'000;
+    if (timeout && (*timeout < 1 || *timeout > kMaxMinutes)) {
+        return Error::InvalidArgument("Overall timeout value, if provided, must be at least of 1 minute");
+    }
+    if (provider_timeout && (*provider_timeout < 1 || *provider_timeout > kMaxMinutes)) {
+        return Error::InvalidArgument(
+            "Provider timeout value, if provided, must be at least of 1 minute and equal or less than timeoutMins"
+        );
+    }
+    if (timeout && provider_timeout && *provider_timeout > *timeout) {
+        return Error::InvalidArgument("ProviderTimeout must be <= Timeout");
+    }
+    if (retries && (*retries < 1 || *retries > 1000)) {
+        return Error::InvalidArgument("maxProvidersRetry value, if provided, must be at least of 1");
+    }
+    if (timeout) {
+        out.options.timeout_mins = static_cast<int>(*timeout);
+    }
+    if (provider_timeout) {
+        out.options.provider_timeout_mins = static_cast<int>(*provider_timeout);
+    }
+    if (retries) {
+        out.options.max_providers_retry = static_cast<int>(*retries);
+    }
+    return Ok();
+}
+
+}  // namespace
+
+Result<Json> ParseJsonBody(const server::Request& request) {
+    const std::string type = request.Header("Content-Type");
+    if (!IsJsonMediaType(type)) {
+        return Error{ErrorCode::kUnsupportedMediaType, "Content type '" + type + "' not supported"};
+    }
+    if (request.body.empty()) {
+        return Error::InvalidArgument("Required request body is missing");
+    }
+    auto body = ParseJson(request.body);
+    if (!body) {
+        return Error::InvalidArgument("Could not read document: " + body.error().message);
+    }
+    if (!body->is_object()) {
+        return Error::InvalidArgument("Could not read document: the request body must be a JSON object");
+    }
+    return body;
+}
+
+Result<DeploymentRequest> ParseDeploymentRequest(const server::Request& request) {
+    ORCH_ASSIGN_OR_RETURN(Json body, ParseJsonBody(request));
+    DeploymentRequest out;
+    ORCH_ASSIGN_OR_RETURN(const auto tmpl, ReadString(body, "template"));
+    if (!tmpl) {
+        return Error::InvalidArgument("A TOSCA template must be provided");
+    }
+    out.template_text = *tmpl;
+    if (const auto it = body.find("parameters"); it != body.end()) {
+        if (it->is_null()) {
+            return Error::InvalidArgument("The parameters of the deployment, if provided, must not be null");
+        }
+        if (!it->is_object()) {
+            return Error::InvalidArgument("Field 'parameters' must be a JSON object");
+        }
+        out.parameters = *it;
+    }
+    ORCH_ASSIGN_OR_RETURN(const auto callback, ReadString(body, "callback"));
+    if (callback && !IsHttpUrl(*callback)) {
+        return Error::InvalidArgument("Callback value, if provided, must be a valid HTTP or HTTPS URL");
+    }
+    out.callback = callback.value_or("");
+    ORCH_RETURN_IF_ERROR(ParseTimeouts(body, out));
+    ORCH_ASSIGN_OR_RETURN(const auto keep, ReadLenientBool(body, "keepLastAttempt"));
+    out.options.keep_last_attempt = keep.value_or(false);
+    ORCH_ASSIGN_OR_RETURN(out.user_group, ReadString(body, "userGroup"));
+    out.raw = std::move(body);
+    return out;
+}
+
+}  // namespace orch::api

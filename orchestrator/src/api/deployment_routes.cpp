@@ -1,0 +1,266 @@
+#include "orchestrator/api/deployment_routes.hpp"
+
+#include "common/log.hpp"
+#include "common/uuid.hpp"
+#include "orchestrator/api/deployment_request.hpp"
+#include "orchestrator/api/links.hpp"
+#include "orchestrator/api/scaling.hpp"
+#include "orchestrator/api/views.hpp"
+#include "orchestrator/placement/usage.hpp"
+
+namespace orch::api {
+namespace {
+
+using server::Request;
+using server::Response;
+
+// The self link of GET /deployments: the given filters, and a URI template for the missing ones.
+std::string ListSelfHref(const std::string& base, const std::optional<std::string>& created_by,
+                         const std::optional<std::string>& user_group) {
+    std::string href = base + "/deployments";
+    std::string query;
+    std::vector<std::string> missing;
+    const auto add = [&](const char* name, const std::optional<std::string>& value) {
+        if (value && !value->empty()) {
+            query += (query.empty() ? "?" : "&") + std::string(name) + "=" + QueryValue(*value);
+        } else {
+            missing.emplace_back(name);
+        }
+    };
+    add("createdBy", created_by);
+    add("userGroup", user_group);
+    href += query;
+    if (!missing.empty()) {
+        href += query.empty() ? "{?" : "{&";
+        for (std::size_t i = 0; i < missing.size(); ++i) {
+            href += (i == 0 ? "" : ",") + missing[i];
+        }
+        href += "}";
+    }
+    return href;
+}
+
+std::vector<std::string> ExcludedStatuses(const Request& request) {
+    std::vector<std::string> out;
+    for (const auto& value : request.QueryAll("excludedStatus")) {
+        std::size_t start = 0;
+        while (start <= value.size()) {
+            const auto comma = value.find(',', start);
+            std::string item = value.substr(start, comma - start);
+            if (!item.empty()) {
+                out.push_back(item);
+            }
+            if (comma == std::string::npos) {
+                break;
+            }
+            start = comma + 1;
+        }
+    }
+    return out;
+}
+
+Result<Response> ListDeployments(ApiContext& ctx, const Request& request) {
+    ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
+    const auto created_by = request.Query("createdBy");
+    auto user_group = request.Query("userGroup");
+    if (user_group && user_group->empty()) {
+        user_group.reset();
+    }
+    ORCH_ASSIGN_OR_RETURN(
+        const auto filter,
+        auth::ResolveListFilter(principal, created_by.value_or(""), user_group, auth::ListKind::kDeployments)
+    );
+    ORCH_ASSIGN_OR_RETURN(const Paging paging, ParsePaging(request));
+    store::ListQuery query;
+    if (filter.owner) {
+        query.issuer = filter.owner->issuer;
+        query.subject = filter.owner->subject;
+    } else if (filter.owner_issuer) {
+        query.issuer = filter.owner_issuer;
+        query.include_unowned = filter.include_unowned;
+    }
+    query.user_group = filter.user_group;
+    query.excluded_status = ExcludedStatuses(request);
+    query.page = paging.page;
+    query.size = paging.size;
+    query.sort = paging.sort;
+    ORCH_ASSIGN_OR_RETURN(const auto page, ctx.store.List(query));
+    const std::string base = BaseUrl(request, ctx.external_base_url);
+    Json content = Json::array();
+    for (const auto& d : page.items) {
+        content.push_back(DeploymentView(d, base));
+    }
+    std::string nav = base + "/deployments";
+    std::string nav_query;
+    const auto add_nav = [&](const char* name, const std::optional<std::string>& v) {
+        if (v && !v->empty()) {
+            nav_query += (nav_query.empty() ? "?" : "&") + std::string(name) + "=" + QueryValue(*v);
+        }
+    };
+    add_nav("createdBy", created_by);
+    add_nav("userGroup", user_group);
+    if (const auto excluded = request.Query("excludedStatus")) {
+        add_nav("excludedStatus", excluded);  // kept so following `next` keeps the same filter
+    }
+    auto links = PageLinks(ListSelfHref(base, created_by, user_group), nav + nav_query, paging.page, paging.size,
+                           page.total, paging.sort_text);
+    return Response::Json(200, PageBody(std::move(links), std::move(content), paging.page, paging.size, page.total));
+}
+
+Result<Response> CreateDeployment(ApiContext& ctx, const Request& request) {
+    ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kWrite));
+    ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
+    ORCH_RETURN_IF_ERROR(auth::CheckUserGroup(principal, body.user_group));
+    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, body.parameters));
+    if (ctx.token_keeper != nullptr && !principal.local) {
+        ORCH_ASSIGN_OR_RETURN(const auto token,
+                              auth::ExtractBearerToken(request.Header("Authorization"), ctx.auth_config.max_token_bytes));
+        ORCH_RETURN_IF_ERROR(ctx.token_keeper->Enroll(principal, token));
+    }
+    store::NewDeployment created;
+    domain::Deployment& d = created.deployment;
+    d.id = SequentialUuid();
+    d.created_at = std::chrono::system_clock::now();
+    d.updated_at = d.created_at;
+    d.status = domain::Status::kCreateInProgress;
+    d.callback = body.callback;
+    d.user_group = body.user_group.value_or("");
+    d.owner = domain::Owner{principal.issuer, principal.subject};
+    d.template_text = body.template_text;
+    d.parameters = body.parameters;
+    d.options = body.options;
+    d.kind = std::string(tosca::DeploymentKindName(spec.kind));
+    SummariseRequest(spec, d.req_cpus, d.req_mem_mb, d.req_gpus, d.req_instances);
+    created.resources = ResourcesFor(spec, d.id, d.created_at);
+    ORCH_RETURN_IF_ERROR(ctx.store.Create(created));
+    if (ctx.wake_workflow) {
+        ctx.wake_workflow();
+    }
+    ORCH_LOG_INFO("deployment created", {{"deployment_id", d.id}, {"kind", d.kind}, {"user_group", d.user_group}});
+    return Response::Json(201, DeploymentView(d, BaseUrl(request, ctx.external_base_url)));
+}
+
+Result<Response> GetDeployment(ApiContext& ctx, const Request& request) {
+    ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), false));
+    return Response::Json(200, DeploymentView(d, BaseUrl(request, ctx.external_base_url)));
+}
+
+Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
+    ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kWrite));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), true));
+    if (d.kind == "CHRONOS" || d.kind == "MARATHON") {
+        return Error::InvalidArgument(d.kind + " deployments cannot be updated.");
+    }
+    if (d.status != domain::Status::kCreateComplete && d.status != domain::Status::kUpdateComplete &&
+        d.status != domain::Status::kUpdateFailed) {
+        return Error::Conflict("Cannot update a deployment in " + std::string(domain::StatusName(d.status)) + " state");
+    }
+    ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
+    Json merged = d.parameters.is_object() ? d.parameters : Json::object();
+    merged.update(body.parameters);
+    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, merged));
+    ORCH_ASSIGN_OR_RETURN(auto existing, ctx.store.ListResources(d.id, std::nullopt, 0, 100000, {}));
+    ORCH_ASSIGN_OR_RETURN(const ScalingPlan plan, PlanScaling(spec, existing.items, d.id));
+    if (ctx.token_keeper != nullptr && !principal.local) {
+        ORCH_ASSIGN_OR_RETURN(const auto token,
+                              auth::ExtractBearerToken(request.Header("Authorization"), ctx.auth_config.max_token_bytes));
+        ORCH_RETURN_IF_ERROR(ctx.token_keeper->Enroll(principal, token));
+    }
+    store::UpdateRequest update;
+    update.id = d.id;
+    update.template_text = body.template_text;
+    update.parameters = std::move(merged);
+    update.callback = body.callback;
+    update.options = body.options;
+    update.added = plan.added;
+    update.removed_resource_ids = plan.removed;
+    SummariseRequest(spec, update.req_cpus, update.req_mem_mb, update.req_gpus, update.req_instances);
+    ORCH_RETURN_IF_ERROR(ctx.store.BeginUpdate(update));
+    if (ctx.wake_workflow) {
+        ctx.wake_workflow();
+    }
+    return Response::Empty(202);
+}
+
+Result<Response> ResetDeployment(ApiContext& ctx, const Request& request) {
+    ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kWrite));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), true));
+    ORCH_ASSIGN_OR_RETURN(const Json body, ParseJsonBody(request));
+    ORCH_ASSIGN_OR_RETURN(const auto status, ReadString(body, "status"));
+    if (!status || *status != "DELETE_FAILED") {
+        return Error::InvalidArgument("Cannot reset deployment: illegal status " + status.value_or("null") + ".");
+    }
+    ORCH_RETURN_IF_ERROR(ctx.store.ResetToDeleteFailed(d.id));
+    return Response::Empty(204);
+}
+
+Result<Response> DeleteDeployment(ApiContext& ctx, const Request& request) {
+    ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kWrite));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), true));
+    std::string force = request.Query("force").value_or("false");
+    std::transform(force.begin(), force.end(), force.begin(), [](unsigned char c) { return std::tolower(c); });
+    // A body (the dashboard sends a JSON list) is tolerated and ignored.
+    ORCH_RETURN_IF_ERROR(ctx.store.BeginDelete(d.id, force == "true"));
+    if (ctx.wake_workflow) {
+        ctx.wake_workflow();
+    }
+    ORCH_LOG_INFO("deployment delete requested", {{"deployment_id", d.id}, {"force", force == "true"}});
+    return Response::Empty(204);
+}
+
+Result<Response> Configuration(ApiContext& ctx, const Request& request) {
+    ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
+    (void)principal;
+    Json body = Json::object();
+    if (ctx.placer != nullptr) {
+        for (const auto& [key, value] : ctx.placer->ConfigurationEndpoints()) {
+            body[key] = value;  // orchent decodes this as map[string]string: strings only
+        }
+    }
+    return Response::Json(200, body);
+}
+
+
+}  // namespace
+
+std::vector<domain::Resource> ResourcesFor(const tosca::DeploymentSpec& spec, const std::string& deployment_id,
+                                           domain::TimePoint now) {
+    std::vector<domain::Resource> out;
+    for (const auto& node : spec.nodes) {
+        for (int i = 0; i < std::max(0, node.count); ++i) {
+            domain::Resource r;
+            r.id = SequentialUuid();
+            r.deployment_id = deployment_id;
+            r.created_at = now;
+            r.updated_at = now;
+            r.node_type = node.type;
+            r.node_name = node.name;
+            r.type_chain = node.type_chain.empty() ? std::vector<std::string>{node.type} : node.type_chain;
+            r.instance_index = i;
+            out.push_back(std::move(r));
+        }
+    }
+    return out;
+}
+
+void SummariseRequest(const tosca::DeploymentSpec& spec, double& cpus, std::int64_t& mem_mb, int& gpus, int& instances) {
+    // Exactly placement's definition, so stored totals and quota checks agree.
+    const auto totals = placement::RequestedResources(spec);
+    cpus = totals.cpus;
+    mem_mb = static_cast<std::int64_t>(totals.ram_mb);
+    gpus = totals.gpus;
+    instances = totals.instances;
+}
+
+void RegisterDeploymentRoutes(server::Router& router, ApiContext& ctx) {
+    router.Add("GET", "/configuration", Wrap(ctx, Configuration), {.name = "configuration"});
+    router.Add("GET", "/deployments", Wrap(ctx, ListDeployments), {.name = "deployments.list"});
+    router.Add("POST", "/deployments", Wrap(ctx, CreateDeployment), {.name = "deployments.create"});
+    router.Add("GET", "/deployments/{id}", Wrap(ctx, GetDeployment), {.name = "deployments.get"});
+    router.Add("PUT", "/deployments/{id}", Wrap(ctx, UpdateDeployment), {.name = "deployments.update"});
+    router.Add("PATCH", "/deployments/{id}", Wrap(ctx, ResetDeployment), {.name = "deployments.reset"});
+    router.Add("DELETE", "/deployments/{id}", Wrap(ctx, DeleteDeployment), {.name = "deployments.delete"});
+}
+
+}  // namespace orch::api

@@ -1,0 +1,49 @@
+#include "orchestrator/api/placement_routes.hpp"
+
+#include "orchestrator/api/deployment_request.hpp"
+
+namespace orch::api {
+namespace {
+
+using server::Request;
+using server::Response;
+
+Result<Response> GetPlacement(ApiContext& ctx, const Request& request) {
+    ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), false));
+    ORCH_ASSIGN_OR_RETURN(Json decision, ctx.store.GetPlacement(d.id));
+    if (decision.is_null()) {
+        return Error::NotFound("The deployment <" + d.id + "> has not been placed yet");
+    }
+    return Response::Json(200, decision);
+}
+
+// The same body as a create: validated the same way, ranked, explained, and nothing stored.
+Result<Response> DryRun(ApiContext& ctx, const Request& request) {
+    ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
+    ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
+    ORCH_RETURN_IF_ERROR(auth::CheckUserGroup(principal, body.user_group));
+    if (ctx.placer == nullptr) {
+        return Error::Unavailable("Placement is not configured on this server");
+    }
+    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, body.parameters));
+    placement::PlacementRequest place;
+    place.spec = &spec;
+    place.requester = {principal.issuer, principal.subject, body.user_group.value_or("")};
+    ORCH_ASSIGN_OR_RETURN(const auto decision, ctx.placer->Place(place));
+    Json out = decision.ToJson();
+    if (decision.ranked.empty()) {
+        out["message"] = decision.NoCandidateMessage();
+    }
+    return Response::Json(200, out);
+}
+
+
+}  // namespace
+
+void RegisterPlacementRoutes(server::Router& router, ApiContext& ctx) {
+    router.Add("GET", "/deployments/{id}/placement", Wrap(ctx, GetPlacement), {.name = "deployments.placement"});
+    router.Add("POST", "/placement", Wrap(ctx, DryRun), {.name = "placement.dry_run"});
+}
+
+}  // namespace orch::api

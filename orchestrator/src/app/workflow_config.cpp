@@ -1,0 +1,27 @@
+#include "orchestrator/app/workflow_config.hpp"
+
+namespace orch::app {
+
+Status ParseWorkflowConfig(const ConfigTree& t, workflow::EngineOptions& e, workflow::StepOptions& s) {
+    ORCH_ASSIGN_OR_RETURN(const auto workers, t.GetInt("workflow.workers", e.workers, 1, 256));
+    e.workers = static_cast<int>(workers);
+    ORCH_ASSIGN_OR_RETURN(e.lease, t.GetDuration("workflow.lease", e.lease));
+    ORCH_ASSIGN_OR_RETURN(e.idle_poll, t.GetDuration("workflow.idle_poll", e.idle_poll));
+    ORCH_ASSIGN_OR_RETURN(s.first_poll, t.GetDuration("workflow.first_poll", s.first_poll));
+    ORCH_ASSIGN_OR_RETURN(s.max_poll, t.GetDuration("workflow.max_poll", s.max_poll));
+    ORCH_ASSIGN_OR_RETURN(const auto retries, t.GetInt("workflow.transient_retries", s.max_transient_retries, 0, 100));
+    s.max_transient_retries = static_cast<int>(retries);
+    ORCH_ASSIGN_OR_RETURN(const auto callbacks, t.GetInt("workflow.callback_retries", s.callback_retries, 0, 100));
+    s.callback_retries = static_cast<int>(callbacks);
+    ORCH_ASSIGN_OR_RETURN(s.callback_timeout, t.GetDuration("workflow.callback_timeout", s.callback_timeout));
+    ORCH_ASSIGN_OR_RETURN(s.create_call_timeout, t.GetDuration("workflow.connector_call_timeout", s.create_call_timeout));
+    ORCH_ASSIGN_OR_RETURN(const auto provider,
+                          t.GetInt("workflow.default_provider_timeout_mins", s.default_provider_timeout_mins, 1, 1'000'000));
+    s.default_provider_timeout_mins = static_cast<int>(provider);
+    if (e.lease < std::chrono::seconds(1)) {
+        return Error::InvalidArgument("config key 'workflow.lease': must be at least 1s");
+    }
+    return Ok();
+}
+
+}  // namespace orch::app

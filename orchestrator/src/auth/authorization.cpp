@@ -1,0 +1,147 @@
+#include "orchestrator/auth/authorization.hpp"
+
+#include <algorithm>
+
+namespace orch::auth {
+namespace {
+
+Error ScopeError(const std::vector<std::string>& scopes) {
+    std::string list;
+    for (const auto& scope : scopes) {
+        list += (list.empty() ? "" : " ") + scope;
+    }
+    return Error::PermissionDenied(std::string(kInsufficientScope) + ", scope=\"" + list + "\"");
+}
+
+bool Contains(const std::vector<std::string>& list, std::string_view item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// "one or more non-@, @, one or more non-@" (the original's regex).
+std::optional<Owner> ParseOwnerText(std::string_view text) {
+    const auto at = text.find('@');
+    if (at == std::string_view::npos || at == 0 || at + 1 == text.size() ||
+        text.find('@', at + 1) != std::string_view::npos) {
+        return std::nullopt;
+    }
+    return Owner{std::string(text.substr(at + 1)), std::string(text.substr(0, at))};
+}
+
+Error IllegalCreatedBy(std::string_view created_by) {
+    return Error::InvalidArgument("Value " + std::string(created_by) + " for param createdBy is illegal");
+}
+
+Owner Me(const Principal& principal) {
+    return Owner{principal.issuer, principal.subject};
+}
+
+Result<ListFilter> LocalListFilter(std::string_view created_by, const std::optional<std::string>& user_group) {
+    ListFilter filter;
+    filter.user_group = user_group;
+    if (created_by.empty() || created_by == "me") {
+        return filter;
+    }
+    auto owner = ParseOwnerText(created_by);
+    if (!owner) {
+        return IllegalCreatedBy(created_by);
+    }
+    filter.owner = std::move(*owner);
+    return filter;
+}
+
+}  // namespace
+
+Status RequireScopes(const Principal& principal, Access access, const ScopePolicy& policy) {
+    if (principal.local) {
+        return Ok();
+    }
+    std::vector<std::string> missing;
+    for (const auto& scope : policy.every_request) {
+        if (!principal.HasScope(scope)) {
+            missing.push_back(scope);
+        }
+    }
+    if (!missing.empty()) {
+        return ScopeError(missing);
+    }
+    const std::vector<std::string>* any_of = access == Access::kWrite    ? &policy.write_any_of
+                                             : access == Access::kAction ? &policy.action_any_of
+                                                                         : nullptr;
+    if (any_of == nullptr || any_of->empty()) {
+        return Ok();
+    }
+    const bool has_one =
+        std::any_of(any_of->begin(), any_of->end(), [&](const std::string& s) { return principal.HasScope(s); });
+    return has_one ? Ok() : Status(ScopeError(*any_of));
+}
+
+Status CheckUserGroup(const Principal& principal, const std::optional<std::string>& user_group) {
+    if (principal.local) {
+        return Ok();
+    }
+    if (principal.groups.empty() && principal.wlcg_groups.empty()) {
+        return Error::PermissionDenied("User's token does not contain a group claim or it is empty");
+    }
+    const std::string group = user_group.value_or("null");
+    const bool in_groups = principal.groups.empty() || (user_group && Contains(principal.groups, group));
+    const bool in_wlcg = principal.wlcg_groups.empty() || (user_group && Contains(principal.wlcg_groups, "/" + group));
+    if (!in_groups || !in_wlcg) {
+        return Error::PermissionDenied("The group " + group + " is not in the user's authorized groups");
+    }
+    return Ok();
+}
+
+bool IsVisibleTo(const Principal& principal, const std::optional<Owner>& owner) {
+    return principal.local || !owner || owner->issuer == principal.issuer;
+}
+
+Status CheckOwnership(const Principal& principal, const std::optional<Owner>& owner, bool admins_operate_on_any) {
+    if (principal.local) {
+        return Ok();
+    }
+    if (owner && owner->issuer == principal.issuer && owner->subject == principal.subject) {
+        return Ok();
+    }
+    const bool same_issuer_or_unowned = !owner || owner->issuer == principal.issuer;
+    if (admins_operate_on_any && principal.admin && same_issuer_or_unowned) {
+        return Ok();
+    }
+    return Error::PermissionDenied("Only the owner of the deployment can perform this operation");
+}
+
+Result<ListFilter> ResolveListFilter(
+    const Principal& principal, std::string_view created_by, const std::optional<std::string>& user_group, ListKind kind
+) {
+    if (principal.local) {
+        return LocalListFilter(created_by, user_group);
+    }
+    if (user_group && kind == ListKind::kDeployments) {
+        ORCH_RETURN_IF_ERROR(CheckUserGroup(principal, user_group));
+    }
+    ListFilter filter;
+    filter.user_group = kind == ListKind::kDeployments ? user_group : std::nullopt;
+    filter.owner_issuer = principal.issuer;
+    if (created_by.empty() && principal.admin) {
+        filter.include_unowned = true;  // admins see every deployment of their issuer
+        return filter;
+    }
+    if (created_by.empty() || created_by == "me") {
+        filter.owner = Me(principal);
+        return filter;
+    }
+    auto owner = ParseOwnerText(created_by);
+    if (!owner) {
+        return IllegalCreatedBy(created_by);
+    }
+    if (kind == ListKind::kSchedules && !principal.admin) {
+        return IllegalCreatedBy(created_by);
+    }
+    // The original compares subjects only; the issuer restriction below keeps other issuers out.
+    if (owner->subject != principal.subject && !principal.admin) {
+        return Error::PermissionDenied("Only admin can retrieve deployments for " + std::string(created_by));
+    }
+    filter.owner = std::move(*owner);
+    return filter;
+}
+
+}  // namespace orch::auth

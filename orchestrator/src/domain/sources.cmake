@@ -1,0 +1,3 @@
+set(SOURCES
+  ${AREA_DIR}/deployment.cpp
+)

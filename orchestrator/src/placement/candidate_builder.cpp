@@ -1,0 +1,107 @@
+#include "candidate_builder.hpp"
+
+namespace orch::placement {
+namespace {
+
+void SetIfPresent(Json& options, const char* key, const std::string& value) {
+    if (!value.empty()) {
+        options[key] = value;
+    }
+}
+
+// Keystone federation needs the IdP id the site registered for the user's issuer.
+std::string IdentityProviderFor(const cmdb::Service& service, const std::string& issuer) {
+    auto trim = [](std::string text) {
+        while (!text.empty() && text.back() == '/') {
+            text.pop_back();
+        }
+        return text;
+    };
+    for (const auto& idp : service.supported_idps) {
+        if (trim(idp.issuer) == trim(issuer)) {
+            return idp.name;
+        }
+    }
+    return service.supported_idps.empty() ? std::string() : service.supported_idps.front().name;
+}
+
+void OpenStackOptions(const Evaluation& eval, const Requester& requester, connectors::SiteTarget& target) {
+    const auto& service = *eval.service;
+    Json& options = target.options;
+    SetIfPresent(options, "identity_provider", IdentityProviderFor(service, requester.issuer));
+    options["protocol"] = service.idp_protocol;
+    options["iam_enabled"] = service.iam_enabled;
+    options["public_ip_assignable"] = service.public_ip_assignable;
+    SetIfPresent(options, "microversion", service.microversion);
+    if (eval.tenant != nullptr) {
+        target.project = eval.tenant->tenant_name;
+        SetIfPresent(options, "project_id", eval.tenant->tenant_id);
+        SetIfPresent(options, "network", eval.tenant->private_network_name);
+        SetIfPresent(options, "public_network", eval.tenant->public_network_name);
+        SetIfPresent(options, "private_network_cidr", eval.tenant->private_network_cidr);
+        SetIfPresent(options, "proxy_host", eval.tenant->proxy_host);
+        SetIfPresent(options, "proxy_user", eval.tenant->proxy_user);
+    }
+}
+
+}  // namespace
+
+connectors::TargetKind TargetKindFor(cmdb::ServiceKind kind) {
+    switch (kind) {
+        case cmdb::ServiceKind::kMarathon:
+            return connectors::TargetKind::kMarathon;
+        case cmdb::ServiceKind::kChronos:
+            return connectors::TargetKind::kChronos;
+        case cmdb::ServiceKind::kKubernetes:
+            return connectors::TargetKind::kKubernetes;
+        case cmdb::ServiceKind::kSlurm:
+            return connectors::TargetKind::kSlurm;
+        default:
+            return connectors::TargetKind::kOpenStack;
+    }
+}
+
+Json EndpointJson(const connectors::SiteTarget& target) {
+    Json endpoint = {
+        {"cpEndpoint", target.endpoint},
+        {"cpComputeServiceId", target.service_id},
+        {"deploymentType", std::string(connectors::TargetKindName(target.kind))},
+    };
+    if (!target.region.empty()) {
+        endpoint["region"] = target.region;
+    }
+    return endpoint;
+}
+
+Candidate BuildCandidate(const Evaluation& eval, const Requester& requester) {
+    const auto& service = *eval.service;
+    Candidate candidate;
+    auto& target = candidate.target;
+    target.site_id = eval.provider_id;
+    target.service_id = eval.service_id;
+    target.kind = TargetKindFor(service.kind);
+    target.endpoint = service.endpoint;
+    target.region = service.region;
+    // Site switches travel verbatim (gpu_attribute, partition, namespace, ...); computed ones follow.
+    target.options = service.properties.is_object() ? service.properties : Json::object();
+    if (service.kind == cmdb::ServiceKind::kOpenStack) {
+        OpenStackOptions(eval, requester, target);
+    } else {
+        target.project =
+            service.StringProperty("project", service.StringProperty("namespace", service.StringProperty("account")));
+    }
+    for (const auto& choice : eval.vm_choices) {
+        connectors::NodePlacement placement;
+        placement.flavor_id = choice.flavor->flavor_id;
+        placement.flavor_name = choice.flavor->name;
+        placement.image_id = choice.image != nullptr ? choice.image->image_id : choice.image_uri;
+        placement.image_name = choice.image != nullptr ? choice.image->name : choice.image_uri;
+        candidate.placements[choice.node->name] = std::move(placement);
+    }
+    candidate.provider_name = eval.provider_id;
+    candidate.endpoint = EndpointJson(target);
+    candidate.score = eval.score;
+    return candidate;
+}
+
+}  // namespace orch::placement

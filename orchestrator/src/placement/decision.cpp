@@ -1,0 +1,193 @@
+#include "cmdb/service_kind.hpp"
+#include "orchestrator/placement/placer.hpp"
+
+namespace orch::placement {
+namespace {
+
+constexpr std::string_view kNoCandidate = "No cloud provider meets the deployment requirements";
+
+Json TargetJson(const connectors::SiteTarget& target) {
+    // Credentials are filled per call by the workflow and never stored with the decision.
+    return {
+        {"site_id", target.site_id},
+        {"service_id", target.service_id},
+        {"kind", std::string(connectors::TargetKindName(target.kind))},
+        {"endpoint", target.endpoint},
+        {"region", target.region},
+        {"project", target.project},
+        {"options", target.options},
+    };
+}
+
+Json PlacementsJson(const std::map<std::string, connectors::NodePlacement>& placements) {
+    Json out = Json::object();
+    for (const auto& [node, p] : placements) {
+        out[node] = {
+            {"flavor_id", p.flavor_id},
+            {"flavor_name", p.flavor_name},
+            {"image_id", p.image_id},
+            {"image_name", p.image_name}};
+    }
+    return out;
+}
+
+Json VerdictJson(const SiteVerdict& verdict) {
+    return {
+        {"provider_id", verdict.provider_id},
+        {"provider_name", verdict.provider_name},
+        {"service_id", verdict.service_id},
+        {"service_type", verdict.service_type},
+        {"accepted", verdict.accepted},
+        {"rank", verdict.rank},
+        {"score", verdict.score},
+        {"reasons", verdict.reasons},
+        {"score_breakdown", verdict.score_breakdown},
+    };
+}
+
+Result<connectors::TargetKind> KindFromName(const std::string& name) {
+    for (auto kind :
+         {connectors::TargetKind::kOpenStack,
+          connectors::TargetKind::kMarathon,
+          connectors::TargetKind::kChronos,
+          connectors::TargetKind::kKubernetes,
+          connectors::TargetKind::kSlurm}) {
+        if (connectors::TargetKindName(kind) == name) {
+            return kind;
+        }
+    }
+    return Error::InvalidArgument("placement record: unknown target kind '" + name + "'");
+}
+
+Result<Candidate> CandidateFromJson(const Json& json) {
+    Candidate candidate;
+    const Json& target = json.at("target");
+    auto kind = KindFromName(target.at("kind").get<std::string>());
+    if (!kind) {
+        return std::move(kind).error();
+    }
+    candidate.target.site_id = target.at("site_id").get<std::string>();
+    candidate.target.service_id = target.at("service_id").get<std::string>();
+    candidate.target.kind = *kind;
+    candidate.target.endpoint = target.value("endpoint", "");
+    candidate.target.region = target.value("region", "");
+    candidate.target.project = target.value("project", "");
+    candidate.target.options = target.value("options", Json::object());
+    const Json placements = json.value("placements", Json::object());
+    for (const auto& [node, p] : placements.items()) {
+        candidate.placements[node] = {
+            p.value("flavor_id", ""), p.value("flavor_name", ""), p.value("image_id", ""), p.value("image_name", "")};
+    }
+    candidate.provider_name = json.value("provider_name", "");
+    candidate.endpoint = json.value("endpoint", Json::object());
+    candidate.score = json.value("score", 0.0);
+    return candidate;
+}
+
+SiteVerdict VerdictFromJson(const Json& json) {
+    SiteVerdict verdict;
+    verdict.provider_id = json.value("provider_id", "");
+    verdict.provider_name = json.value("provider_name", "");
+    verdict.service_id = json.value("service_id", "");
+    verdict.service_type = json.value("service_type", "");
+    verdict.accepted = json.value("accepted", false);
+    verdict.rank = json.value("rank", 0);
+    verdict.score = json.value("score", 0.0);
+    verdict.reasons = json.value("reasons", std::vector<std::string>{});
+    verdict.score_breakdown = json.value("score_breakdown", Json::object());
+    return verdict;
+}
+
+std::string SiteLabel(const SiteVerdict& verdict) {
+    const std::string name = verdict.provider_name.empty() ? verdict.provider_id : verdict.provider_name;
+    const auto kind = cmdb::ParseServiceKind(verdict.service_type);
+    const std::string word =
+        kind == cmdb::ServiceKind::kUnknown ? verdict.service_type : std::string(cmdb::ServiceKindWord(kind));
+    return word.empty() ? name : name + " (" + word + ")";
+}
+
+}  // namespace
+
+Json PlacementDecision::ToJson() const {
+    Json candidates = Json::array();
+    int rank = 0;
+    for (const auto& candidate : ranked) {
+        candidates.push_back({
+            {"rank", ++rank},
+            {"provider_id", candidate.target.site_id},
+            {"provider_name", candidate.provider_name},
+            {"service_id", candidate.target.service_id},
+            {"deployment_type", std::string(connectors::TargetKindName(candidate.target.kind))},
+            {"score", candidate.score},
+            {"endpoint", candidate.endpoint},
+            {"target", TargetJson(candidate.target)},
+            {"placements", PlacementsJson(candidate.placements)},
+        });
+    }
+    Json sites = Json::array();
+    for (const auto& verdict : verdicts) {
+        sites.push_back(VerdictJson(verdict));
+    }
+    Json chosen = nullptr;
+    if (!ranked.empty()) {
+        chosen = {{"provider_id", ranked.front().target.site_id}, {"service_id", ranked.front().target.service_id}};
+    }
+    return {
+        {"mode", mode},
+        {"evaluated_at", evaluated_at},
+        {"chosen", chosen},
+        {"candidates", candidates},
+        {"sites", sites},
+        {"notes", notes},
+        {"message", ranked.empty() ? Json(NoCandidateMessage()) : Json(nullptr)},
+    };
+}
+
+Result<PlacementDecision> PlacementDecision::FromJson(const Json& json) {
+    if (!json.is_object()) {
+        return Error::InvalidArgument("placement record must be a JSON object");
+    }
+    try {
+        PlacementDecision decision;
+        decision.mode = json.value("mode", "");
+        decision.evaluated_at = json.value("evaluated_at", "");
+        decision.notes = json.value("notes", std::vector<std::string>{});
+        const Json candidates = json.value("candidates", Json::array());
+        const Json sites = json.value("sites", Json::array());
+        for (const auto& item : candidates) {
+            auto candidate = CandidateFromJson(item);
+            if (!candidate) {
+                return std::move(candidate).error();
+            }
+            decision.ranked.push_back(std::move(candidate).value());
+        }
+        for (const auto& item : sites) {
+            decision.verdicts.push_back(VerdictFromJson(item));
+        }
+        return decision;
+    } catch (const Json::exception& e) {
+        return Error::InvalidArgument(std::string("placement record is malformed: ") + e.what());
+    }
+}
+
+std::string PlacementDecision::NoCandidateMessage() const {
+    std::string message(kNoCandidate);
+    for (const auto& verdict : verdicts) {
+        if (verdict.accepted) {
+            continue;
+        }
+        std::string why;
+        for (const auto& reason : verdict.reasons) {
+            why += (why.empty() ? "" : "; ") + reason;
+        }
+        message += "\n- " + SiteLabel(verdict) + ": " + (why.empty() ? "not usable" : why);
+    }
+    if (verdicts.empty()) {
+        for (const auto& note : notes) {
+            message += "\n- " + note;
+        }
+    }
+    return message;
+}
+
+}  // namespace orch::placement

@@ -1,0 +1,257 @@
+#include "orchestrator/placement/default_placer.hpp"
+
+#include "candidate_builder.hpp"
+#include "common/log.hpp"
+#include "evaluation.hpp"
+#include "gpu_aware_ranker.hpp"
+#include "gpu_model.hpp"
+#include "indigo_adapter.hpp"
+#include "quota.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <set>
+#include <sstream>
+#include <unordered_set>
+
+namespace orch::placement {
+namespace {
+
+std::string Rfc3339(std::chrono::system_clock::time_point at) {
+    const std::time_t seconds = std::chrono::system_clock::to_time_t(at);
+    std::tm utc{};
+    gmtime_r(&seconds, &utc);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return buffer;
+}
+
+// The candidate universe: the compute services the group's SLAs name, each once, SLAM order.
+std::vector<Evaluation> BuildUniverse(const cmdb::SlaSet& slas) {
+    std::vector<Evaluation> evals;
+    std::unordered_set<std::string_view> seen;
+    for (const auto& preference : slas.preferences) {
+        if (Lower(preference.service_type) != "compute") {
+            continue;
+        }
+        for (const auto& priority : preference.priority) {
+            if (!seen.insert(priority.service_id).second) {
+                continue;
+            }
+            Evaluation eval;
+            eval.service_id = priority.service_id;
+            eval.sla_id = priority.sla_id;
+            eval.weight = priority.weight;
+            const cmdb::Sla* sla = slas.FindSla(priority.sla_id);
+            if (sla == nullptr) {
+                eval.Reject("its SLA " + priority.sla_id + " is listed by SLAM but does not exist");
+            } else {
+                eval.provider_id = sla->provider;
+                eval.sla_service = slas.FindSlaService(priority.sla_id, priority.service_id);
+            }
+            evals.push_back(std::move(eval));
+        }
+    }
+    return evals;
+}
+
+std::vector<std::string> ProviderIds(const std::vector<Evaluation>& evals, bool survivors_only) {
+    std::vector<std::string> ids;
+    std::unordered_set<std::string_view> seen;
+    for (const auto& eval : evals) {
+        if ((survivors_only && eval.rejected()) || eval.provider_id.empty()) {
+            continue;
+        }
+        if (seen.insert(eval.provider_id).second) {
+            ids.push_back(eval.provider_id);
+        }
+    }
+    return ids;
+}
+
+void Attach(const cmdb::Catalogue& catalogue, Evaluation& eval) {
+    eval.service = catalogue.FindService(eval.service_id);
+    if (eval.service == nullptr) {
+        eval.Reject("is not in the catalogue (CMDB)");
+        return;
+    }
+    if (eval.provider_id.empty()) {
+        eval.provider_id = eval.service->provider_id;
+    }
+    eval.provider = catalogue.FindProvider(eval.provider_id);
+}
+
+// Moves the evaluation's texts into the verdict: evaluations are not used after this.
+SiteVerdict ToVerdict(Evaluation& eval, int rank) {
+    SiteVerdict verdict;
+    verdict.provider_id = eval.provider_id;
+    verdict.provider_name = eval.provider != nullptr ? eval.provider->name : eval.provider_id;
+    verdict.service_id = eval.service_id;
+    verdict.service_type = eval.service != nullptr ? eval.service->service_type : "";
+    verdict.accepted = !eval.rejected();
+    verdict.reasons = eval.rejected() ? std::move(eval.reasons) : std::move(eval.notes);
+    verdict.score_breakdown = eval.breakdown.is_null() ? Json::object() : std::move(eval.breakdown);
+    verdict.score = eval.score;
+    verdict.rank = rank;
+    return verdict;
+}
+
+std::string ScoreFormula(const ScoreWeights& w) {
+    std::ostringstream text;
+    text << "gpu-aware order: open circuit breakers last, then SLA weight, then score = (" << w.fit << " fit + "
+         << w.availability << " availability + " << w.success << " success_rate + " << w.latency << " latency) / "
+         << (w.fit + w.availability + w.success + w.latency) << ", then service id";
+    return text.str();
+}
+
+void Append(std::vector<std::string>& notes, const std::vector<std::string>& more) {
+    notes.insert(notes.end(), more.begin(), more.end());
+}
+
+}  // namespace
+
+std::string_view PlacementModeName(PlacementMode mode) {
+    return mode == PlacementMode::kIndigo ? "indigo" : "gpu-aware";
+}
+
+DefaultPlacer::DefaultPlacer(
+    cmdb::CatalogueSource& catalogue,
+    cmdb::SlaSource& slas,
+    monitoring::Feed& feed,
+    UsageSource& usage,
+    SiteHistory& history,
+    PlacementOptions options,
+    cmdb::NowFn now
+)
+    : catalogue_(catalogue),
+      slas_(slas),
+      feed_(feed),
+      usage_(usage),
+      history_(history),
+      options_(std::move(options)),
+      now_(std::move(now)) {}
+
+std::map<std::string, std::string> DefaultPlacer::ConfigurationEndpoints() const {
+    std::map<std::string, std::string> out;
+    auto add = [&](const char* key, const std::string& value) {
+        if (!value.empty()) {
+            out[key] = value;
+        }
+    };
+    add("cmdb_url", catalogue_.Url());
+    add("slam_url", slas_.Url());
+    add("monitoring_url", feed_.Url());
+    out["placement_mode"] = std::string(PlacementModeName(options_.mode));
+    return out;
+}
+
+Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) {
+    if (request.spec == nullptr) {
+        return Error::InvalidArgument("placement needs a deployment specification");
+    }
+    const auto now = now_();
+    PlacementDecision decision;
+    decision.mode = std::string(PlacementModeName(options_.mode));
+    decision.evaluated_at = Rfc3339(now);
+    const std::string group =
+        request.requester.user_group.empty() ? options_.default_group : request.requester.user_group;
+    if (group.empty()) {
+        decision.notes.push_back("the request names no user group and no default group is configured, so no SLA applies"
+        );
+        return decision;
+    }
+    auto slas = slas_.ForGroup(group, request.requester.access_token);
+    if (!slas) {
+        if (slas.error().code != ErrorCode::kNotFound) {
+            return std::move(slas).error();
+        }
+        decision.notes.push_back(slas.error().message);
+        return decision;
+    }
+    Append(decision.notes, slas->notes);
+    std::vector<Evaluation> evals = BuildUniverse(*slas->slas);
+    auto catalogue = catalogue_.Load(ProviderIds(evals, false));
+    if (!catalogue) {
+        return std::move(catalogue).error();
+    }
+    Append(decision.notes, catalogue->notes);
+
+    const RequestProfile profile = BuildProfile(*request.spec);
+    const PlacementContext context{
+        *request.spec,
+        profile,
+        request.requester,
+        request.deployment_id,
+        group,
+        *slas->slas,
+        *catalogue->catalogue,
+        options_};
+    const PolicyScope scope = BuildPolicyScope(*request.spec, *slas->slas, group);
+    Append(decision.notes, scope.notes);
+    QuotaCheck quota(context, usage_);
+    for (auto& eval : evals) {
+        if (eval.rejected()) {
+            continue;
+        }
+        Attach(*catalogue->catalogue, eval);
+        if (eval.service == nullptr) {
+            continue;
+        }
+        CheckKind(context, eval);
+        CheckIdentity(context, eval);
+        CheckPolicies(scope, eval);
+        CheckVirtualMachines(context, eval);
+        CheckDeclaredCapacity(context, eval);
+        quota.Check(eval);
+    }
+    Append(decision.notes, quota.global_reasons());
+
+    auto snapshot = std::make_shared<const monitoring::Snapshot>();
+    if (const auto survivors = ProviderIds(evals, true); !survivors.empty()) {
+        snapshot = feed_.Collect(survivors);
+        Append(decision.notes, snapshot->notes);
+    }
+    if (feed_.Kind() == "none") {
+        decision.notes.push_back("no monitoring is configured: availability and live capacity are unknown");
+    }
+    std::vector<Evaluation*> accepted;
+    for (auto& eval : evals) {
+        if (!eval.rejected() && options_.mode == PlacementMode::kGpuAware) {
+            CheckLive(context, *snapshot, eval);
+        }
+        if (!eval.rejected()) {
+            accepted.push_back(&eval);
+        }
+    }
+    if (options_.mode == PlacementMode::kIndigo) {
+        Append(decision.notes, RankIndigoMode(accepted, *slas->slas, *catalogue->catalogue, *snapshot));
+    } else {
+        RankGpuAware(accepted, history_, options_, now);
+        decision.notes.push_back(ScoreFormula(options_.weights));
+    }
+
+    int rank = 0;
+    decision.verdicts.reserve(evals.size());
+    for (auto* eval : accepted) {
+        if (decision.ranked.size() < options_.max_candidates) {
+            decision.ranked.push_back(BuildCandidate(*eval, request.requester));
+        }
+        decision.verdicts.push_back(ToVerdict(*eval, ++rank));
+    }
+    for (auto& eval : evals) {
+        if (eval.rejected()) {
+            decision.verdicts.push_back(ToVerdict(eval, 0));
+        }
+    }
+    ORCH_LOG_INFO(
+        "placement decided",
+        {{"group", group},
+         {"mode", decision.mode},
+         {"considered", static_cast<std::uint64_t>(evals.size())},
+         {"accepted", static_cast<std::uint64_t>(accepted.size())},
+         {"chosen", decision.ranked.empty() ? std::string() : decision.ranked.front().target.service_id}}
+    );
+    return decision;
+}
+
+}  // namespace orch::placement

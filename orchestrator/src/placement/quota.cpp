@@ -1,0 +1,141 @@
+#include "quota.hpp"
+
+#include <sstream>
+
+namespace orch::placement {
+namespace {
+
+std::string Number(double value) {
+    std::ostringstream out;
+    out << value;
+    return out.str();
+}
+
+std::optional<double> QuotaLimits::*FieldFor(const std::string& type) {
+    if (type == "num_cpus") {
+        return &QuotaLimits::cpus;
+    }
+    if (type == "mem_size") {
+        return &QuotaLimits::ram_mb;
+    }
+    if (type == "num_gpus" || type == "gpus") {
+        return &QuotaLimits::gpus;
+    }
+    if (type == "instances") {
+        return &QuotaLimits::instances;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+GroupQuota SlaQuota(const cmdb::SlaService& service) {
+    GroupQuota quota;
+    for (const auto& target : service.targets) {
+        const auto field = FieldFor(target.type);
+        if (field == nullptr) {
+            continue;
+        }
+        if (target.restrictions.total_limit) {
+            quota.group.*field = *target.restrictions.total_limit;
+        }
+        if (target.restrictions.user_limit) {
+            quota.user.*field = *target.restrictions.user_limit;
+        }
+    }
+    return quota;
+}
+
+QuotaCheck::QuotaCheck(const PlacementContext& context, UsageSource& usage)
+    : context_(context), source_(usage), request_(context.profile.totals) {
+    const auto& quotas = context.options.quotas;
+    const auto it = quotas.groups.find(context.group);
+    configured_ = it != quotas.groups.end() ? &it->second : &quotas.defaults;
+}
+
+const Usage* QuotaCheck::LoadUsage() {
+    if (!loaded_) {
+        loaded_ = true;
+        auto usage = source_.ActiveUsage(context_.requester, context_.deployment_id);
+        if (usage) {
+            usage_ = std::move(usage).value();
+        } else {
+            usage_error_ = usage.error().message;
+        }
+    }
+    return usage_ ? &*usage_ : nullptr;
+}
+
+void QuotaCheck::CheckScope(
+    const QuotaLimits& limits,
+    const ResourceTotals& used,
+    const std::string& who,
+    const std::string& where,
+    std::vector<std::string>& out
+) {
+    struct Item {
+        std::optional<double> limit;
+        double in_use;
+        double asked;
+        const char* what;
+    };
+    const Item items[] = {
+        {limits.gpus, static_cast<double>(used.gpus), static_cast<double>(request_.gpus), "GPUs"},
+        {limits.cpus, used.cpus, request_.cpus, "CPUs"},
+        {limits.ram_mb, static_cast<double>(used.ram_mb), static_cast<double>(request_.ram_mb), "MB of memory"},
+        {limits.instances, static_cast<double>(used.instances), static_cast<double>(request_.instances), "instances"},
+    };
+    for (const auto& item : items) {
+        if (!item.limit || item.asked <= 0 || item.in_use + item.asked <= *item.limit) {
+            continue;
+        }
+        out.push_back(
+            "quota exceeded: " + who + " may use " + Number(*item.limit) + " " + item.what + where + "; " +
+            Number(item.in_use) + " are in use by active deployments and this deployment needs " + Number(item.asked) +
+            " more"
+        );
+    }
+}
+
+void QuotaCheck::Check(Evaluation& eval) {
+    const auto& options = context_.options.quotas;
+    if (!options.enabled) {
+        return;
+    }
+    const GroupQuota sla = eval.sla_service != nullptr ? SlaQuota(*eval.sla_service) : GroupQuota{};
+    const bool configured = configured_ != nullptr && (!configured_->group.empty() || !configured_->user.empty());
+    if (!configured && sla.group.empty() && sla.user.empty()) {
+        return;
+    }
+    const Usage* usage = LoadUsage();
+    if (usage == nullptr) {
+        eval.Reject("quota could not be checked: usage of active deployments is unavailable (" + usage_error_ + ")");
+        return;
+    }
+    if (configured && !global_done_) {
+        const std::string group = "group '" + context_.group + "'";
+        global_done_ = true;
+        CheckScope(configured_->group, usage->group, group, "", global_reasons_);
+        CheckScope(configured_->user, usage->user, "you", " in " + group, global_reasons_);
+    }
+    for (const auto& reason : global_reasons_) {
+        eval.Reject(reason);
+    }
+    if (sla.group.empty() && sla.user.empty()) {
+        return;
+    }
+    const std::string group = "group '" + context_.group + "'";
+    const auto by_service = [&](const std::map<std::string, ResourceTotals>& map) {
+        const auto it = map.find(eval.service_id);
+        return it == map.end() ? ResourceTotals{} : it->second;
+    };
+    const std::string where = " on this service (SLA " + eval.sla_id + ")";
+    std::vector<std::string> reasons;
+    CheckScope(sla.group, by_service(usage->group_by_service), group, where, reasons);
+    CheckScope(sla.user, by_service(usage->user_by_service), "you", where, reasons);
+    for (auto& reason : reasons) {
+        eval.Reject(std::move(reason));
+    }
+}
+
+}  // namespace orch::placement

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "evaluation.hpp"
+#include "orchestrator/placement/usage.hpp"
+
+#include <optional>
+#include <string>
+
+namespace orch::placement {
+
+/// Quota checks for one placement. Usage is read at most once, and only when some quota applies.
+class QuotaCheck {
+   public:
+    QuotaCheck(const PlacementContext& context, UsageSource& usage);
+
+    /// Appends every exceeded quota (configured group/user quotas, then the service's SLA targets).
+    void Check(Evaluation& eval);
+    /// Reasons that hold for every service (configured quotas), for the decision's notes.
+    const std::vector<std::string>& global_reasons() const { return global_reasons_; }
+
+   private:
+    const Usage* LoadUsage();
+    void CheckScope(
+        const QuotaLimits& limits,
+        const ResourceTotals& used,
+        const std::string& who,
+        const std::string& where,
+        std::vector<std::string>& out
+    );
+
+    const PlacementContext& context_;
+    UsageSource& source_;
+    ResourceTotals request_;
+    const GroupQuota* configured_ = nullptr;
+    bool loaded_ = false;
+    std::optional<Usage> usage_;
+    std::string usage_error_;
+    bool global_done_ = false;
+    std::vector<std::string> global_reasons_;
+};
+
+/// Limits from an SLA service's targets: num_cpus, mem_size (MB), num_gpus (or gpus) and instances;
+/// total_limit for the group, user_limit per user.
+GroupQuota SlaQuota(const cmdb::SlaService& service);
+
+}  // namespace orch::placement

@@ -1,0 +1,17 @@
+set(SOURCES
+  ${AREA_DIR}/usage.cpp
+  ${AREA_DIR}/indigo_ranker.cpp
+  ${AREA_DIR}/request_profile.cpp
+  ${AREA_DIR}/gpu_model.cpp
+  ${AREA_DIR}/vm_match.cpp
+  ${AREA_DIR}/static_filters.cpp
+  ${AREA_DIR}/vm_filter.cpp
+  ${AREA_DIR}/capacity_filter.cpp
+  ${AREA_DIR}/quota.cpp
+  ${AREA_DIR}/gpu_aware_ranker.cpp
+  ${AREA_DIR}/indigo_adapter.cpp
+  ${AREA_DIR}/candidate_builder.cpp
+  ${AREA_DIR}/decision.cpp
+  ${AREA_DIR}/default_placer.cpp
+  ${AREA_DIR}/placer_factory.cpp
+)

@@ -1,0 +1,329 @@
+#include "orchestrator/store/pg_deployment_store.hpp"
+
+#include <algorithm>
+
+#include "pg_rows.hpp"
+
+namespace orch::store {
+namespace {
+
+using DStatus = domain::Status;
+
+std::string Joined(const std::vector<SortKey>& sort, const std::string& fallback) {
+    std::string order;
+    for (const auto& key : sort) {
+        order += (order.empty() ? "" : ", ") + key.column + (key.descending ? " DESC" : " ASC");
+    }
+    if (order.empty()) {
+        order = fallback;
+    }
+    return order + ", id DESC";  // a total order, so pages never overlap
+}
+
+Json ResourcesJson(const std::vector<domain::Resource>& resources) {
+    Json rows = Json::array();
+    for (const auto& r : resources) {
+        rows.push_back({{"id", r.id},
+                        {"created_us", ToMicros(r.created_at)},
+                        {"state", std::string(domain::NodeStateName(r.state))},
+                        {"node_type", r.node_type},
+                        {"node_name", r.node_name},
+                        {"type_chain", r.type_chain},
+                        {"instance_index", r.instance_index},
+                        {"metadata", r.metadata}});
+    }
+    return rows;
+}
+
+void InsertResources(pqxx::work& tx, const std::string& deployment_id, const std::vector<domain::Resource>& resources) {
+    if (resources.empty()) {
+        return;
+    }
+    // One statement for all instances: a create stays a handful of round trips whatever the count.
+    tx.exec_params(
+        "INSERT INTO resources (id, deployment_id, created_at, updated_at, state, node_type, node_name, type_chain, "
+        "instance_index, metadata) "
+        "SELECT (r->>'id')::uuid, $1::uuid, to_timestamp((r->>'created_us')::bigint / 1e6), "
+        "to_timestamp((r->>'created_us')::bigint / 1e6), r->>'state', r->>'node_type', r->>'node_name', "
+        "ARRAY(SELECT jsonb_array_elements_text(r->'type_chain')), (r->>'instance_index')::int, r->'metadata' "
+        "FROM jsonb_array_elements($2::jsonb) AS r",
+        deployment_id,
+        ResourcesJson(resources).dump()
+    );
+}
+
+// Re-reads the status to explain why a guarded UPDATE matched no row.
+Result<DStatus> CurrentStatus(pqxx::work& tx, const std::string& id) {
+    const auto r = tx.exec_params("SELECT status FROM deployments WHERE id = $1::uuid", id);
+    if (r.empty()) {
+        return Error::NotFound("The deployment <" + id + "> doesn't exist");
+    }
+    return domain::ParseStatus(r[0][0].as<std::string>()).value_or(DStatus::kUnknown);
+}
+
+}  // namespace
+
+std::optional<std::string> SortColumnFor(const std::string& property) {
+    static const std::vector<std::pair<std::string, std::string>> kColumns = {
+        {"createdAt", "created_at"}, {"creationTime", "created_at"}, {"updatedAt", "updated_at"},
+        {"updateTime", "updated_at"}, {"status", "status"},          {"task", "task"},
+        {"cloudProviderName", "cloud_provider_name"},                {"userGroup", "user_group"},
+        {"uuid", "id"},              {"id", "id"},                   {"state", "state"},
+        {"toscaNodeName", "node_name"}, {"toscaNodeType", "node_type"}};
+    for (const auto& [name, column] : kColumns) {
+        if (name == property) {
+            return column;
+        }
+    }
+    return std::nullopt;
+}
+
+Status PgDeploymentStore::Create(const NewDeployment& created) {
+    const domain::Deployment& d = created.deployment;
+    return pool_.Run([&](pqxx::connection& conn) {
+        pqxx::work tx(conn);
+        const int no_value = -1;
+        tx.exec_params(
+            "INSERT INTO deployments (id, created_at, updated_at, status, task, callback, user_group, owner_issuer, "
+            "owner_subject, template, parameters, timeout_mins, provider_timeout_mins, max_providers_retry, "
+            "keep_last_attempt, kind, deadline, req_cpus, req_mem_mb, req_gpus, req_instances) VALUES ("
+            "$1::uuid, to_timestamp($2 / 1e6), to_timestamp($2 / 1e6), $3, 'NONE', NULLIF($4, ''), $5, $6, $7, $8, "
+            "$9::jsonb, NULLIF($10, -1), NULLIF($11, -1), NULLIF($12, -1), $13, $14, "
+            "CASE WHEN $10 = -1 THEN NULL ELSE to_timestamp($2 / 1e6) + make_interval(mins => $10) END, "
+            "$15, $16, $17, $18)",
+            d.id, ToMicros(d.created_at), std::string(domain::StatusName(d.status)), d.callback, d.user_group,
+            d.owner ? d.owner->issuer : std::string(), d.owner ? d.owner->subject : std::string(), d.template_text,
+            d.parameters.dump(), d.options.timeout_mins.value_or(no_value),
+            d.options.provider_timeout_mins.value_or(no_value), d.options.max_providers_retry.value_or(no_value),
+            d.options.keep_last_attempt, d.kind, d.req_cpus, d.req_mem_mb, d.req_gpus, d.req_instances
+        );
+        InsertResources(tx, d.id, created.resources);
+        tx.exec_params("INSERT INTO jobs (deployment_id, kind) VALUES ($1::uuid, 'deploy')", d.id);
+        tx.commit();
+    });
+}
+
+Result<std::optional<domain::Deployment>> PgDeploymentStore::Get(const std::string& id) {
+    return pool_.Run([&](pqxx::connection& conn) -> std::optional<domain::Deployment> {
+        pqxx::read_transaction tx(conn);
+        const auto r = tx.exec_params(std::string("SELECT ") + kDeploymentColumns + " FROM deployments WHERE id = $1::uuid", id);
+        if (r.empty()) {
+            return std::nullopt;
+        }
+        return RowToDeployment(r[0]);
+    });
+}
+
+Result<Page<domain::Deployment>> PgDeploymentStore::List(const ListQuery& q) {
+    return pool_.Run([&](pqxx::connection& conn) {
+        // Filters go in two places with the same parameters: the page query and the counters.
+        std::vector<std::string> params;
+        std::string where = "true";
+        if (q.issuer) {
+            params.push_back(*q.issuer);
+            where += " AND owner_issuer IN ($" + std::to_string(params.size()) + (q.include_unowned ? ", '')" : ")");
+        }
+        if (q.subject) {
+            params.push_back(*q.subject);
+            where += " AND owner_subject = $" + std::to_string(params.size());
+        }
+        if (q.user_group) {
+            params.push_back(*q.user_group);
+            where += " AND user_group = $" + std::to_string(params.size());
+        }
+        if (!q.excluded_status.empty()) {
+            params.push_back(Json(q.excluded_status).dump());
+            where += " AND status <> ALL (ARRAY(SELECT jsonb_array_elements_text($" + std::to_string(params.size()) +
+                     "::jsonb)))";
+        }
+        pqxx::read_transaction tx(conn);
+        const auto total = tx.exec_params("SELECT coalesce(sum(n), 0)::bigint FROM deployment_counts WHERE " + where,
+                                          pqxx::prepare::make_dynamic_params(params));
+        const std::string sql = std::string("SELECT ") + kDeploymentColumns + " FROM deployments WHERE " + where +
+                                " ORDER BY " + Joined(q.sort, "created_at DESC") + " LIMIT " + std::to_string(q.size) +
+                                " OFFSET " + std::to_string(static_cast<std::int64_t>(q.page) * q.size);
+        const auto rows = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params));
+        Page<domain::Deployment> page;
+        page.total = total[0][0].as<std::int64_t>();
+        for (const auto& row : rows) {
+            page.items.push_back(RowToDeployment(row));
+        }
+        return page;
+    });
+}
+
+Result<Page<domain::Resource>> PgDeploymentStore::ListResources(const std::string& deployment_id,
+                                                                const std::optional<std::string>& type, int page,
+                                                                int size, const std::vector<SortKey>& sort) {
+    return pool_.Run([&](pqxx::connection& conn) {
+        pqxx::read_transaction tx(conn);
+        // type_chain holds the node type and every ancestor, so `type` matches through derivation.
+        const std::string where = type ? "deployment_id = $1::uuid AND type_chain @> ARRAY[$2]::text[]"
+                                       : "deployment_id = $1::uuid AND $2 = $2";
+        const std::string type_param = type.value_or("");
+        const auto total = tx.exec_params("SELECT count(*) FROM resources WHERE " + where, deployment_id, type_param);
+        const auto rows = tx.exec_params(std::string("SELECT ") + kResourceColumns + " FROM resources WHERE " + where +
+                                             " ORDER BY " + Joined(sort, "created_at DESC") + " LIMIT " +
+                                             std::to_string(size) + " OFFSET " +
+                                             std::to_string(static_cast<std::int64_t>(page) * size),
+                                         deployment_id, type_param);
+        Page<domain::Resource> out;
+        out.total = total[0][0].as<std::int64_t>();
+        for (const auto& row : rows) {
+            out.items.push_back(RowToResource(row));
+        }
+        return out;
+    });
+}
+
+Result<std::optional<domain::Resource>> PgDeploymentStore::GetResource(const std::string& deployment_id,
+                                                                       const std::string& resource_id) {
+    return pool_.Run([&](pqxx::connection& conn) -> std::optional<domain::Resource> {
+        pqxx::read_transaction tx(conn);
+        const auto r = tx.exec_params(std::string("SELECT ") + kResourceColumns +
+                                          " FROM resources WHERE deployment_id = $1::uuid AND id = $2::uuid",
+                                      deployment_id, resource_id);
+        if (r.empty()) {
+            return std::nullopt;
+        }
+        return RowToResource(r[0]);
+    });
+}
+
+Status PgDeploymentStore::BeginDelete(const std::string& id, bool force) {
+    return pool_.Run([&](pqxx::connection& conn) -> Status {
+        pqxx::work tx(conn);
+        const auto r = tx.exec_params(
+            "UPDATE deployments SET status = 'DELETE_IN_PROGRESS', status_reason = NULL, task = 'NONE', "
+            "updated_at = now() WHERE id = $1::uuid AND status NOT IN ('DELETE_IN_PROGRESS', 'DELETE_COMPLETE') "
+            "RETURNING id",
+            id
+        );
+        if (r.empty()) {
+            auto status = CurrentStatus(tx, id);
+            if (!status) {
+                return status.error();
+            }
+            return Error::Conflict("Deployment already in " + std::string(domain::StatusName(*status)) + " state.");
+        }
+        tx.exec_params("UPDATE resources SET state = 'DELETING', updated_at = now() WHERE deployment_id = $1::uuid", id);
+        // Removing the pending step cancels it; a worker still running it loses its lease fence.
+        tx.exec_params("DELETE FROM jobs WHERE deployment_id = $1::uuid AND workflow", id);
+        tx.exec_params("INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'delete', $2::jsonb)", id,
+                       Json{{"force", force}}.dump());
+        tx.commit();
+        return Ok();
+    });
+}
+
+Status PgDeploymentStore::BeginUpdate(const UpdateRequest& u) {
+    return pool_.Run([&](pqxx::connection& conn) -> Status {
+        pqxx::work tx(conn);
+        const int no_value = -1;
+        const auto r = tx.exec_params(
+            "UPDATE deployments SET status = 'UPDATE_IN_PROGRESS', status_reason = NULL, task = 'NONE', "
+            "updated_at = now(), template = $2, parameters = $3::jsonb, callback = COALESCE(NULLIF($4, ''), callback), "
+            "timeout_mins = NULLIF($5, -1), provider_timeout_mins = NULLIF($6, -1), "
+            "max_providers_retry = NULLIF($7, -1), keep_last_attempt = $8, req_cpus = $9, req_mem_mb = $10, "
+            "req_gpus = $11, req_instances = $12, "
+            "deadline = CASE WHEN $5 = -1 THEN NULL ELSE now() + make_interval(mins => $5) END "
+            "WHERE id = $1::uuid AND status IN ('CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_FAILED') RETURNING id",
+            u.id, u.template_text, u.parameters.dump(), u.callback, u.options.timeout_mins.value_or(no_value),
+            u.options.provider_timeout_mins.value_or(no_value), u.options.max_providers_retry.value_or(no_value),
+            u.options.keep_last_attempt, u.req_cpus, u.req_mem_mb, u.req_gpus, u.req_instances
+        );
+        if (r.empty()) {
+            auto status = CurrentStatus(tx, u.id);
+            if (!status) {
+                return status.error();
+            }
+            return Error::Conflict("Cannot update a deployment in " + std::string(domain::StatusName(*status)) + " state");
+        }
+        InsertResources(tx, u.id, u.added);
+        if (!u.removed_resource_ids.empty()) {
+            tx.exec_params(
+                "UPDATE resources SET state = 'DELETING', updated_at = now() WHERE deployment_id = $1::uuid AND "
+                "id::text = ANY (ARRAY(SELECT jsonb_array_elements_text($2::jsonb)))",
+                u.id, Json(u.removed_resource_ids).dump()
+            );
+        }
+        tx.exec_params(
+            "UPDATE resources SET state = 'CONFIGURING', updated_at = now() WHERE deployment_id = $1::uuid "
+            "AND state NOT IN ('CREATING', 'DELETING', 'STARTED')",
+            u.id
+        );
+        tx.exec_params("INSERT INTO jobs (deployment_id, kind) VALUES ($1::uuid, 'update')", u.id);
+        tx.commit();
+        return Ok();
+    });
+}
+
+Status PgDeploymentStore::ResetToDeleteFailed(const std::string& id) {
+    return pool_.Run([&](pqxx::connection& conn) -> Status {
+        pqxx::work tx(conn);
+        const auto r = tx.exec_params(
+            "UPDATE deployments SET status = 'DELETE_FAILED', status_reason = NULL, task = 'NONE', updated_at = now() "
+            "WHERE id = $1::uuid AND status = 'DELETE_IN_PROGRESS' RETURNING id",
+            id
+        );
+        if (r.empty()) {
+            auto status = CurrentStatus(tx, id);
+            if (!status) {
+                return status.error();
+            }
+            return Error::Conflict("Cannot reset a deployment in " + std::string(domain::StatusName(*status)) + " state");
+        }
+        tx.exec_params("DELETE FROM jobs WHERE deployment_id = $1::uuid AND workflow", id);
+        tx.commit();
+        return Ok();
+    });
+}
+
+Result<std::string> PgDeploymentStore::GetLog(const std::string& id) {
+    return pool_.Run([&](pqxx::connection& conn) -> std::string {
+        pqxx::read_transaction tx(conn);
+        const auto r = tx.exec_params("SELECT log FROM deployments WHERE id = $1::uuid", id);
+        return r.empty() ? std::string() : TextOr(r[0][0]);
+    });
+}
+
+Result<Json> PgDeploymentStore::GetPlacement(const std::string& id) {
+    return pool_.Run([&](pqxx::connection& conn) -> Json {
+        pqxx::read_transaction tx(conn);
+        const auto r = tx.exec_params("SELECT placement->'decision' FROM deployments WHERE id = $1::uuid", id);
+        return r.empty() ? Json(nullptr) : JsonOr(r[0][0], nullptr);
+    });
+}
+
+Status PgDeploymentStore::BeginAction(const std::string& id, const std::string& resource_id, const std::string& action) {
+    return pool_.Run([&](pqxx::connection& conn) -> Status {
+        pqxx::work tx(conn);
+        auto status = CurrentStatus(tx, id);
+        if (!status) {
+            return status.error();
+        }
+        if (*status != DStatus::kCreateComplete && *status != DStatus::kUpdateComplete && *status != DStatus::kUpdateFailed) {
+            return Error::Conflict("Cannot perform actions on deployment in " + std::string(domain::StatusName(*status)) +
+                                   " state");
+        }
+        const auto res = tx.exec_params(
+            "SELECT state FROM resources WHERE deployment_id = $1::uuid AND id::text = $2 FOR UPDATE", id, resource_id
+        );
+        if (res.empty()) {
+            return Error::InvalidArgument("Resource " + resource_id + " not found in deployment " + id);
+        }
+        const std::string state = res[0][0].as<std::string>();
+        const bool start = action == "start";
+        if ((start && state != "STOPPED") || (!start && state != "STARTED")) {
+            return Error::InvalidArgument(std::string(start ? "Cannot start" : "Cannot stop") + " node in state " + state);
+        }
+        tx.exec_params("UPDATE resources SET state = $3, updated_at = now() WHERE deployment_id = $1::uuid AND id::text = $2",
+                       id, resource_id, std::string(start ? "STARTING" : "STOPPING"));
+        tx.exec_params("INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'action', $2::jsonb)", id,
+                       Json{{"resource", resource_id}, {"action", action}}.dump());
+        tx.commit();
+        return Ok();
+    });
+}
+
+}  // namespace orch::store

@@ -1,0 +1,62 @@
+#include "pg_rows.hpp"
+
+namespace orch::store {
+
+domain::Deployment RowToDeployment(const pqxx::row& row) {
+    domain::Deployment d;
+    d.id = row[0].as<std::string>();
+    d.created_at = FromMicros(row[1].as<std::int64_t>());
+    d.updated_at = FromMicros(row[2].as<std::int64_t>());
+    d.status = domain::ParseStatus(row[3].as<std::string>()).value_or(domain::Status::kUnknown);
+    d.status_reason = TextOr(row[4]);
+    d.task = TextOr(row[5]) == "DEPLOYER" ? domain::Task::kDeployer : domain::Task::kNone;
+    d.physical_id = TextOr(row[6]);
+    d.callback = TextOr(row[7]);
+    d.user_group = TextOr(row[8]);
+    if (!TextOr(row[9]).empty()) {
+        d.owner = domain::Owner{row[9].as<std::string>(), TextOr(row[10])};
+    }
+    d.cloud_provider_name = TextOr(row[11]);
+    d.cloud_provider_endpoint = JsonOr(row[12], nullptr);
+    d.outputs = JsonOr(row[13], Json::object());
+    d.template_text = TextOr(row[14]);
+    d.parameters = JsonOr(row[15], Json::object());
+    if (!row[16].is_null()) {
+        d.options.timeout_mins = row[16].as<int>();
+    }
+    if (!row[17].is_null()) {
+        d.options.provider_timeout_mins = row[17].as<int>();
+    }
+    if (!row[18].is_null()) {
+        d.options.max_providers_retry = row[18].as<int>();
+    }
+    d.options.keep_last_attempt = row[19].as<bool>();
+    d.kind = TextOr(row[20]);
+    d.req_cpus = row[21].as<double>();
+    d.req_mem_mb = row[22].as<std::int64_t>();
+    d.req_gpus = row[23].as<int>();
+    d.req_instances = row[24].as<int>();
+    return d;
+}
+
+domain::Resource RowToResource(const pqxx::row& row) {
+    domain::Resource r;
+    r.id = row[0].as<std::string>();
+    r.deployment_id = row[1].as<std::string>();
+    r.created_at = FromMicros(row[2].as<std::int64_t>());
+    r.updated_at = FromMicros(row[3].as<std::int64_t>());
+    r.physical_id = TextOr(row[4]);
+    r.state = domain::ParseNodeState(row[5].as<std::string>()).value_or(domain::NodeState::kError);
+    r.node_type = row[6].as<std::string>();
+    r.node_name = row[7].as<std::string>();
+    for (const auto& t : JsonOr(row[8], Json::array())) {
+        if (t.is_string()) {
+            r.type_chain.push_back(t.get<std::string>());
+        }
+    }
+    r.instance_index = row[9].as<int>();
+    r.metadata = JsonOr(row[10], Json::object());
+    return r;
+}
+
+}  // namespace orch::store

@@ -1,0 +1,50 @@
+#pragma once
+
+// Row ↔ domain mapping shared by the PostgreSQL stores (private to the store area).
+#include <pqxx/pqxx>
+
+#include <chrono>
+#include <string>
+
+#include "common/json.hpp"
+#include "orchestrator/domain/deployment.hpp"
+
+namespace orch::store {
+
+/// Timestamps travel as microseconds since the epoch, avoiding text time-zone parsing.
+inline std::int64_t ToMicros(domain::TimePoint t) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+inline domain::TimePoint FromMicros(std::int64_t us) {
+    return domain::TimePoint(std::chrono::duration_cast<domain::TimePoint::duration>(std::chrono::microseconds(us)));
+}
+
+inline std::string TextOr(const pqxx::field& f, std::string fallback = {}) {
+    return f.is_null() ? std::move(fallback) : f.as<std::string>();
+}
+
+inline Json JsonOr(const pqxx::field& f, Json fallback) {
+    if (f.is_null()) {
+        return fallback;
+    }
+    Json parsed = Json::parse(f.c_str(), nullptr, false);
+    return parsed.is_discarded() ? fallback : parsed;
+}
+
+/// The select list matching RowToDeployment.
+inline constexpr const char* kDeploymentColumns =
+    "id::text, (extract(epoch from created_at)*1000000)::bigint, (extract(epoch from updated_at)*1000000)::bigint, "
+    "status, status_reason, task, physical_id, callback, user_group, owner_issuer, owner_subject, "
+    "cloud_provider_name, cloud_provider_endpoint::text, outputs::text, template, parameters::text, timeout_mins, "
+    "provider_timeout_mins, max_providers_retry, keep_last_attempt, kind, req_cpus, req_mem_mb, req_gpus, req_instances";
+
+domain::Deployment RowToDeployment(const pqxx::row& row);
+
+inline constexpr const char* kResourceColumns =
+    "id::text, deployment_id::text, (extract(epoch from created_at)*1000000)::bigint, "
+    "(extract(epoch from updated_at)*1000000)::bigint, physical_id, state, node_type, node_name, "
+    "array_to_json(type_chain)::text, instance_index, metadata::text";
+
+domain::Resource RowToResource(const pqxx::row& row);
+
+}  // namespace orch::store

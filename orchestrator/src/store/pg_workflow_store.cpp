@@ -1,0 +1,264 @@
+#include "orchestrator/store/pg_workflow_store.hpp"
+
+#include "pg_rows.hpp"
+
+namespace orch::store {
+namespace {
+
+using workflow::Job;
+using workflow::Transition;
+
+const Error kLeaseLost = Error::Conflict("job lease lost");
+
+// The fence: the job must still exist and be leased to us; locks it for the transaction.
+bool HoldsLease(pqxx::work& tx, const Job& job, const std::string& owner) {
+    return !tx.exec_params("SELECT 1 FROM jobs WHERE id = $1 AND lease_owner = $2 FOR UPDATE", job.id, owner).empty();
+}
+
+void InsertJob(pqxx::work& tx, const std::string& deployment_id, const workflow::NextJob& next) {
+    tx.exec_params(
+        "INSERT INTO jobs (deployment_id, kind, workflow, payload, run_at) "
+        "VALUES ($1::uuid, $2, $3, $4::jsonb, now() + make_interval(secs => $5 / 1000.0))",
+        deployment_id, next.kind, next.workflow, next.payload.dump(), static_cast<std::int64_t>(next.delay.count())
+    );
+}
+
+// One UPDATE with only the columns the transition sets; parameters are numbered as appended.
+void ApplyDeployment(pqxx::work& tx, const std::string& id, const Transition& t) {
+    std::vector<std::string> params{id};
+    std::string set = "updated_at = now()";
+    const auto add = [&](const std::string& column, const std::string& value, const std::string& cast = "") {
+        params.push_back(value);
+        set += ", " + column + " = $" + std::to_string(params.size()) + cast;
+    };
+    const auto add_nullable = [&](const std::string& column, const std::string& value, const std::string& cast = "") {
+        params.push_back(value);
+        set += ", " + column + " = NULLIF($" + std::to_string(params.size()) + ", '')" + cast;
+    };
+    if (t.status) {
+        add("status", std::string(domain::StatusName(*t.status)));
+    }
+    if (t.status_reason) {
+        add_nullable("status_reason", *t.status_reason);
+    }
+    if (t.task) {
+        add("task", std::string(domain::TaskName(*t.task)));
+    }
+    if (t.physical_id) {
+        add_nullable("physical_id", *t.physical_id);
+    }
+    if (t.provider_name) {
+        add_nullable("cloud_provider_name", *t.provider_name);
+    }
+    if (t.provider_endpoint) {
+        add_nullable("cloud_provider_endpoint", t.provider_endpoint->is_null() ? "" : t.provider_endpoint->dump(), "::jsonb");
+    }
+    if (t.outputs) {
+        add("outputs", t.outputs->dump(), "::jsonb");
+    }
+    if (t.placement) {
+        add_nullable("placement", t.placement->is_null() ? "" : t.placement->dump(), "::jsonb");
+    }
+    if (t.candidate_index) {
+        add("candidate_index", std::to_string(*t.candidate_index), "::int");
+    }
+    if (t.handle) {
+        add_nullable("handle", t.handle->is_null() ? "" : t.handle->dump(), "::jsonb");
+    }
+    if (t.log) {
+        add("log", *t.log);
+    }
+    tx.exec_params("UPDATE deployments SET " + set + " WHERE id = $1::uuid", pqxx::prepare::make_dynamic_params(params));
+}
+
+void ApplyResources(pqxx::work& tx, const std::string& id, const Transition& t) {
+    // Removed instances go first, so a state applied to "every resource" does not revive them.
+    if (t.drop_deleting_resources) {
+        tx.exec_params("DELETE FROM resources WHERE deployment_id = $1::uuid AND state = 'DELETING'", id);
+    }
+    if (t.resources_state) {
+        tx.exec_params("UPDATE resources SET state = $2, updated_at = now() WHERE deployment_id = $1::uuid AND "
+                       "state <> 'DELETED'",
+                       id, std::string(domain::NodeStateName(*t.resources_state)));
+    }
+    for (const auto& c : t.resource_changes) {
+        const std::string where = c.id.empty() ? "deployment_id = $1::uuid AND node_name = $2 AND instance_index = $3::int"
+                                               : "deployment_id = $1::uuid AND id::text = $2 AND $3::int = $3::int";
+        const std::string key = c.id.empty() ? c.node : c.id;
+        tx.exec_params("UPDATE resources SET updated_at = now(), state = COALESCE(NULLIF($4, ''), state), "
+                       "physical_id = COALESCE(NULLIF($5, ''), physical_id), "
+                       "metadata = CASE WHEN $6 = '' THEN metadata ELSE $6::jsonb END WHERE " + where,
+                       id, key, c.index, c.state ? std::string(domain::NodeStateName(*c.state)) : std::string(),
+                       c.physical_id.value_or(""), c.metadata ? c.metadata->dump() : std::string());
+    }
+}
+
+void ApplyAttempt(pqxx::work& tx, const std::string& id, const workflow::Attempt& a) {
+    tx.exec_params("UPDATE attempts SET outcome = $3, reason = NULLIF($4, ''), "
+                   "finished_at = CASE WHEN $3 = 'RUNNING' THEN NULL ELSE COALESCE(finished_at, now()) END, "
+                   "handle = CASE WHEN $5 = '' THEN handle ELSE $5::jsonb END, cleaned = cleaned OR $6 "
+                   "WHERE deployment_id = $1::uuid AND seq = $2",
+                   id, a.seq, a.outcome, a.reason, a.handle.is_null() ? std::string() : a.handle.dump(), a.cleaned);
+}
+
+}  // namespace
+
+Result<std::vector<Job>> PgWorkflowStore::Claim(const std::string& owner, int max, std::chrono::milliseconds lease) {
+    return pool_.Run([&](pqxx::connection& conn) {
+        pqxx::work tx(conn);
+        // SKIP LOCKED: concurrent claimers (threads or replicas) never wait on, or take, the same row.
+        const auto rows = tx.exec_params(
+            "UPDATE jobs SET lease_owner = $1, lease_until = now() + make_interval(secs => $2 / 1000.0), "
+            "attempts = attempts + 1 WHERE id IN (SELECT id FROM jobs WHERE run_at <= now() AND "
+            "(lease_until IS NULL OR lease_until < now()) ORDER BY run_at LIMIT $3 FOR UPDATE SKIP LOCKED) "
+            "RETURNING id, deployment_id::text, kind, workflow, payload::text, attempts",
+            owner, static_cast<std::int64_t>(lease.count()), max
+        );
+        tx.commit();
+        std::vector<Job> jobs;
+        for (const auto& row : rows) {
+            Job job;
+            job.id = row[0].as<std::int64_t>();
+            job.deployment_id = row[1].as<std::string>();
+            job.kind = row[2].as<std::string>();
+            job.workflow = row[3].as<bool>();
+            job.payload = JsonOr(row[4], Json::object());
+            job.attempts = row[5].as<int>();
+            job.lease_owner = owner;
+            jobs.push_back(std::move(job));
+        }
+        return jobs;
+    });
+}
+
+Result<std::vector<std::int64_t>> PgWorkflowStore::Heartbeat(const std::string& owner,
+                                                             const std::vector<std::int64_t>& ids,
+                                                             std::chrono::milliseconds lease) {
+    return pool_.Run([&](pqxx::connection& conn) {
+        pqxx::work tx(conn);
+        const auto rows = tx.exec_params(
+            "UPDATE jobs SET lease_until = now() + make_interval(secs => $2 / 1000.0) WHERE lease_owner = $1 AND "
+            "id = ANY (ARRAY(SELECT jsonb_array_elements_text($3::jsonb)::bigint)) RETURNING id",
+            owner, static_cast<std::int64_t>(lease.count()), Json(ids).dump()
+        );
+        tx.commit();
+        std::vector<std::int64_t> lost = ids;
+        for (const auto& row : rows) {
+            lost.erase(std::remove(lost.begin(), lost.end(), row[0].as<std::int64_t>()), lost.end());
+        }
+        return lost;
+    });
+}
+
+Result<std::optional<workflow::WorkflowState>> PgWorkflowStore::Load(const std::string& deployment_id) {
+    return pool_.Run([&](pqxx::connection& conn) -> std::optional<workflow::WorkflowState> {
+        pqxx::read_transaction tx(conn);
+        const auto d = tx.exec_params(std::string("SELECT ") + kDeploymentColumns +
+                                          ", placement::text, candidate_index, handle::text, "
+                                          "(extract(epoch from deadline)*1000000)::bigint FROM deployments WHERE id = $1::uuid",
+                                      deployment_id);
+        if (d.empty()) {
+            return std::nullopt;
+        }
+        workflow::WorkflowState s;
+        s.deployment = RowToDeployment(d[0]);
+        const auto base = static_cast<pqxx::row::size_type>(25);
+        s.placement = JsonOr(d[0][base], nullptr);
+        s.candidate_index = d[0][base + 1].as<int>();
+        s.handle = JsonOr(d[0][base + 2], nullptr);
+        if (!d[0][base + 3].is_null()) {
+            s.deadline = FromMicros(d[0][base + 3].as<std::int64_t>());
+        }
+        const auto attempts = tx.exec_params(
+            "SELECT seq, provider_id, provider_name, service_id, target::text, "
+            "(extract(epoch from started_at)*1000000)::bigint, outcome, reason, handle::text, cleaned "
+            "FROM attempts WHERE deployment_id = $1::uuid ORDER BY seq",
+            deployment_id
+        );
+        for (const auto& row : attempts) {
+            workflow::Attempt a;
+            a.seq = row[0].as<int>();
+            a.provider_id = row[1].as<std::string>();
+            a.provider_name = row[2].as<std::string>();
+            a.service_id = row[3].as<std::string>();
+            a.target = JsonOr(row[4], Json::object());
+            a.started_at = FromMicros(row[5].as<std::int64_t>());
+            a.outcome = row[6].as<std::string>();
+            a.reason = TextOr(row[7]);
+            a.handle = JsonOr(row[8], nullptr);
+            a.cleaned = row[9].as<bool>();
+            s.attempts.push_back(std::move(a));
+        }
+        const auto resources = tx.exec_params(std::string("SELECT ") + kResourceColumns +
+                                                  " FROM resources WHERE deployment_id = $1::uuid ORDER BY created_at, id",
+                                              deployment_id);
+        for (const auto& row : resources) {
+            s.resources.push_back(RowToResource(row));
+        }
+        return s;
+    });
+}
+
+Status PgWorkflowStore::StartAttempt(const Job& job, const std::string& owner, const workflow::Attempt& a) {
+    return pool_.Run([&](pqxx::connection& conn) -> Status {
+        pqxx::work tx(conn);
+        if (!HoldsLease(tx, job, owner)) {
+            return kLeaseLost;
+        }
+        tx.exec_params(
+            "INSERT INTO attempts (deployment_id, seq, provider_id, provider_name, service_id, target) "
+            "VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb) ON CONFLICT (deployment_id, seq) DO NOTHING",
+            job.deployment_id, a.seq, a.provider_id, a.provider_name, a.service_id, a.target.dump()
+        );
+        tx.commit();
+        return Ok();
+    });
+}
+
+Status PgWorkflowStore::Commit(const Job& job, const std::string& owner, const Transition& t) {
+    return pool_.Run([&](pqxx::connection& conn) -> Status {
+        pqxx::work tx(conn);
+        if (!HoldsLease(tx, job, owner)) {
+            return kLeaseLost;
+        }
+        ApplyDeployment(tx, job.deployment_id, t);
+        ApplyResources(tx, job.deployment_id, t);
+        if (t.finish_attempt) {
+            ApplyAttempt(tx, job.deployment_id, *t.finish_attempt);
+        }
+        tx.exec_params("DELETE FROM jobs WHERE id = $1", job.id);
+        if (t.next) {
+            InsertJob(tx, job.deployment_id, *t.next);
+        }
+        for (const auto& side : t.side_jobs) {
+            InsertJob(tx, job.deployment_id, side);
+        }
+        tx.commit();
+        return Ok();
+    });
+}
+
+Status PgWorkflowStore::Retry(const Job& job, const std::string& owner, std::chrono::milliseconds delay,
+                              const std::string& error) {
+    return pool_.Run([&](pqxx::connection& conn) -> Status {
+        pqxx::work tx(conn);
+        const auto r = tx.exec_params(
+            "UPDATE jobs SET lease_owner = NULL, lease_until = NULL, last_error = $3, "
+            "run_at = now() + make_interval(secs => $4 / 1000.0) WHERE id = $1 AND lease_owner = $2 RETURNING id",
+            job.id, owner, error.substr(0, 2000), static_cast<std::int64_t>(delay.count())
+        );
+        tx.commit();
+        return r.empty() ? Status(kLeaseLost) : Ok();
+    });
+}
+
+Result<std::pair<std::int64_t, std::int64_t>> PgWorkflowStore::QueueDepth() {
+    return pool_.Run([&](pqxx::connection& conn) {
+        pqxx::read_transaction tx(conn);
+        const auto r = tx.exec1("SELECT count(*) FILTER (WHERE lease_until IS NULL OR lease_until < now()), "
+                                "count(*) FILTER (WHERE lease_until >= now()) FROM jobs");
+        return std::make_pair(r[0].as<std::int64_t>(), r[1].as<std::int64_t>());
+    });
+}
+
+}  // namespace orch::store

@@ -1,0 +1,244 @@
+// update / update_poll, action / action_poll, and callback.
+#include "create_steps.hpp"
+
+namespace orch::workflow::steps {
+namespace {
+
+Transition UpdateFailed(const std::string& reason) {
+    Transition t;
+    t.status = domain::Status::kUpdateFailed;
+    t.status_reason = reason;
+    t.task = domain::Task::kNone;
+    t.side_jobs.push_back(CallbackJob());
+    return t;
+}
+
+// A failed action fails the deployment, as the original does (CREATE_COMPLETE → CREATE_FAILED).
+Transition ActionFailed(const WorkflowState& st, const std::string& resource_id, const std::string& reason) {
+    Transition t;
+    t.status = st.deployment.status == domain::Status::kCreateComplete ? domain::Status::kCreateFailed
+                                                                        : domain::Status::kUpdateFailed;
+    t.status_reason = reason;
+    t.task = domain::Task::kNone;
+    t.resource_changes.push_back(StateOf(resource_id, domain::NodeState::kError));
+    return t;
+}
+
+struct Current {
+    connectors::Connector* connector = nullptr;
+    connectors::Handle handle;
+    tosca::DeploymentSpec spec;
+};
+
+Result<Current> CurrentTarget(StepServices& s, const WorkflowState& st) {
+    if (!st.handle.is_object()) {
+        return Error::Internal("the deployment has no provider-side handle");
+    }
+    Current c;
+    ORCH_ASSIGN_OR_RETURN(c.handle, HandleFromJson(st.handle));
+    c.connector = s.connectors.Find(c.handle.target.kind);
+    if (c.connector == nullptr) {
+        return Error::Internal("no connector for the deployment's site");
+    }
+    ORCH_ASSIGN_OR_RETURN(c.handle, WithCredentials(s, std::move(c.handle), st.deployment.owner));
+    ORCH_ASSIGN_OR_RETURN(c.spec, s.templates.Build(st.deployment.template_text, st.deployment.parameters));
+    return c;
+}
+
+Result<std::optional<WorkflowState>> LoadIn(StepServices& s, const Job& job, domain::Status expected) {
+    ORCH_ASSIGN_OR_RETURN(auto st, s.store.Load(job.deployment_id));
+    if (st && st->deployment.status != expected) {
+        return std::optional<WorkflowState>();
+    }
+    return st;
+}
+
+}  // namespace
+
+StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
+    (void)cancel;
+    auto loaded = LoadIn(s, job, domain::Status::kUpdateInProgress);
+    if (!loaded) {
+        return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
+    }
+    if (!*loaded) {
+        return StepResult::Commit({});
+    }
+    const WorkflowState& st = **loaded;
+    auto current = CurrentTarget(s, st);
+    if (!current) {
+        return StepResult::Commit(UpdateFailed(current.error().message));
+    }
+    connectors::DeployRequest request;
+    request.deployment_id = st.deployment.id;
+    request.spec = &current->spec;
+    request.target = current->handle.target;
+    const auto updated = current->connector->Update(current->handle, request);
+    if (!Value(updated)) {
+        const auto& failure = FailureOf(updated);
+        if (failure.kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
+            return StepResult::Retry(Backoff(job.attempts), failure.message);
+        }
+        return StepResult::Commit(UpdateFailed(failure.message));
+    }
+    Transition t;
+    t.task = domain::Task::kDeployer;
+    t.handle = HandleToJson(*Value(updated));
+    t.next = NextJob{"update_poll", Json{{"polls", 0}}, s.options.first_poll, true};
+    t.side_jobs.push_back(CallbackJob());
+    return StepResult::Commit(std::move(t));
+}
+
+StepResult UpdatePoll(StepServices& s, const Job& job, const CancelToken& cancel) {
+    (void)cancel;
+    auto loaded = LoadIn(s, job, domain::Status::kUpdateInProgress);
+    if (!loaded) {
+        return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
+    }
+    if (!*loaded) {
+        return StepResult::Commit({});
+    }
+    const WorkflowState& st = **loaded;
+    auto current = CurrentTarget(s, st);
+    if (!current) {
+        return StepResult::Commit(UpdateFailed(current.error().message));
+    }
+    const int polls = job.payload.value("polls", 0);
+    const auto observed = current->connector->Poll(current->handle, current->spec);
+    if (!Value(observed)) {
+        const auto& failure = FailureOf(observed);
+        if (failure.kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
+            return StepResult::Retry(Backoff(job.attempts), failure.message);
+        }
+        return StepResult::Commit(UpdateFailed(failure.message));
+    }
+    const auto& obs = *Value(observed);
+    if (obs.phase == connectors::Phase::kReady) {
+        Transition t;
+        t.status = domain::Status::kUpdateComplete;
+        t.status_reason = "";
+        t.task = domain::Task::kNone;
+        t.outputs = s.resolve_outputs ? s.resolve_outputs(current->spec, obs.attributes) : Json::object();
+        t.drop_deleting_resources = true;
+        t.resources_state = domain::NodeState::kStarted;
+        t.resource_changes = InstanceChanges(obs.instances, domain::NodeState::kStarted);
+        t.side_jobs.push_back(CallbackJob());
+        return StepResult::Commit(std::move(t));
+    }
+    if (obs.phase != connectors::Phase::kInProgress) {
+        return StepResult::Commit(UpdateFailed(obs.reason.empty() ? "the update failed on the site" : obs.reason));
+    }
+    Transition t;
+    t.next = NextJob{"update_poll", Json{{"polls", polls + 1}}, PollDelay(s.options, polls + 1), true};
+    return StepResult::Commit(std::move(t));
+}
+
+StepResult Action(StepServices& s, const Job& job, const CancelToken& cancel) {
+    (void)cancel;
+    auto loaded = s.store.Load(job.deployment_id);
+    if (!loaded) {
+        return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
+    }
+    if (!*loaded) {
+        return StepResult::Commit({});
+    }
+    const WorkflowState& st = **loaded;
+    const std::string rid = job.payload.value("resource", "");
+    const std::string action = job.payload.value("action", "");
+    std::string physical_id;
+    for (const auto& r : st.resources) {
+        if (r.id == rid) {
+            physical_id = r.physical_id;
+        }
+    }
+    auto current = CurrentTarget(s, st);
+    if (!current) {
+        return StepResult::Commit(ActionFailed(st, rid, current.error().message));
+    }
+    const auto acted = current->connector->Act(current->handle, physical_id, action);
+    if (!Value(acted)) {
+        const auto& failure = FailureOf(acted);
+        if (failure.kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
+            return StepResult::Retry(Backoff(job.attempts), failure.message);
+        }
+        return StepResult::Commit(ActionFailed(st, rid, failure.message));
+    }
+    Json payload = job.payload;
+    payload["physical_id"] = physical_id;
+    payload["started_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+    payload["polls"] = 0;
+    return StepResult::Commit(Then(NextJob{"action_poll", payload, s.options.first_poll, true}));
+}
+
+StepResult ActionPoll(StepServices& s, const Job& job, const CancelToken& cancel) {
+    (void)cancel;
+    auto loaded = s.store.Load(job.deployment_id);
+    if (!loaded) {
+        return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
+    }
+    if (!*loaded) {
+        return StepResult::Commit({});
+    }
+    const WorkflowState& st = **loaded;
+    const std::string rid = job.payload.value("resource", "");
+    const std::string want = job.payload.value("action", "") == "start" ? "STARTED" : "STOPPED";
+    const std::string physical_id = job.payload.value("physical_id", "");
+    const int polls = job.payload.value("polls", 0);
+    auto current = CurrentTarget(s, st);
+    if (!current) {
+        return StepResult::Commit(ActionFailed(st, rid, current.error().message));
+    }
+    const auto observed = current->connector->Poll(current->handle, current->spec);
+    if (const auto* obs = Value(observed)) {
+        for (const auto& inst : obs->instances) {
+            if (inst.physical_id == physical_id && inst.state == want) {
+                Transition t;
+                t.resource_changes.push_back(StateOf(rid, domain::ParseNodeState(want)));
+                return StepResult::Commit(std::move(t));
+            }
+        }
+    }
+    const auto started = std::chrono::milliseconds(job.payload.value("started_ms", std::int64_t{0}));
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+    if (now - started > s.options.action_timeout) {
+        return StepResult::Commit(ActionFailed(st, rid, std::string(kTimeoutReason)));
+    }
+    Json payload = job.payload;
+    payload["polls"] = polls + 1;
+    return StepResult::Commit(Then(NextJob{"action_poll", payload, PollDelay(s.options, polls + 1), true}));
+}
+
+StepResult Callback(StepServices& s, const Job& job, const CancelToken& cancel) {
+    (void)cancel;
+    auto loaded = s.store.Load(job.deployment_id);
+    if (!loaded) {
+        return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
+    }
+    if (!*loaded || (*loaded)->deployment.callback.empty() || !s.render) {
+        return StepResult::Commit({});
+    }
+    const auto& d = (*loaded)->deployment;
+    http::ClientRequest request;
+    request.method = "POST";
+    request.url = d.callback;
+    request.headers = {{"Content-Type", "application/json"}};
+    request.body = s.render(d).dump();
+    request.timeout = s.options.callback_timeout;
+    request.max_response_bytes = 64 * 1024;
+    const auto response = s.http.Send(request);
+    const bool ok = response && response->status >= 200 && response->status < 300;
+    if (ok) {
+        return StepResult::Commit({});
+    }
+    const std::string why = response ? "HTTP " + std::to_string(response->status) : response.error().message;
+    // A failing callback never fails the deployment: retry a few times, then give up (logged).
+    if (job.attempts <= s.options.callback_retries) {
+        return StepResult::Retry(Backoff(job.attempts, std::chrono::seconds(30)), "callback failed: " + why);
+    }
+    ORCH_LOG_WARN("callback abandoned", {{"url", d.callback}, {"error", why}});
+    return StepResult::Commit({});
+}
+
+}  // namespace orch::workflow::steps

@@ -1,0 +1,227 @@
+// deploy (place, then create on the current candidate) and poll (until ready or failed).
+#include "create_steps.hpp"
+
+namespace orch::workflow::steps {
+namespace {
+
+bool PastDeadline(const WorkflowState& st) {
+    return st.deadline && std::chrono::system_clock::now() > *st.deadline;
+}
+
+StepResult Place(StepServices& s, const WorkflowState& st, const tosca::DeploymentSpec& spec, const Job& job) {
+    const auto& d = st.deployment;
+    placement::PlacementRequest request;
+    request.spec = &spec;
+    request.deployment_id = d.id;
+    if (d.owner) {
+        request.requester = {d.owner->issuer, d.owner->subject, d.user_group};
+    } else {
+        request.requester.user_group = d.user_group;
+    }
+    auto decision = s.placer.Place(request);
+    if (!decision) {
+        if (job.attempts <= s.options.max_transient_retries) {
+            return StepResult::Retry(Backoff(job.attempts), "placement: " + decision.error().message);
+        }
+        return StepResult::Commit(FailCreate(st, "Error filtering Cloud Providers: " + decision.error().message));
+    }
+    std::size_t limit = decision->ranked.size();
+    if (d.options.max_providers_retry) {
+        limit = std::min(limit, static_cast<std::size_t>(*d.options.max_providers_retry));
+    }
+    Json candidates = Json::array();
+    for (std::size_t i = 0; i < limit; ++i) {
+        candidates.push_back(CandidateToJson(decision->ranked[i]));
+    }
+    const Json placement = {{"decision", decision->ToJson()}, {"candidates", candidates}};
+    if (candidates.empty()) {
+        Transition t = FailCreate(st, decision->NoCandidateMessage());
+        t.placement = placement;
+        return StepResult::Commit(std::move(t));
+    }
+    Transition t;
+    t.placement = placement;
+    t.candidate_index = 0;
+    t.next = NextJob{"deploy", Json::object(), {}, true};
+    return StepResult::Commit(std::move(t));
+}
+
+StepResult CreateOn(StepServices& s, const WorkflowState& st, const tosca::DeploymentSpec& spec, const Job& job,
+                    const CancelToken& cancel) {
+    const int seq = st.candidate_index;
+    const Json& stored = st.placement["candidates"][static_cast<std::size_t>(seq)];
+    auto candidate = CandidateFromJson(stored);
+    if (!candidate) {
+        return StepResult::Commit(FailCreate(st, candidate.error().message));
+    }
+    Attempt attempt;
+    attempt.seq = seq;
+    attempt.provider_id = candidate->target.site_id;
+    attempt.provider_name = candidate->provider_name;
+    attempt.service_id = candidate->target.service_id;
+    attempt.target = stored;
+    // Write-ahead: a delete arriving while Create runs must find this attempt to clean it.
+    if (auto started = s.store.StartAttempt(job, job.lease_owner, attempt); !started) {
+        return StepResult::Retry(Backoff(job.attempts), started.error().message);
+    }
+    if (cancel.cancelled()) {
+        return StepResult::Commit({});
+    }
+    connectors::Connector* connector = s.connectors.Find(candidate->target.kind);
+    if (connector == nullptr) {
+        return StepResult::Commit(NextSite(st, seq, "no connector for " +
+                                                        std::string(connectors::TargetKindName(candidate->target.kind))));
+    }
+    connectors::DeployRequest request;
+    request.deployment_id = st.deployment.id;
+    request.spec = &spec;
+    request.target = candidate->target;
+    request.placements = candidate->placements;
+    auto creds = s.credentials.For(request.target, st.deployment.owner);
+    if (!creds) {
+        return StepResult::Commit(NextSite(st, seq, "cannot obtain credentials: " + creds.error().message));
+    }
+    request.target.credentials = *creds;
+    const auto created = connector->Create(request);
+    if (const auto* handle = Value(created)) {
+        Transition t;
+        t.task = domain::Task::kDeployer;
+        t.physical_id = handle->physical_id;
+        t.provider_name = candidate->provider_name;
+        t.provider_endpoint = candidate->endpoint;
+        t.handle = HandleToJson(*handle);
+        t.resources_state = domain::NodeState::kCreating;
+        Attempt running = attempt;
+        running.outcome = "RUNNING";
+        running.handle = HandleToJson(*handle);
+        t.finish_attempt = running;
+        t.next = NextJob{"poll", Json{{"seq", seq}, {"polls", 0}}, s.options.first_poll, true};
+        t.side_jobs.push_back(CallbackJob());
+        return StepResult::Commit(std::move(t));
+    }
+    const auto& failure = FailureOf(created);
+    if (failure.kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
+        return StepResult::Retry(Backoff(job.attempts), failure.message);
+    }
+    if (failure.kind == connectors::FailureKind::kUserError) {
+        Transition t = FailCreate(st, failure.message);
+        Attempt failed = attempt;
+        failed.outcome = "FAILED";
+        failed.reason = failure.message;
+        t.finish_attempt = failed;
+        t.side_jobs.push_back(NextJob{"cleanup", Json{{"seq", seq}}, {}, false});
+        return StepResult::Commit(std::move(t));
+    }
+    return StepResult::Commit(NextSite(st, seq, failure.message));
+}
+
+}  // namespace
+
+StepResult Deploy(StepServices& s, const Job& job, const CancelToken& cancel) {
+    auto loaded = s.store.Load(job.deployment_id);
+    if (!loaded) {
+        return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
+    }
+    if (!*loaded || (*loaded)->deployment.status != domain::Status::kCreateInProgress) {
+        return StepResult::Commit({});  // deleted or moved on meanwhile: nothing to do
+    }
+    const WorkflowState& st = **loaded;
+    if (PastDeadline(st)) {
+        return StepResult::Commit(FailCreate(st, std::string(kTimeoutReason)));
+    }
+    auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters);
+    if (!spec) {
+        return StepResult::Commit(FailCreate(st, spec.error().message));
+    }
+    if (st.placement.is_null()) {
+        return Place(s, st, *spec, job);
+    }
+    if (st.candidate_index >= CandidateCount(st)) {
+        return StepResult::Commit(FailCreate(st, ExhaustedMessage(st)));
+    }
+    return CreateOn(s, st, *spec, job, cancel);
+}
+
+StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
+    (void)cancel;
+    auto loaded = s.store.Load(job.deployment_id);
+    if (!loaded) {
+        return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
+    }
+    if (!*loaded || (*loaded)->deployment.status != domain::Status::kCreateInProgress) {
+        return StepResult::Commit({});
+    }
+    const WorkflowState& st = **loaded;
+    const int seq = job.payload.value("seq", st.candidate_index);
+    const int polls = job.payload.value("polls", 0);
+    if (seq < 0 || static_cast<std::size_t>(seq) >= st.attempts.size()) {
+        return StepResult::Commit(FailCreate(st, "internal: attempt " + std::to_string(seq) + " not found"));
+    }
+    const Attempt& attempt = st.attempts[static_cast<std::size_t>(seq)];
+    if (PastDeadline(st)) {
+        Transition t = FailCreate(st, std::string(kTimeoutReason));
+        return StepResult::Commit(std::move(t));
+    }
+    const int provider_mins = st.deployment.options.provider_timeout_mins.value_or(s.options.default_provider_timeout_mins);
+    if (std::chrono::system_clock::now() > attempt.started_at + std::chrono::minutes(provider_mins)) {
+        return StepResult::Commit(NextSite(st, seq, "Provider timeout during deployment (" + std::to_string(provider_mins) +
+                                                        " minutes)"));
+    }
+    auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters);
+    if (!spec) {
+        return StepResult::Commit(FailCreate(st, spec.error().message));
+    }
+    auto handle = HandleOf(attempt, st.deployment.id);
+    if (!handle) {
+        return StepResult::Commit(NextSite(st, seq, handle.error().message));
+    }
+    auto with_creds = WithCredentials(s, *handle, st.deployment.owner);
+    connectors::Connector* connector = s.connectors.Find(handle->target.kind);
+    if (!with_creds || connector == nullptr) {
+        return StepResult::Commit(NextSite(st, seq, with_creds ? "no connector for the site" : with_creds.error().message));
+    }
+    const auto observed = connector->Poll(*with_creds, *spec);
+    if (!Value(observed)) {
+        const auto& failure = FailureOf(observed);
+        if (failure.kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
+            return StepResult::Retry(Backoff(job.attempts), failure.message);
+        }
+        return StepResult::Commit(failure.kind == connectors::FailureKind::kUserError ? FailCreate(st, failure.message)
+                                                                                       : NextSite(st, seq, failure.message));
+    }
+    const connectors::Observation& obs = *Value(observed);
+    Transition t;
+    if (!obs.log.empty()) {
+        t.log = obs.log;
+    }
+    switch (obs.phase) {
+        case connectors::Phase::kReady: {
+            t.status = domain::Status::kCreateComplete;
+            t.status_reason = "";
+            t.task = domain::Task::kNone;
+            t.outputs = s.resolve_outputs ? s.resolve_outputs(*spec, obs.attributes) : Json::object();
+            t.resources_state = domain::NodeState::kStarted;
+            t.resource_changes = InstanceChanges(obs.instances, domain::NodeState::kStarted);
+            Attempt done;
+            done.seq = seq;
+            done.outcome = "SUCCEEDED";
+            t.finish_attempt = done;
+            t.side_jobs.push_back(CallbackJob());
+            return StepResult::Commit(std::move(t));
+        }
+        case connectors::Phase::kInProgress:
+            t.resource_changes = InstanceChanges(obs.instances, std::nullopt);
+            t.next = NextJob{"poll", Json{{"seq", seq}, {"polls", polls + 1}}, PollDelay(s.options, polls + 1), true};
+            return StepResult::Commit(std::move(t));
+        case connectors::Phase::kFailed:
+            if (obs.failure == connectors::FailureKind::kUserError) {
+                return StepResult::Commit(FailCreate(st, obs.reason));
+            }
+            return StepResult::Commit(NextSite(st, seq, obs.reason));
+        case connectors::Phase::kGone:
+            break;
+    }
+    return StepResult::Commit(NextSite(st, seq, "the deployment disappeared from the site"));
+}
+
+}  // namespace orch::workflow::steps

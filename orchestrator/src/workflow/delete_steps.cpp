@@ -1,0 +1,200 @@
+// delete / delete_poll (the deployment's undeploy) and cleanup (a failed attempt, on the side).
+#include "create_steps.hpp"
+
+namespace orch::workflow::steps {
+namespace {
+
+const Attempt* FirstUncleaned(const WorkflowState& st) {
+    for (const auto& a : st.attempts) {
+        if (!a.cleaned) {
+            return &a;
+        }
+    }
+    return nullptr;
+}
+
+Transition MarkCleaned(const Attempt& a, const std::string& note) {
+    Transition t;
+    Attempt cleaned = a;
+    cleaned.cleaned = true;
+    cleaned.handle = nullptr;  // keep the stored handle
+    if (!note.empty()) {
+        cleaned.reason = a.reason.empty() ? note : a.reason;
+    }
+    t.finish_attempt = cleaned;
+    return t;
+}
+
+Transition DeleteFailed(const std::string& reason) {
+    Transition t;
+    t.status = domain::Status::kDeleteFailed;
+    t.status_reason = reason;
+    t.task = domain::Task::kNone;
+    t.resources_state = domain::NodeState::kError;
+    t.side_jobs.push_back(CallbackJob());
+    return t;
+}
+
+// A step that could not get the site to cooperate: give up on this attempt (force) or fail.
+Transition GiveUp(const Attempt& a, bool force, const std::string& reason) {
+    if (!force) {
+        return DeleteFailed("Error deleting the deployment on " + a.provider_name + ": " + reason);
+    }
+    ORCH_LOG_WARN("forced delete: some resources may not be removed", {{"seq", a.seq}, {"reason", reason}});
+    Transition t = MarkCleaned(a, "forced delete: " + reason);
+    t.next = NextJob{"delete", Json{{"force", true}}, {}, true};
+    return t;
+}
+
+Result<std::pair<connectors::Connector*, connectors::Handle>> Prepare(StepServices& s, const WorkflowState& st,
+                                                                      const Attempt& a) {
+    ORCH_ASSIGN_OR_RETURN(auto handle, HandleOf(a, st.deployment.id));
+    connectors::Connector* connector = s.connectors.Find(handle.target.kind);
+    if (connector == nullptr) {
+        return Error::Internal("no connector for " + std::string(connectors::TargetKindName(handle.target.kind)));
+    }
+    ORCH_ASSIGN_OR_RETURN(handle, WithCredentials(s, std::move(handle), st.deployment.owner));
+    return std::make_pair(connector, std::move(handle));
+}
+
+Result<std::optional<WorkflowState>> LoadFor(StepServices& s, const Job& job) { return s.store.Load(job.deployment_id); }
+
+// The side-job and main-line flavours share the poll logic; `main_line` decides what follows.
+StepResult PollGone(StepServices& s, const Job& job, const WorkflowState& st, const Attempt& a, bool main_line) {
+    const bool force = job.payload.value("force", false);
+    const int polls = job.payload.value("polls", 0);
+    auto prepared = Prepare(s, st, a);
+    if (!prepared) {
+        return StepResult::Commit(main_line ? GiveUp(a, force, prepared.error().message) : MarkCleaned(a, ""));
+    }
+    auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters);
+    const tosca::DeploymentSpec empty;
+    const auto observed = prepared->first->Poll(prepared->second, spec ? *spec : empty);
+    const auto* obs = Value(observed);
+    if (obs != nullptr && obs->phase == connectors::Phase::kGone) {
+        Transition t = MarkCleaned(a, "");
+        // A Create still running elsewhere when we deleted could re-create objects: look once more
+        // after the longest a connector call can take.
+        const auto age = std::chrono::system_clock::now() - a.started_at;
+        if (age < s.options.create_call_timeout && !job.payload.value("verify", false)) {
+            const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(s.options.create_call_timeout - age);
+            t.side_jobs.push_back(NextJob{"cleanup", Json{{"seq", a.seq}, {"verify", true}}, wait, false});
+        }
+        if (main_line) {
+            t.next = NextJob{"delete", Json{{"force", force}}, {}, true};
+        }
+        return StepResult::Commit(std::move(t));
+    }
+    const auto waited = PollDelay(s.options, polls) * polls;
+    if (waited > s.options.delete_wait) {
+        const std::string reason = obs != nullptr ? obs->reason : FailureOf(observed).message;
+        return StepResult::Commit(main_line ? GiveUp(a, force, "timed out waiting for deletion: " + reason)
+                                            : MarkCleaned(a, "cleanup gave up: " + reason));
+    }
+    Transition t;
+    Json payload = job.payload;
+    payload["polls"] = polls + 1;
+    t.next = NextJob{job.kind, payload, PollDelay(s.options, polls + 1), main_line};
+    return StepResult::Commit(std::move(t));
+}
+
+}  // namespace
+
+StepResult Delete(StepServices& s, const Job& job, const CancelToken& cancel) {
+    (void)cancel;
+    auto loaded = LoadFor(s, job);
+    if (!loaded) {
+        return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
+    }
+    if (!*loaded || (*loaded)->deployment.status != domain::Status::kDeleteInProgress) {
+        return StepResult::Commit({});
+    }
+    const WorkflowState& st = **loaded;
+    const bool force = job.payload.value("force", false);
+    const Attempt* a = FirstUncleaned(st);
+    if (a == nullptr) {
+        Transition t;
+        t.status = domain::Status::kDeleteComplete;
+        t.status_reason = "";
+        t.task = domain::Task::kNone;
+        t.resources_state = domain::NodeState::kDeleted;
+        t.handle = Json(nullptr);
+        t.side_jobs.push_back(CallbackJob());
+        ORCH_LOG_INFO("deployment deleted");
+        return StepResult::Commit(std::move(t));
+    }
+    auto prepared = Prepare(s, st, *a);
+    if (!prepared) {
+        return StepResult::Commit(GiveUp(*a, force, prepared.error().message));
+    }
+    const auto deleted = prepared->first->Delete(prepared->second, force);
+    if (!Value(deleted)) {
+        const auto& failure = FailureOf(deleted);
+        if (failure.kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
+            return StepResult::Retry(Backoff(job.attempts), failure.message);
+        }
+        return StepResult::Commit(GiveUp(*a, force, failure.message));
+    }
+    Transition t;
+    t.task = domain::Task::kDeployer;
+    t.next = NextJob{"delete_poll", Json{{"seq", a->seq}, {"force", force}, {"polls", 0}}, s.options.first_poll, true};
+    return StepResult::Commit(std::move(t));
+}
+
+StepResult DeletePoll(StepServices& s, const Job& job, const CancelToken& cancel) {
+    (void)cancel;
+    auto loaded = LoadFor(s, job);
+    if (!loaded) {
+        return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
+    }
+    if (!*loaded || (*loaded)->deployment.status != domain::Status::kDeleteInProgress) {
+        return StepResult::Commit({});
+    }
+    const WorkflowState& st = **loaded;
+    const int seq = job.payload.value("seq", -1);
+    for (const auto& a : st.attempts) {
+        if (a.seq == seq) {
+            return PollGone(s, job, st, a, true);
+        }
+    }
+    return StepResult::Commit(Then(NextJob{"delete", job.payload, {}, true}));
+}
+
+StepResult Cleanup(StepServices& s, const Job& job, const CancelToken& cancel) {
+    (void)cancel;
+    auto loaded = LoadFor(s, job);
+    if (!loaded) {
+        return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
+    }
+    if (!*loaded) {
+        return StepResult::Commit({});
+    }
+    const WorkflowState& st = **loaded;
+    const int seq = job.payload.value("seq", -1);
+    const Attempt* a = nullptr;
+    for (const auto& candidate : st.attempts) {
+        if (candidate.seq == seq) {
+            a = &candidate;
+        }
+    }
+    if (a == nullptr || (a->cleaned && !job.payload.value("verify", false))) {
+        return StepResult::Commit({});
+    }
+    if (job.payload.value("phase", "") == "poll") {
+        return PollGone(s, job, st, *a, false);
+    }
+    auto prepared = Prepare(s, st, *a);
+    if (!prepared) {
+        return StepResult::Commit(MarkCleaned(*a, "cleanup impossible: " + prepared.error().message));
+    }
+    const auto deleted = prepared->first->Delete(prepared->second, true);
+    if (!Value(deleted) && job.attempts <= s.options.max_transient_retries) {
+        return StepResult::Retry(Backoff(job.attempts), FailureOf(deleted).message);
+    }
+    Json payload = job.payload;
+    payload["phase"] = "poll";
+    payload["polls"] = 0;
+    return StepResult::Commit(Then(NextJob{"cleanup", payload, s.options.first_poll, false}));
+}
+
+}  // namespace orch::workflow::steps

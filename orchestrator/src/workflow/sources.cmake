@@ -1,0 +1,10 @@
+set(SOURCES
+  ${AREA_DIR}/candidate_codec.cpp
+  ${AREA_DIR}/engine.cpp
+  ${AREA_DIR}/steps_common.cpp
+  ${AREA_DIR}/create_steps.cpp
+  ${AREA_DIR}/delete_steps.cpp
+  ${AREA_DIR}/change_steps.cpp
+  ${AREA_DIR}/deployment_steps.cpp
+)
+list(APPEND SOURCES ${AREA_DIR}/tosca_template_service.cpp)

@@ -1,0 +1,94 @@
+#include "steps_common.hpp"
+
+namespace orch::workflow::steps {
+
+Result<connectors::Handle> HandleOf(const Attempt& attempt, const std::string& deployment_id) {
+    if (attempt.handle.is_object()) {
+        return HandleFromJson(attempt.handle);
+    }
+    ORCH_ASSIGN_OR_RETURN(const auto candidate, CandidateFromJson(attempt.target));
+    connectors::Handle h;
+    h.deployment_id = deployment_id;
+    h.target = candidate.target;
+    return h;
+}
+
+Result<connectors::Handle> WithCredentials(StepServices& s, connectors::Handle handle,
+                                           const std::optional<domain::Owner>& owner) {
+    ORCH_ASSIGN_OR_RETURN(handle.target.credentials, s.credentials.For(handle.target, owner));
+    return handle;
+}
+
+Transition FailCreate(const WorkflowState& st, const std::string& reason) {
+    (void)st;
+    Transition t;
+    t.status = domain::Status::kCreateFailed;
+    t.status_reason = reason;
+    t.task = domain::Task::kNone;
+    t.resources_state = domain::NodeState::kError;
+    t.side_jobs.push_back(CallbackJob());
+    return t;
+}
+
+int CandidateCount(const WorkflowState& st) {
+    if (!st.placement.is_object() || !st.placement.contains("candidates")) {
+        return 0;
+    }
+    return static_cast<int>(st.placement["candidates"].size());
+}
+
+Transition NextSite(const WorkflowState& st, int seq, const std::string& reason) {
+    Transition t;
+    Attempt finished;
+    finished.seq = seq;
+    finished.outcome = "FAILED";
+    finished.reason = reason;
+    t.finish_attempt = finished;
+    t.candidate_index = seq + 1;
+    t.physical_id = "";
+    t.handle = Json(nullptr);
+    t.task = domain::Task::kNone;
+    t.resources_state = domain::NodeState::kInitial;
+    const bool last = seq + 1 >= CandidateCount(st);
+    if (!(last && st.deployment.options.keep_last_attempt)) {
+        t.side_jobs.push_back(NextJob{"cleanup", Json{{"seq", seq}}, {}, false});
+    }
+    t.next = NextJob{"deploy", Json::object(), {}, true};
+    ORCH_LOG_WARN("deployment attempt failed; trying the next site", {{"seq", seq}, {"reason", reason}});
+    return t;
+}
+
+std::string ExhaustedMessage(const WorkflowState& st) {
+    std::string out = "Retries on cloud providers exhausted. Error list is:\n";
+    for (const auto& a : st.attempts) {
+        out += std::string(64, '-') + "\nCloud Provider " + a.provider_id + "\nCloud Provider Service " + a.service_id +
+               "\n\n" + (a.reason.empty() ? "(no reason recorded)" : a.reason) + "\n";
+    }
+    return out;
+}
+
+std::vector<ResourceChange> InstanceChanges(const std::vector<connectors::InstanceState>& instances,
+                                            std::optional<domain::NodeState> state) {
+    std::vector<ResourceChange> out;
+    for (const auto& inst : instances) {
+        ResourceChange c;
+        c.node = inst.node;
+        c.index = inst.index;
+        if (!inst.physical_id.empty()) {
+            c.physical_id = inst.physical_id;
+        }
+        c.state = state ? state : domain::ParseNodeState(inst.state);
+        if (inst.attributes.is_object() && !inst.attributes.empty()) {
+            // The dashboard reads VirtualMachineInfo as a JSON *string* with RADL-style vmProperties.
+            Json system = {{"class", "system"}, {"id", inst.node}, {"instance_id", inst.physical_id}, {"state", inst.state}};
+            for (const auto& [key, value] : inst.attributes.items()) {
+                system[key] = value;
+            }
+            c.metadata = Json{{"VirtualMachineInfo", Json{{"vmProperties", Json::array({system})}}.dump()}};
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+}  // namespace orch::workflow::steps

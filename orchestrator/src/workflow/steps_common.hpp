@@ -1,0 +1,78 @@
+#pragma once
+
+// Helpers shared by the step implementations (private to the workflow area).
+#include <algorithm>
+#include <string>
+
+#include "common/log.hpp"
+#include "orchestrator/workflow/candidate_codec.hpp"
+#include "orchestrator/workflow/deployment_steps.hpp"
+
+namespace orch::workflow::steps {
+
+inline constexpr std::string_view kTimeoutReason = "Timeout: Maximum execution time exceeded.";
+
+/// Exponential backoff for the n-th consecutive transient failure, capped.
+inline std::chrono::milliseconds Backoff(int n, std::chrono::milliseconds cap = std::chrono::milliseconds(60'000)) {
+    const std::chrono::milliseconds ms(500LL << std::clamp(n, 0, 16));
+    return std::min(ms, cap);
+}
+
+/// Poll delays: quick at first, doubling up to `max` (1 s, 2 s, 4 s ... 30 s).
+inline std::chrono::milliseconds PollDelay(const StepOptions& o, int polls) {
+    const std::chrono::milliseconds grown(o.first_poll.count() << std::clamp(polls, 0, 16));
+    return std::min(o.max_poll, grown);
+}
+
+/// A transition that only queues the next step.
+inline Transition Then(NextJob next) {
+    Transition t;
+    t.next = std::move(next);
+    return t;
+}
+
+inline ResourceChange StateOf(std::string resource_id, std::optional<domain::NodeState> state) {
+    ResourceChange c;
+    c.id = std::move(resource_id);
+    c.state = state;
+    return c;
+}
+
+inline NextJob CallbackJob() { return NextJob{"callback", Json::object(), {}, false}; }
+
+/// A connector call's result or failure, flattened.
+template <typename T>
+const T* Value(const connectors::ConnectorResult<T>& r) {
+    return std::get_if<T>(&r);
+}
+template <typename T>
+const connectors::Failure& FailureOf(const connectors::ConnectorResult<T>& r) {
+    return std::get<connectors::Failure>(r);
+}
+
+/// The handle of an attempt: what Create returned, else one rebuilt from the stored target so a
+/// connector can find objects by the names it derives from the deployment id.
+Result<connectors::Handle> HandleOf(const Attempt& attempt, const std::string& deployment_id);
+
+/// Fills in credentials for the call.
+Result<connectors::Handle> WithCredentials(StepServices& s, connectors::Handle handle,
+                                           const std::optional<domain::Owner>& owner);
+
+/// The outcome "this create failed for good".
+Transition FailCreate(const WorkflowState& st, const std::string& reason);
+
+/// Records the failure of attempt `seq` and moves on to the next candidate (the deploy step then
+/// reports exhaustion when there is none); the failed attempt is cleaned up unless it was the
+/// last candidate and the user asked to keep it.
+Transition NextSite(const WorkflowState& st, int seq, const std::string& reason);
+
+/// "Retries on cloud providers exhausted. Error list is:" with every attempt's site and reason.
+std::string ExhaustedMessage(const WorkflowState& st);
+
+/// Node attributes → resource rows (physical ids, states, VirtualMachineInfo for VMs).
+std::vector<ResourceChange> InstanceChanges(const std::vector<connectors::InstanceState>& instances,
+                                            std::optional<domain::NodeState> state);
+
+int CandidateCount(const WorkflowState& st);
+
+}  // namespace orch::workflow::steps

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "common/json.hpp"
+#include "common/result.hpp"
+#include "sim/chronos_sim.hpp"
+#include "sim/fault_injector.hpp"
+#include "sim/json_schema.hpp"
+#include "sim/kubernetes_sim.hpp"
+#include "sim/marathon_sim.hpp"
+#include "sim/mesos_cluster.hpp"
+#include "sim/sim_clock.hpp"
+#include "sim/sim_config.hpp"
+#include "sim/sim_http.hpp"
+
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace orch::sim {
+
+enum class SimApi { kMarathon, kChronos, kKubernetes };
+
+/// "marathon", "chronos", "kubernetes".
+std::string_view SimApiName(SimApi api);
+
+/// One simulated site: Marathon and Chronos on a shared Mesos cluster, and a Kubernetes cluster,
+/// behind one lock, with authentication, fault injection and the admin endpoints every port
+/// serves under /__sim/:
+///   GET  /__sim/objects      every object of every simulator (leak checks)
+///   GET|POST|DELETE /__sim/faults   list, add (a rule or a list of rules), clear fault rules
+///   GET|POST /__sim/clock    read, or advance simulated time ({"advance_seconds": n})
+///   GET|PUT  /__sim/capacity Mesos agents and Kubernetes nodes
+///   GET|DELETE /__sim/rejections  the last request bodies the simulators refused (4xx)
+///   GET  /__sim/health
+class SiteSim {
+   public:
+    SiteSim(SimConfig config, std::shared_ptr<const SchemaSet> schemas);
+    SiteSim(const SiteSim&) = delete;
+    SiteSim& operator=(const SiteSim&) = delete;
+
+    /// Builds a site and installs the configuration's initial fault rules.
+    static Result<std::unique_ptr<SiteSim>> Create(SimConfig config, std::shared_ptr<const SchemaSet> schemas);
+
+    /// Answers one request arriving on `api`'s port. Thread-safe. The response may ask the
+    /// transport to wait (`delay`) or to drop the connection (`reset`).
+    SimResponse Handle(SimApi api, const SimRequest& request);
+
+    Json Objects();
+    Result<FaultRule> AddFault(const Json& rule);
+    void ClearFaults();
+    void AdvanceClock(double seconds);
+    Json Rejections();
+
+   private:
+    SimResponse Admin(const SimRequest& request);
+    SimResponse Dispatch(SimApi api, const SimRequest& request, double now);
+    SimResponse GuardedDispatch(SimApi api, const SimRequest& request, double now);
+    bool Authorized(const SimRequest& request) const;
+    void AdvanceAll(double now);
+    void RecordRejection(SimApi api, const SimRequest& request, const SimResponse& response);
+
+    std::mutex mutex_;
+    SimConfig config_;
+    std::shared_ptr<const SchemaSet> schemas_;
+    SimClock clock_;
+    FaultInjector faults_;
+    MesosCluster cluster_;
+    MarathonSim marathon_;
+    ChronosSim chronos_;
+    KubernetesSim kubernetes_;
+    std::deque<Json> rejections_;
+};
+
+/// An error response in `api`'s own shape (Marathon {"message"}, Chronos text, Kubernetes Status).
+SimResponse ApiError(SimApi api, int status, const std::string& message);
+
+}  // namespace orch::sim

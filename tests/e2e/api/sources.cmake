@@ -1,0 +1,3 @@
+set(TEST_SOURCES
+  ${TEST_DIR}/contract_test.cpp
+)

@@ -1,0 +1,4 @@
+set(TEST_SOURCES
+  ${TEST_DIR}/cmdb_http_test.cpp
+)
+set(TEST_LIBS deps::boost)

@@ -1,0 +1,4 @@
+set(TEST_SOURCES
+  ${TEST_DIR}/prometheus_test.cpp
+)
+set(TEST_LIBS deps::boost)

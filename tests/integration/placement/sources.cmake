@@ -1,0 +1,4 @@
+set(TEST_SOURCES
+  ${TEST_DIR}/placement_http_test.cpp
+)
+set(TEST_LIBS orch::orchestrator deps::boost)

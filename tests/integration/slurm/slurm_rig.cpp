@@ -1,0 +1,108 @@
+#include "slurm_rig.hpp"
+
+#include <common/uuid.hpp>
+
+#include <test_support/test_env.hpp>
+
+#include <stdexcept>
+#include <thread>
+
+namespace orch::test::slurm {
+namespace {
+
+std::string ReadLine(const std::string& path) {
+    std::string text = ReadFile(path);
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
+        text.pop_back();
+    }
+    return text;
+}
+
+}  // namespace
+
+const Rig& TheRig() {
+    static const Rig rig = [] {
+        Rig r;
+        r.dir = BinaryDir() + "/test-slurm";
+        try {
+            r.url = ReadLine(r.dir + "/url");
+            r.user = ReadLine(r.dir + "/user");
+            r.token = ReadLine(r.dir + "/token");
+        } catch (const std::exception& e) {
+            throw std::runtime_error(
+                std::string("the Slurm test cluster is not running (run through ctest, fixture `slurm`, or "
+                            "scripts/slurm/start ") +
+                r.dir + "): " + e.what()
+            );
+        }
+        return r;
+    }();
+    return rig;
+}
+
+connectors::SiteTarget Target() {
+    const Rig& rig = TheRig();
+    connectors::SiteTarget target;
+    target.site_id = "hpc-test";
+    target.service_id = "hpc-test-slurm";
+    target.kind = connectors::TargetKind::kSlurm;
+    target.endpoint = rig.url;
+    target.options = {
+        {"partition", "gpu"}, {"working_directory", rig.dir + "/jobs"}, {"gpu_types", {{"Tesla V100", "v100"}}}};
+    target.credentials.username = rig.user;
+    target.credentials.bearer_token = rig.token;
+    return target;
+}
+
+tosca::NodeSpec JobNode(const std::string& name, const std::string& command) {
+    tosca::NodeSpec node;
+    node.name = name;
+    node.type = "tosca.nodes.indigo.Qcg.Job";
+    node.type_chain = {"tosca.nodes.indigo.Qcg.Job", "tosca.nodes.indigo.Batch.Job", "tosca.nodes.Root"};
+    node.command = command;
+    return node;
+}
+
+std::string NewDeploymentId() {
+    return RandomUuid();
+}
+
+http::Client& Client() {
+    static const std::unique_ptr<http::Client> client = [] {
+        auto made = http::MakeClient({});
+        if (!made) {
+            throw std::runtime_error(made.error().message);
+        }
+        return std::move(*made);
+    }();
+    return *client;
+}
+
+connectors::SiteClientFactory& Clients() {
+    static connectors::SharedClientFactory factory(Client());
+    return factory;
+}
+
+connectors::Observation PollUntil(
+    connectors::Connector& connector,
+    const connectors::Handle& handle,
+    const tosca::DeploymentSpec& spec,
+    const std::function<bool(const connectors::Observation&)>& done,
+    std::chrono::seconds limit
+) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    connectors::Observation last;
+    while (true) {
+        auto polled = connector.Poll(handle, spec);
+        if (auto* failure = std::get_if<connectors::Failure>(&polled)) {
+            throw std::runtime_error("Poll failed: " + failure->message);
+        }
+        last = std::get<connectors::Observation>(polled);
+        if (done(last) || std::chrono::steady_clock::now() > deadline) {
+            return last;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+}
+
+}  // namespace orch::test::slurm

@@ -1,0 +1,5 @@
+set(TEST_SOURCES
+  ${TEST_DIR}/workflow_harness.cpp
+  ${TEST_DIR}/workflow_test.cpp
+)
+set(TEST_LIBS orch_test_fakes orch::orchestrator)

@@ -1,0 +1,168 @@
+#include "test_support/fakes.hpp"
+
+#include <thread>
+
+namespace orch::test {
+namespace {
+
+std::string Key(const std::string& site, const std::string& deployment) { return site + "/" + deployment; }
+
+}  // namespace
+
+tosca::DeploymentSpec SimpleSpec() {
+    tosca::DeploymentSpec spec;
+    spec.kind = tosca::DeploymentKind::kMarathon;
+    tosca::NodeSpec app;
+    app.name = "app";
+    app.type = "tosca.nodes.indigo.Container.Application.Docker.Marathon";
+    app.type_chain = {app.type, "tosca.nodes.indigo.Container.Application.Docker", "tosca.nodes.Root"};
+    app.resources.cpus = 1.0;
+    app.resources.mem_mb = 512;
+    app.resources.gpu.count = 1;
+    spec.nodes.push_back(app);
+    tosca::OutputSpec out;
+    out.name = "endpoint";
+    out.value = Json{{"get_attribute", {"app", "endpoint"}}};
+    spec.outputs.push_back(out);
+    return spec;
+}
+
+Result<tosca::DeploymentSpec> FakeTemplateService::Build(const std::string& text, const Json& parameters) {
+    if (text.find("INVALID") != std::string::npos) {
+        return Error::InvalidArgument("Error parsing TOSCA template template:\n1:1: topology_template: fake error");
+    }
+    tosca::DeploymentSpec spec = spec_;
+    if (parameters.is_object() && parameters.contains("count") && !spec.nodes.empty()) {
+        spec.nodes[0].count = parameters["count"].get<int>();
+    }
+    spec.inputs = parameters;
+    return spec;
+}
+
+Status FakeTemplateService::Check(const std::string& text) {
+    auto built = Build(text, Json::object());
+    return built ? Ok() : Status(built.error());
+}
+
+Result<placement::PlacementDecision> FakePlacer::Place(const placement::PlacementRequest& request) {
+    (void)request;
+    placement::PlacementDecision decision;
+    decision.mode = "fake";
+    int rank = 1;
+    for (const auto& site : sites_) {
+        placement::Candidate c;
+        c.target.site_id = site;
+        c.target.service_id = site + "-marathon";
+        c.target.kind = connectors::TargetKind::kMarathon;
+        c.target.endpoint = "http://" + site + ".invalid/";
+        c.provider_name = site;
+        c.endpoint = {{"cpEndpoint", c.target.endpoint}, {"deploymentType", "MARATHON"}};
+        decision.ranked.push_back(c);
+        placement::SiteVerdict v;
+        v.provider_id = site;
+        v.provider_name = site;
+        v.service_id = c.target.service_id;
+        v.accepted = true;
+        v.rank = rank++;
+        decision.verdicts.push_back(v);
+    }
+    return decision;
+}
+
+void FakeConnector::SetBehaviour(const std::string& site, FakeSiteBehaviour behaviour) {
+    const std::lock_guard lock(mutex_);
+    behaviour_[site] = behaviour;
+}
+
+connectors::ConnectorResult<connectors::Handle> FakeConnector::Create(const connectors::DeployRequest& request) {
+    FakeSiteBehaviour b;
+    const std::string key = Key(request.target.site_id, request.deployment_id);
+    {
+        const std::lock_guard lock(mutex_);
+        b = behaviour_[request.target.site_id];
+        ++create_calls_[key];
+    }
+    std::this_thread::sleep_for(b.create_delay);
+    if (b.create_fails) {
+        return connectors::Failure{*b.create_fails, "fake create failure on " + request.target.site_id};
+    }
+    {
+        const std::lock_guard lock(mutex_);
+        live_.insert(key);  // idempotent by deployment id, like the real connectors
+    }
+    connectors::Handle h;
+    h.deployment_id = request.deployment_id;
+    h.physical_id = "/orch-" + request.deployment_id;
+    h.target = request.target;
+    return h;
+}
+
+connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(const connectors::Handle& handle,
+                                                                         const tosca::DeploymentSpec& spec) {
+    (void)spec;
+    const std::string key = Key(handle.target.site_id, handle.deployment_id);
+    const std::lock_guard lock(mutex_);
+    connectors::Observation obs;
+    if (live_.count(key) == 0) {
+        obs.phase = connectors::Phase::kGone;
+        return obs;
+    }
+    const auto& b = behaviour_[handle.target.site_id];
+    if (b.poll_fails) {
+        obs.phase = connectors::Phase::kFailed;
+        obs.failure = *b.poll_fails;
+        obs.reason = "fake failure reported by " + handle.target.site_id;
+        return obs;
+    }
+    if (++polls_[key] < b.polls_until_ready) {
+        obs.phase = connectors::Phase::kInProgress;
+        return obs;
+    }
+    obs.phase = connectors::Phase::kReady;
+    obs.attributes["app"] = Json{{"endpoint", "http://" + handle.target.site_id + ".example/app"}};
+    connectors::InstanceState inst;
+    inst.node = "app";
+    inst.physical_id = "task-" + handle.deployment_id.substr(0, 8);
+    inst.state = "STARTED";
+    obs.instances.push_back(inst);
+    return obs;
+}
+
+connectors::ConnectorResult<connectors::Handle> FakeConnector::Update(const connectors::Handle& handle,
+                                                                      const connectors::DeployRequest& request) {
+    (void)request;
+    return handle;
+}
+
+connectors::ConnectorResult<bool> FakeConnector::Delete(const connectors::Handle& handle, bool force) {
+    (void)force;
+    const std::lock_guard lock(mutex_);
+    live_.erase(Key(handle.target.site_id, handle.deployment_id));
+    return true;
+}
+
+connectors::ConnectorResult<bool> FakeConnector::Act(const connectors::Handle&, const std::string&, const std::string&) {
+    return connectors::Failure{connectors::FailureKind::kUserError, "actions are not supported by the fake site"};
+}
+
+std::set<std::string> FakeConnector::Live() const {
+    const std::lock_guard lock(mutex_);
+    return live_;
+}
+
+int FakeConnector::CreateCalls(const std::string& site, const std::string& deployment_id) const {
+    const std::lock_guard lock(mutex_);
+    const auto it = create_calls_.find(Key(site, deployment_id));
+    return it == create_calls_.end() ? 0 : it->second;
+}
+
+int FakeConnector::TotalCreates() const {
+    const std::lock_guard lock(mutex_);
+    int n = 0;
+    for (const auto& [k, v] : create_calls_) {
+        n += v;
+    }
+    return n;
+}
+
+}  // namespace orch::test

@@ -1,0 +1,99 @@
+#pragma once
+
+// In-process fakes of the orchestrator's collaborator interfaces, for workflow and API tests
+// that must not depend on the TOSCA engine, placement or real sites. They record what was
+// asked so tests can assert "created once" and "nothing leaked".
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "connectors/connector.hpp"
+#include "orchestrator/placement/placer.hpp"
+#include "orchestrator/workflow/deployment_steps.hpp"
+#include "orchestrator/workflow/template_service.hpp"
+
+namespace orch::test {
+
+/// Returns a copy of `spec` for any template; "INVALID" in the text is a 400-style error.
+class FakeTemplateService final : public workflow::TemplateService {
+public:
+    explicit FakeTemplateService(tosca::DeploymentSpec spec) : spec_(std::move(spec)) {}
+    Result<tosca::DeploymentSpec> Build(const std::string& text, const Json& parameters) override;
+    Status Check(const std::string& text) override;
+
+private:
+    tosca::DeploymentSpec spec_;
+};
+
+/// A spec with one Marathon-style app node `app` (count from parameters["count"], default 1).
+tosca::DeploymentSpec SimpleSpec();
+
+/// Ranks the configured sites in order; every site accepts.
+class FakePlacer final : public placement::Placer {
+public:
+    explicit FakePlacer(std::vector<std::string> sites) : sites_(std::move(sites)) {}
+    Result<placement::PlacementDecision> Place(const placement::PlacementRequest& request) override;
+    std::map<std::string, std::string> ConfigurationEndpoints() const override { return {{"cmdb_url", "fake://cmdb"}}; }
+
+private:
+    std::vector<std::string> sites_;
+};
+
+/// How one fake site behaves.
+struct FakeSiteBehaviour {
+    std::optional<connectors::FailureKind> create_fails;
+    int polls_until_ready = 1;
+    std::optional<connectors::FailureKind> poll_fails;  ///< the site reports failure when polled
+    std::chrono::milliseconds create_delay{0};
+};
+
+/// A Marathon-kind connector whose sites are plain in-memory maps.
+class FakeConnector final : public connectors::Connector {
+public:
+    connectors::TargetKind kind() const override { return connectors::TargetKind::kMarathon; }
+    connectors::ConnectorResult<connectors::Handle> Create(const connectors::DeployRequest& request) override;
+    connectors::ConnectorResult<connectors::Observation> Poll(const connectors::Handle& handle,
+                                                              const tosca::DeploymentSpec& spec) override;
+    connectors::ConnectorResult<connectors::Handle> Update(const connectors::Handle& handle,
+                                                           const connectors::DeployRequest& request) override;
+    connectors::ConnectorResult<bool> Delete(const connectors::Handle& handle, bool force) override;
+    connectors::ConnectorResult<bool> Act(const connectors::Handle& handle, const std::string& physical_id,
+                                          const std::string& action) override;
+
+    void SetBehaviour(const std::string& site, FakeSiteBehaviour behaviour);
+    /// Objects alive per site ("site/deployment").
+    std::set<std::string> Live() const;
+    /// How many Create calls reached each deployment on each site.
+    int CreateCalls(const std::string& site, const std::string& deployment_id) const;
+    int TotalCreates() const;
+
+private:
+    mutable std::mutex mutex_;
+    std::map<std::string, FakeSiteBehaviour> behaviour_;
+    std::map<std::string, int> polls_;        // key site/deployment
+    std::map<std::string, int> create_calls_;
+    std::set<std::string> live_;
+};
+
+class FakeRegistry final : public connectors::ConnectorRegistry {
+public:
+    explicit FakeRegistry(connectors::Connector& connector) : connector_(connector) {}
+    connectors::Connector* Find(connectors::TargetKind kind) override {
+        return kind == connector_.kind() ? &connector_ : nullptr;
+    }
+
+private:
+    connectors::Connector& connector_;
+};
+
+class FakeCredentials final : public workflow::CredentialSource {
+public:
+    Result<connectors::Credentials> For(const connectors::SiteTarget&, const std::optional<domain::Owner>&) override {
+        return connectors::Credentials{};
+    }
+};
+
+}  // namespace orch::test

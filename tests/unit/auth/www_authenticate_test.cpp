@@ -1,0 +1,83 @@
+#include "orchestrator/auth/www_authenticate.hpp"
+
+#include "orchestrator/auth/authenticator.hpp"
+#include "orchestrator/auth/authorization.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace orch;
+using namespace orch::auth;
+
+TEST_CASE("WWW-Authenticate for a request without a token carries no error code (RFC 6750 §3.1)") {
+    CHECK(
+        WwwAuthenticateFor(Error::Unauthenticated(std::string(kFullAuthenticationRequired))) ==
+        std::optional<std::string>("Bearer realm=\"oauth\"")
+    );
+}
+
+TEST_CASE("WWW-Authenticate for an invalid token") {
+    CHECK(
+        WwwAuthenticateFor(Error::Unauthenticated("Invalid token: the token has expired")) ==
+        std::optional<std::string>("Bearer realm=\"oauth\", error=\"invalid_token\", error_description=\"Invalid "
+                                   "token: the token has expired\"")
+    );
+    // Quotes, backslashes and control characters cannot break out of the quoted string.
+    const auto header =
+        WwwAuthenticateFor(Error::Unauthenticated("Invalid token: issuer 'a\"b\\c\r\nX: y' is not trusted"));
+    REQUIRE(header);
+    CHECK(header->find('\r') == std::string::npos);
+    CHECK(header->find('\n') == std::string::npos);
+    CHECK(header->find("a'b'c") != std::string::npos);
+}
+
+TEST_CASE("WWW-Authenticate for missing scopes") {
+    auto status = RequireScopes(Principal{}, Access::kWrite, ScopePolicy{});
+    REQUIRE_FALSE(status);
+    CHECK(
+        WwwAuthenticateFor(status.error()) ==
+        std::optional<std::string>(
+            "Bearer realm=\"oauth\", error=\"insufficient_scope\", error_description=\"Insufficient scope for this "
+            "resource\", scope=\"openid profile\""
+        )
+    );
+}
+
+TEST_CASE("no WWW-Authenticate for other errors") {
+    CHECK_FALSE(WwwAuthenticateFor(Error::PermissionDenied("Only the owner of the deployment can perform this operation"
+    )));
+    CHECK_FALSE(WwwAuthenticateFor(Error::NotFound("x")));
+    CHECK_FALSE(WwwAuthenticateFor(Error::Unavailable("IdP down")));
+}
+
+TEST_CASE("bearer extraction: scheme case-insensitive, contract texts for missing and malformed tokens") {
+    CHECK(ExtractBearerToken("Bearer abc.def.ghi", 100).value() == "abc.def.ghi");
+    CHECK(ExtractBearerToken("bearer abc", 100).value() == "abc");
+    CHECK(ExtractBearerToken("  BEARER   abc==  ", 100).value() == "abc==");
+    const auto message = [](std::string_view header, std::size_t max = 100) {
+        auto token = ExtractBearerToken(header, max);
+        REQUIRE_FALSE(token);
+        CHECK(token.error().code == ErrorCode::kUnauthenticated);
+        return token.error().message;
+    };
+    CHECK(message("") == kFullAuthenticationRequired);
+    CHECK(message("Basic b3JjaDpzZWNyZXQ=") == kFullAuthenticationRequired);
+    CHECK(message("Bearerabc") == kFullAuthenticationRequired);
+    CHECK(message("Bearer") == "Invalid token: the Authorization header has no token after 'Bearer'");
+    CHECK(message("Bearer   ") == "Invalid token: the Authorization header has no token after 'Bearer'");
+    CHECK(message("Bearer abc def") == "Invalid token: malformed Authorization header");
+    CHECK(message("Bearer a\"b") == "Invalid token: malformed Authorization header");
+    CHECK(message("Bearer ===") == "Invalid token: malformed Authorization header");
+    CHECK(message("Bearer " + std::string(101, 'a')) == "Invalid token: the token is larger than 100 bytes");
+}
+
+TEST_CASE("auth disabled: every request is the local user") {
+    auto authenticator = MakeDisabledAuthenticator();
+    auto principal = authenticator->Authenticate("");
+    REQUIRE(principal);
+    CHECK(principal->issuer == "local");
+    CHECK(principal->subject == "local-user");
+    CHECK(principal->admin);
+    CHECK(principal->local);
+    CHECK(principal->HasScope("offline_access"));
+    CHECK(authenticator->Authenticate("Bearer whatever")->subject == "local-user");
+}

@@ -1,0 +1,75 @@
+// SLAs: the SLAM wire format, the local file, the SLAM client (token, 404, fallback).
+#include <cmdb/file_sla_source.hpp>
+#include <cmdb/slam_source.hpp>
+
+#include <catch2/catch.hpp>
+#include <test_support/fixture_http_server.hpp>
+#include <test_support/test_env.hpp>
+
+namespace orch::cmdb {
+namespace {
+
+TEST_CASE("SLAM preferences parse into priorities, SLAs and targets", "[cmdb][sla]") {
+    const Json body =
+        ParseJson(test::ReadFile(test::SharedDir() + "/fixtures/slam/v1/preferences/deep-hdc.json")).value();
+    auto slas = ParseSlamPreferences(body, "deep-hdc");
+    REQUIRE(slas);
+    REQUIRE(slas->preferences.size() == 2);
+    CHECK(slas->preferences[0].priority.size() == 10);
+    CHECK(slas->preferences[0].priority[2].weight == 0.75);
+    const auto* service =
+        slas->FindSlaService("9e6ed77511e7d4db7d600db3", "RECAS-BARI_e61c2e9a-ccfc-562d-9ae8-6ddfadf3dc4b");
+    REQUIRE(service != nullptr);
+    CHECK(service->targets[1].type == "computing_time");
+    CHECK(service->targets[1].restrictions.instance_limit == 720);
+    CHECK_FALSE(service->targets[0].restrictions.instance_limit.has_value());
+    CHECK_FALSE(ParseSlamPreferences(
+        Json{{"sla", {{{"id", "x"}, {"services", {{{"targets", {{{"restrictions", {{"total_limit", "lots"}}}}}}}}}}}}},
+        "g"
+    ));
+}
+
+TEST_CASE("local SLA file: one body per group, unknown groups are not found", "[cmdb][sla]") {
+    auto source = FileSlaSource::Open(test::SharedDir() + "/fixtures/slam/local/slam.json");
+    REQUIRE(source);
+    auto view = (*source)->ForGroup("ml-lab", "");
+    REQUIRE(view);
+    CHECK(view->slas->slas.size() == 2);
+    auto missing = (*source)->ForGroup("other-group", "");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().code == ErrorCode::kNotFound);
+    CHECK(missing.error().message == "Error fetching SLA for customer other-group from SLAM.");
+    CHECK_FALSE(FileSlaSource::Open("/nonexistent/slam.yaml"));
+}
+
+TEST_CASE("SLAM client: bearer token, 404, cache and fallback", "[cmdb][sla]") {
+    auto routes = std::make_shared<test::FixtureRoutes>();
+    routes->Mount("/slam", test::SharedDir() + "/fixtures/slam/v1");
+    test::FixtureClient http(routes);
+    auto now = std::chrono::system_clock::time_point(std::chrono::hours(1000));
+    SlamSource slam(http, SlamOptions{"http://slam.test/slam/"}, [&] { return now; });
+    auto view = slam.ForGroup("deep-hdc", "user-token");
+    REQUIRE(view);
+    CHECK(view->slas->slas.size() == 10);
+    REQUIRE(routes->Requests().size() == 1);
+    CHECK(routes->Requests()[0].path == "/slam/preferences/deep-hdc");
+    CHECK(routes->Requests()[0].Header("Authorization") == "Bearer user-token");
+
+    auto missing = slam.ForGroup("other-group", "user-token");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().code == ErrorCode::kNotFound);
+
+    routes->Fail("/slam", 502);
+    now += std::chrono::minutes(6);
+    auto stale = slam.ForGroup("deep-hdc", "user-token");
+    REQUIRE(stale);
+    CHECK_THAT(
+        stale->notes.at(0), Catch::Contains("SLAM unreachable (SLAM answered HTTP 502); using the SLAs read 6 min ago")
+    );
+    auto down = slam.ForGroup("ml-lab", "user-token");
+    REQUIRE_FALSE(down);
+    CHECK(down.error().code == ErrorCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace orch::cmdb

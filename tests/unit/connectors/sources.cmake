@@ -1,0 +1,8 @@
+# Connector tests drive the real simulators in-process through a fake http::Client (no sockets).
+set(TEST_SOURCES
+  ${TEST_DIR}/common_test.cpp
+  ${TEST_DIR}/marathon_connector_test.cpp
+  ${TEST_DIR}/chronos_connector_test.cpp
+  ${TEST_DIR}/kubernetes_connector_test.cpp
+)
+set(TEST_LIBS orch::sim)

@@ -1,0 +1,113 @@
+// Quotas: configured per group/user, and per service from SLA targets; usage from active deployments.
+#include "synthetic_world.hpp"
+
+#include <catch2/catch.hpp>
+
+namespace orch::test {
+namespace {
+
+placement::PlacementOptions GroupGpuQuota(double gpus) {
+    placement::PlacementOptions options;
+    options.quotas.groups["g"].group.gpus = gpus;
+    return options;
+}
+
+const placement::Requester kAlice{"https://iam.test/", "alice", "g", ""};
+const placement::Requester kBob{"https://iam.test/", "bob", "g", ""};
+
+TEST_CASE(
+    "a group at its GPU quota is refused naming the quota; freeing a deployment lets the next through",
+    "[placement][quota]"
+) {
+    SyntheticWorld world(GroupGpuQuota(4));
+    world.usage.Put("d1", kBob, "B-marathon", {4, 8192, 4, 1});
+    const auto refused = world.Place(MarathonSpec(1, "t4"));
+    REQUIRE(refused.ranked.empty());
+    const std::string message = refused.NoCandidateMessage();
+    CHECK_THAT(
+        message,
+        Catch::Contains("quota exceeded: group 'g' may use 4 GPUs; 4 are in use by active deployments and this "
+                        "deployment needs 1 more")
+    );
+    CHECK(
+        std::find(
+            refused.notes.begin(),
+            refused.notes.end(),
+            "quota exceeded: group 'g' may use 4 GPUs; 4 are in use by active deployments and this deployment needs 1 "
+            "more"
+        ) != refused.notes.end()
+    );
+
+    world.usage.Remove("d1");
+    const auto accepted = world.Place(MarathonSpec(1, "t4"));
+    REQUIRE_FALSE(accepted.ranked.empty());
+    CHECK(accepted.ranked[0].target.service_id == "B-marathon");
+}
+
+TEST_CASE("other groups' deployments do not count", "[placement][quota]") {
+    SyntheticWorld world(GroupGpuQuota(4));
+    world.usage.Put("d1", {"https://iam.test/", "carol", "other", ""}, "B-marathon", {4, 8192, 4, 1});
+    CHECK_FALSE(world.Place(MarathonSpec(1, "t4")).ranked.empty());
+}
+
+TEST_CASE("the deployment being placed does not count against itself", "[placement][quota]") {
+    SyntheticWorld world(GroupGpuQuota(1));
+    world.usage.Put("self", kAlice, "", {1, 2048, 1, 1});
+    const auto spec = MarathonSpec(1, "t4");
+    placement::PlacementRequest request{&spec, kAlice, "self"};
+    CHECK_FALSE(world.placer->Place(request).value().ranked.empty());
+    request.deployment_id = "";
+    CHECK(world.placer->Place(request).value().ranked.empty());
+}
+
+TEST_CASE("per-user quota counts only the user's deployments", "[placement][quota]") {
+    placement::PlacementOptions options;
+    options.quotas.defaults.user.instances = 2;
+    SyntheticWorld world(options, false);
+    world.usage.Put("d1", kAlice, "B-marathon", {1, 1024, 0, 2});
+    world.usage.Put("d2", kBob, "B-marathon", {1, 1024, 0, 5});
+    CHECK_THAT(
+        world.Place(MarathonSpec(0), "alice").NoCandidateMessage(),
+        Catch::Contains("quota exceeded: you may use 2 instances in group 'g'; 2 are in use")
+    );
+    CHECK(world.Place(MarathonSpec(0, "", 2), "carol").ranked.size() == 3);  // B, C and D run Marathon apps
+}
+
+TEST_CASE("SLA targets limit GPUs per service", "[placement][quota]") {
+    SyntheticWorld world({}, false);
+    world.usage.Put("d1", kBob, "C-marathon", {1, 1024, 2, 1});
+    const auto decision = world.Place(MarathonSpec(1, "V100"));
+    CHECK(decision.ranked.empty());
+    CHECK_THAT(
+        decision.NoCandidateMessage(),
+        Catch::Contains(
+            "site-c (marathon): quota exceeded: group 'g' may use 2 GPUs on this service (SLA sc); 2 are in use"
+        )
+    );
+}
+
+TEST_CASE("usage that cannot be read refuses quota-limited placements with the reason", "[placement][quota]") {
+    SyntheticWorld world(GroupGpuQuota(4));
+    world.usage.SetFailure("database unreachable");
+    CHECK_THAT(
+        world.Place(MarathonSpec(1, "t4")).NoCandidateMessage(),
+        Catch::Contains("quota could not be checked: usage of active deployments is unavailable (database unreachable)")
+    );
+    placement::PlacementOptions off = GroupGpuQuota(4);
+    off.quotas.enabled = false;
+    SyntheticWorld unlimited(off);
+    unlimited.usage.SetFailure("database unreachable");
+    CHECK_FALSE(unlimited.Place(MarathonSpec(1, "t4")).ranked.empty());
+}
+
+TEST_CASE("RequestedResources sums count × per-instance needs", "[placement][quota]") {
+    auto spec = MarathonSpec(2, "", 3);
+    const auto totals = placement::RequestedResources(spec);
+    CHECK(totals.gpus == 6);
+    CHECK(totals.cpus == Approx(3));
+    CHECK(totals.ram_mb == 3 * 2048);
+    CHECK(totals.instances == 3);
+}
+
+}  // namespace
+}  // namespace orch::test

@@ -1,0 +1,9 @@
+set(TEST_SOURCES
+  ${TEST_DIR}/indigo_ranker_test.cpp
+  ${TEST_DIR}/scenario_test.cpp
+  ${TEST_DIR}/filters_test.cpp
+  ${TEST_DIR}/quota_test.cpp
+  ${TEST_DIR}/ranking_test.cpp
+  ${TEST_DIR}/decision_config_test.cpp
+)
+set(TEST_LIBS orch::orchestrator)

@@ -1,0 +1,15 @@
+set(TEST_SOURCES
+  ${TEST_DIR}/yaml_loader_test.cpp
+  ${TEST_DIR}/scalar_unit_test.cpp
+  ${TEST_DIR}/values_test.cpp
+  ${TEST_DIR}/regex_test.cpp
+  ${TEST_DIR}/functions_test.cpp
+  ${TEST_DIR}/engine_test.cpp
+  ${TEST_DIR}/imports_test.cpp
+  ${TEST_DIR}/spec_test.cpp
+  ${TEST_DIR}/outputs_test.cpp
+  ${TEST_DIR}/tosca_check_test.cpp
+  ${TEST_DIR}/corpus_test.cpp
+)
+# White-box tests reach the engine's internal headers; tosca-check runs in-process.
+set(TEST_LIBS orch::tosca_internal orch::tosca_check_command)

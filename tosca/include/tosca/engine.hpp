@@ -1,0 +1,126 @@
+#pragma once
+
+#include "common/config.hpp"
+#include "common/http_client.hpp"
+#include "common/json.hpp"
+#include "common/result.hpp"
+#include "tosca/deployment_spec.hpp"
+#include "tosca/diagnostic.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace orch::tosca {
+
+/// kCompat accepts what the original orchestrator accepted (scalars read as text and parsed per
+/// TOSCA type, unknown grammar keys and undeclared capabilities as warnings, required node
+/// properties not enforced, ...); kStrict follows the TOSCA Simple Profile text. docs/tosca.md
+/// lists every difference.
+enum class Mode { kCompat, kStrict };
+
+/// Hard bounds on what one template may cost. Exceeding one is an error naming the limit.
+struct Limits {
+    std::size_t max_document_bytes = 2u << 20;  ///< per document (template or import)
+    int max_depth = 64;                         ///< YAML nesting depth
+    std::size_t max_yaml_nodes = 200'000;       ///< YAML nodes per document, aliases counted expanded
+    std::size_t max_node_templates = 2'000;
+    int max_import_depth = 8;           ///< imports of imports of ...
+    std::size_t max_imports = 64;       ///< distinct documents imported by one template
+    std::size_t max_diagnostics = 500;  ///< further findings are summarised in one line
+    int max_function_depth = 32;        ///< nested intrinsic functions / get_property chains
+};
+
+/// URL prefix → local directory: imports under the prefix are read from the directory instead.
+struct MirrorMapping {
+    std::string url_prefix;
+    std::string directory;
+};
+
+/// Parses `URL_PREFIX=DIR` pairs separated by ';' (the ORCHESTRATOR_TOSCA_MIRRORS format).
+Result<std::vector<MirrorMapping>> ParseMirrorMap(std::string_view text);
+
+struct EngineOptions {
+    Mode mode = Mode::kCompat;
+    Limits limits;
+    std::vector<MirrorMapping> mirrors;
+    /// Hosts whose https:// imports may be fetched when no mirror maps them (exact names,
+    /// case-insensitive). Every other URL import is refused.
+    std::vector<std::string> allowed_hosts;
+    http::Client* http_client = nullptr;  ///< null: never fetch (mirrors only)
+    std::chrono::milliseconds fetch_timeout{10'000};
+    std::chrono::seconds fetched_ttl{600};  ///< how long a fetched import is reused
+    std::size_t max_cached_libraries = 64;  ///< compiled import sets kept in memory
+    /// Whether imports may name local paths (relative to the importing file or absolute).
+    /// tosca-check enables it; the server must not (templates come from users).
+    bool allow_file_imports = false;
+};
+
+/// Environment aliases for the `tosca` configuration keys, to pass to ConfigTree::ApplyEnvironment:
+/// ORCHESTRATOR_TOSCA_MIRRORS → tosca.mirrors, ORCHESTRATOR_TOSCA_ALLOWED_HOSTS → tosca.allowed_hosts,
+/// ORCHESTRATOR_TOSCA_MODE → tosca.mode.
+std::map<std::string, std::string> ToscaConfigAliases();
+
+/// Reads the `tosca` section of the server configuration: tosca.mode (compat|strict),
+/// tosca.mirrors (mapping URL_PREFIX → DIR, or the text form above), tosca.allowed_hosts (list),
+/// tosca.max_template_bytes, tosca.fetch_timeout, tosca.fetched_ttl. The HTTP client is left null.
+Result<EngineOptions> EngineOptionsFromConfig(const ConfigTree& config);
+
+/// One template to check.
+struct TemplateRequest {
+    std::string file_name = "template";  ///< names the template in diagnostics
+    std::string base_directory;          ///< resolves relative file imports (with allow_file_imports)
+    /// The user's `parameters`. nullopt checks the template alone: required inputs without a
+    /// default are then fine and get_input of them stays unresolved. With a value, inputs are
+    /// checked and get_input evaluated exactly as a create request does.
+    std::optional<Json> inputs;
+};
+
+/// Every finding, and the DeploymentSpec when there is no error.
+struct TemplateCheck {
+    std::vector<Diagnostic> diagnostics;
+    std::optional<DeploymentSpec> spec;
+
+    bool valid() const { return !HasErrors(diagnostics); }
+    /// RenderErrorMessage() of the diagnostics (the API's 400 message).
+    std::string ErrorMessage(std::string_view template_name = "template") const;
+};
+
+/// The TOSCA engine: parses, validates and extracts templates. Thread-safe: one instance serves
+/// concurrent Check() calls; parsed import documents and compiled type libraries are cached
+/// (keyed by location, revalidated against file modification times, fetched URLs kept for
+/// fetched_ttl), so a typical template costs only its own parse.
+class TemplateEngine {
+   public:
+    explicit TemplateEngine(EngineOptions options);
+    ~TemplateEngine();
+    TemplateEngine(const TemplateEngine&) = delete;
+    TemplateEngine& operator=(const TemplateEngine&) = delete;
+
+    TemplateCheck Check(std::string_view text, const TemplateRequest& request = {}) const;
+
+    struct CacheStats {
+        std::size_t libraries = 0;
+        std::uint64_t hits = 0;
+        std::uint64_t misses = 0;
+    };
+    CacheStats Stats() const;
+    void ClearCache() const;
+
+    const EngineOptions& options() const;
+
+   private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// One-shot convenience (no cache shared between calls).
+TemplateCheck ParseTemplate(std::string_view text, const EngineOptions& options, const TemplateRequest& request = {});
+
+}  // namespace orch::tosca

@@ -1,0 +1,92 @@
+#include "tosca/diagnostic.hpp"
+
+#include <algorithm>
+
+namespace orch::tosca {
+namespace {
+
+bool IsError(const Diagnostic& d) {
+    return d.severity == Severity::kError;
+}
+
+std::string Position(const Diagnostic& d) {
+    if (d.line <= 0) {
+        return "";
+    }
+    return std::to_string(d.line) + ":" + std::to_string(d.column);
+}
+
+}  // namespace
+
+std::string_view SeverityName(Severity severity) {
+    return severity == Severity::kError ? "error" : "warning";
+}
+
+bool HasErrors(const std::vector<Diagnostic>& diagnostics) {
+    return std::any_of(diagnostics.begin(), diagnostics.end(), IsError);
+}
+
+std::size_t CountErrors(const std::vector<Diagnostic>& diagnostics) {
+    return static_cast<std::size_t>(std::count_if(diagnostics.begin(), diagnostics.end(), IsError));
+}
+
+std::string FormatDiagnostic(const Diagnostic& d) {
+    std::string out = d.file;
+    if (const std::string pos = Position(d); !pos.empty()) {
+        out += ":" + pos;
+    }
+    out += ": ";
+    out += SeverityName(d.severity);
+    out += ": ";
+    if (!d.path.empty()) {
+        out += d.path + ": ";
+    }
+    out += d.message;
+    return out;
+}
+
+std::string FormatDiagnosticLine(const Diagnostic& d) {
+    std::string out = Position(d);
+    if (!out.empty()) {
+        out += ": ";
+    }
+    if (!d.path.empty()) {
+        out += d.path + ": ";
+    }
+    out += d.message;
+    return out;
+}
+
+std::string RenderErrorMessage(const std::vector<Diagnostic>& diagnostics, std::string_view template_name) {
+    std::vector<const Diagnostic*> errors;
+    for (const auto& d : diagnostics) {
+        if (IsError(d)) {
+            errors.push_back(&d);
+        }
+    }
+    if (errors.empty()) {
+        return "";
+    }
+    const auto all_of_code = [&](DiagnosticCode code) {
+        return std::all_of(errors.begin(), errors.end(), [&](const Diagnostic* d) { return d->code == code; });
+    };
+    // The original's own texts, for clients that match them.
+    if (all_of_code(DiagnosticCode::kMissingInput) || all_of_code(DiagnosticCode::kDependencyLoop)) {
+        std::string out;
+        for (const Diagnostic* d : errors) {
+            out += (out.empty() ? "" : "\n") + d->message;
+        }
+        return out;
+    }
+    std::string out = "Error parsing TOSCA template " + std::string(template_name) + ":";
+    for (const Diagnostic* d : errors) {
+        out += "\n" + FormatDiagnosticLine(*d);
+    }
+    return out;
+}
+
+Error ToError(const std::vector<Diagnostic>& diagnostics, std::string_view template_name) {
+    return Error::InvalidArgument(RenderErrorMessage(diagnostics, template_name));
+}
+
+}  // namespace orch::tosca

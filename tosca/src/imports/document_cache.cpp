@@ -1,0 +1,120 @@
+#include "imports/document_cache.hpp"
+
+#include "types/normative.hpp"
+#include "types/type_parser.hpp"
+#include "yaml/loader.hpp"
+
+namespace orch::tosca {
+namespace {
+
+void CheckHeader(const yaml::Node& root, const std::string& logical, DiagSink& sink) {
+    if (!root.IsMapping()) {
+        sink.Error(
+            DiagnosticCode::kImport,
+            &root,
+            Path(),
+            "Failed to parse remote TOSCA dependency " + logical + ": the document is not a mapping"
+        );
+        return;
+    }
+    const Path version_path = Path().Key("tosca_definitions_version");
+    const yaml::Node* version = root.Find("tosca_definitions_version");
+    if (version == nullptr || !version->IsScalar()) {
+        sink.Error(
+            DiagnosticCode::kVersion,
+            &root,
+            version_path,
+            "the imported document " + logical + " has no tosca_definitions_version"
+        );
+    } else if (!CanonicalToscaVersion(version->text)) {
+        sink.Error(
+            DiagnosticCode::kVersion,
+            version,
+            version_path,
+            "the imported document declares unsupported version \"" + version->text + "\""
+        );
+    }
+    if (const yaml::Node* topology = root.Find("topology_template"); topology != nullptr) {
+        sink.Warning(
+            DiagnosticCode::kGeneral,
+            topology,
+            Path().Key("topology_template"),
+            "the topology of an imported document is ignored; only its types are used"
+        );
+    }
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const ParsedImport>> ParseImport(
+    const ImportLocation& location, const ImportResolver& resolver, const EngineOptions& options
+) {
+    auto text = resolver.Read(location);
+    if (!text) {
+        return std::move(text).error();
+    }
+    auto parsed = std::make_shared<ParsedImport>();
+    parsed->stamp = text->stamp;
+    DiagSink sink(options.limits.max_diagnostics);
+    const yaml::LoadLimits limits{
+        options.limits.max_document_bytes, options.limits.max_depth, options.limits.max_yaml_nodes};
+    parsed->doc = yaml::LoadYaml(text->text, location.logical, limits, sink);
+    if (parsed->doc.root != nullptr) {
+        const yaml::Node& root = *parsed->doc.root;
+        CheckHeader(root, location.logical, sink);
+        GrammarContext ctx{sink, options.mode == Mode::kStrict};
+        if (root.IsMapping()) {
+            parsed->imports = CollectImports(root, ctx);
+        }
+        DiagSink defs(options.limits.max_diagnostics);
+        GrammarContext defs_ctx{defs, options.mode == Mode::kStrict};
+        for (auto& def : ParseTypeSections(root, defs_ctx)) {
+            parsed->defs.push_back(std::move(def));
+        }
+        parsed->definition_diagnostics = defs.Take();
+    }
+    parsed->diagnostics = sink.Take();
+    return std::shared_ptr<const ParsedImport>(std::move(parsed));
+}
+
+Result<std::shared_ptr<const ParsedImport>> DocumentCache::Get(
+    const ImportLocation& location, const ImportResolver& resolver, const EngineOptions& options
+) {
+    std::shared_ptr<const ParsedImport> cached;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (const auto it = slots_.find(location.logical); it != slots_.end()) {
+            cached = it->second.parsed;
+            lru_.splice(lru_.begin(), lru_, it->second.position);
+        }
+    }
+    if (cached != nullptr && resolver.StillValid(cached->stamp)) {
+        return cached;
+    }
+    auto parsed = ParseImport(location, resolver, options);
+    if (!parsed) {
+        return parsed;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (const auto it = slots_.find(location.logical); it != slots_.end()) {
+        it->second.parsed = *parsed;
+        return parsed;
+    }
+    while (!slots_.empty() && slots_.size() >= capacity_) {
+        slots_.erase(lru_.back());
+        lru_.pop_back();
+    }
+    if (capacity_ > 0) {
+        lru_.push_front(location.logical);
+        slots_.emplace(location.logical, Slot{*parsed, lru_.begin()});
+    }
+    return parsed;
+}
+
+void DocumentCache::Clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    slots_.clear();
+    lru_.clear();
+}
+
+}  // namespace orch::tosca

@@ -1,0 +1,56 @@
+#pragma once
+
+#include "imports/import_resolver.hpp"
+#include "imports/library.hpp"
+#include "types/type_model.hpp"
+
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace orch::tosca {
+
+/// One imported document, read and parsed once: its nodes, its type definitions (shared by
+/// every library that imports it), its own imports and what was found while reading it.
+struct ParsedImport {
+    yaml::Document doc;
+    std::vector<std::shared_ptr<const TypeDef>> defs;
+    std::vector<ImportRef> imports;
+    std::vector<Diagnostic> diagnostics;             ///< YAML and header findings
+    std::vector<Diagnostic> definition_diagnostics;  ///< type-definition grammar (reported as warnings)
+    ImportStamp stamp;
+};
+
+/// Reads and parses an import (uncached).
+Result<std::shared_ptr<const ParsedImport>> ParseImport(
+    const ImportLocation& location, const ImportResolver& resolver, const EngineOptions& options
+);
+
+/// Parsed imports by location, revalidated against their stamps, least recently used evicted
+/// first. Thread-safe; two threads missing the same document may both parse it (the first
+/// stored wins), which is cheaper than holding a lock across I/O.
+class DocumentCache {
+   public:
+    explicit DocumentCache(std::size_t capacity) : capacity_(capacity) {}
+
+    Result<std::shared_ptr<const ParsedImport>> Get(
+        const ImportLocation& location, const ImportResolver& resolver, const EngineOptions& options
+    );
+    void Clear();
+
+   private:
+    using Lru = std::list<std::string>;
+    struct Slot {
+        std::shared_ptr<const ParsedImport> parsed;
+        Lru::iterator position;
+    };
+    std::size_t capacity_;
+    std::mutex mutex_;
+    std::unordered_map<std::string, Slot> slots_;
+    Lru lru_;
+};
+
+}  // namespace orch::tosca

@@ -1,0 +1,80 @@
+#pragma once
+
+#include "common/result.hpp"
+#include "tosca/engine.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace orch::tosca {
+
+/// Where an import lives: its logical name (the URL, even when a mirror serves it, or the
+/// absolute file path), and where its text is read from.
+struct ImportLocation {
+    bool is_url = false;
+    std::string logical;     ///< normalised URL or absolute path; relative imports resolve against it
+    std::string local_path;  ///< file to read (a mirror hit or a file import); empty = fetch `logical`
+};
+
+/// Identifies the exact content read, so cached results can be revalidated.
+struct ImportStamp {
+    std::string local_path;  ///< file: path, size and modification time
+    std::uint64_t size = 0;
+    std::int64_t mtime_ns = 0;
+    std::chrono::steady_clock::time_point expires{};  ///< fetched: reuse until then
+    bool fetched = false;
+};
+
+/// The text of an import and its stamp.
+struct ImportText {
+    std::string text;
+    ImportStamp stamp;
+};
+
+/// Resolves import references and reads them, enforcing the mirror map and the host allow-list:
+/// a URL is read from a mirror directory when a prefix maps it, otherwise fetched over HTTPS only
+/// for allow-listed hosts (cached for fetched_ttl; failures for 30 s), and refused otherwise.
+/// Thread-safe.
+class ImportResolver {
+   public:
+    explicit ImportResolver(const EngineOptions& options);
+
+    /// Resolves `reference` relative to the importing document (`importer`, empty for a template
+    /// read from text, which then uses `base_directory` for relative file imports).
+    Result<ImportLocation> Locate(
+        std::string_view reference, const ImportLocation* importer, const std::string& base_directory
+    ) const;
+
+    Result<ImportText> Read(const ImportLocation& location) const;
+
+    /// Whether content read earlier is still what Read() would return.
+    bool StillValid(const ImportStamp& stamp) const;
+
+    void ClearFetched() const;
+
+   private:
+    Result<ImportText> ReadFile(const std::string& path, const std::string& logical) const;
+    Result<ImportText> Fetch(const std::string& url) const;
+    Result<ImportLocation> LocateUrl(std::string url) const;
+
+    const EngineOptions& options_;
+
+    struct Fetched {
+        bool ok = false;
+        std::string text;
+        std::string error;
+        std::chrono::steady_clock::time_point expires;
+    };
+    mutable std::mutex mutex_;
+    mutable std::map<std::string, Fetched> fetched_;
+};
+
+/// RFC 3986 reference resolution for http(s) URLs, with dot segments removed.
+std::string JoinUrl(std::string_view base, std::string_view reference);
+bool IsAbsoluteUrl(std::string_view text);
+
+}  // namespace orch::tosca

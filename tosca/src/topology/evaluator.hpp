@@ -1,0 +1,121 @@
+#pragma once
+
+#include "topology/model.hpp"
+#include "types/type_registry.hpp"
+#include "util/diag_sink.hpp"
+
+#include <map>
+#include <string>
+#include <tuple>
+
+namespace orch::tosca {
+
+/// The result of evaluating a value: the value with every function that could be computed
+/// replaced, and whether nothing is left to compute after deployment.
+struct Evaluated {
+    const yaml::Node* value = nullptr;
+    bool resolved = true;
+};
+
+/// Where a value is evaluated: SELF, SOURCE/TARGET (relationships) and whether it is an output.
+struct EvalScope {
+    const NodeTemplate* self = nullptr;
+    const NodeTemplate* source = nullptr;
+    const NodeTemplate* target = nullptr;
+    bool in_outputs = false;
+    const RequirementAssignment* relationship = nullptr;  ///< SELF inside a relationship
+};
+
+/// Checks and evaluates TOSCA intrinsic functions: get_input (with the user's inputs),
+/// get_property (SELF, SOURCE, TARGET, HOST, a node; capabilities and requirements; nested
+/// indexes), concat, join, token, get_nodes_of_type; get_attribute, get_operation_output and
+/// get_artifact are checked statically and kept for after deployment. get_property chains are
+/// memoised and their cycles reported ("Circular reference between functions").
+class Evaluator {
+   public:
+    Evaluator(
+        Topology& topology,
+        const TypeRegistry& types,
+        yaml::Arena& scratch,
+        DiagSink& sink,
+        bool strict,
+        bool inputs_given,
+        int max_depth
+    )
+        : topology_(topology),
+          types_(types),
+          scratch_(scratch),
+          sink_(sink),
+          strict_(strict),
+          inputs_given_(inputs_given),
+          max_depth_(max_depth) {}
+
+    Evaluated Evaluate(const yaml::Node& value, const EvalScope& scope, const Path& path);
+
+    /// The evaluated value of a node's property (capability = "" for the node's own), from the
+    /// template or the type's default; memoised. value is null when the property has none.
+    Evaluated Property(
+        const NodeTemplate& node, const std::string& capability, const std::string& property, const Path& path
+    );
+
+   private:
+    Evaluated EvaluateFunction(std::string_view name, const yaml::Node& call, const EvalScope& scope, const Path& path);
+    Evaluated GetInput(const yaml::Node& call, const yaml::Node& args, const Path& path);
+    Evaluated GetProperty(const yaml::Node& call, const yaml::Node& args, const EvalScope& scope, const Path& path);
+    Evaluated GetAttribute(const yaml::Node& call, const yaml::Node& args, const EvalScope& scope, const Path& path);
+    Evaluated Concat(const yaml::Node& call, const yaml::Node& args, const EvalScope& scope, const Path& path);
+    Evaluated Join(const yaml::Node& call, const yaml::Node& args, const EvalScope& scope, const Path& path);
+    Evaluated Token(const yaml::Node& call, const yaml::Node& args, const EvalScope& scope, const Path& path);
+    Evaluated GetNodesOfType(const yaml::Node& call, const yaml::Node& args, const Path& path);
+    Evaluated GetArtifact(const yaml::Node& call, const yaml::Node& args, const EvalScope& scope, const Path& path);
+    Evaluated GetOperationOutput(
+        const yaml::Node& call, const yaml::Node& args, const EvalScope& scope, const Path& path
+    );
+
+    /// SELF / SOURCE / TARGET / HOST / a node template name → the node; reports when impossible.
+    const NodeTemplate* Entity(
+        const yaml::Node& arg, const EvalScope& scope, bool allow_host, const std::string& function, const Path& path
+    );
+    /// Applies list indexes / map keys args[first..] to a resolved value.
+    /// On failure (reported) the unresolved `call` is returned, so the value is not checked again.
+    Evaluated Index(
+        Evaluated base,
+        const yaml::Node& call,
+        const yaml::Node& args,
+        std::size_t first,
+        const std::string& function,
+        const Path& path
+    );
+    const yaml::Node* CapabilityAssignment(const NodeTemplate& node, const std::string& capability) const;
+    Evaluated RelationshipProperty(
+        const RequirementAssignment& rel,
+        const yaml::Node& call,
+        const yaml::Node& args,
+        const EvalScope& scope,
+        const Path& path
+    );
+    const PropertyDef* FindPropertyDef(
+        const NodeTemplate& node, const std::string& capability, const std::string& property
+    ) const;
+    void Fail(const yaml::Node& at, const Path& path, std::string message) {
+        sink_.Error(DiagnosticCode::kFunction, &at, path, std::move(message));
+    }
+
+    enum class State { kInProgress, kDone };
+    struct Memo {
+        State state = State::kInProgress;
+        Evaluated result;
+    };
+
+    Topology& topology_;
+    const TypeRegistry& types_;
+    yaml::Arena& scratch_;
+    DiagSink& sink_;
+    bool strict_;
+    bool inputs_given_;
+    int max_depth_;
+    int depth_ = 0;
+    std::map<std::tuple<const NodeTemplate*, std::string, std::string>, Memo> memo_;
+};
+
+}  // namespace orch::tosca
