@@ -9,6 +9,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/secrets_in_logs_it_test.cpp
 )
 set(TEST_LIBS orch::orchestrator deps::ssl)
+set(TEST_FIXTURES oidc)
 
 # Fixture `oidc`: three issuers at once, each on its own free 127.0.0.1 port, stopped by PID.
 foreach(issuer IN ITEMS alpha:full beta:minimal gamma:wlcg)
@@ -21,15 +22,3 @@ foreach(issuer IN ITEMS alpha:full beta:minimal gamma:wlcg)
   set_tests_properties(oidc.start.${name} PROPERTIES FIXTURES_SETUP oidc LABELS integration TIMEOUT 300)
   set_tests_properties(oidc.stop.${name} PROPERTIES FIXTURES_CLEANUP oidc LABELS integration)
 endforeach()
-
-# The discovered test cases must require the fixture. Their names exist only at ctest time, in the
-# list catch_discover_tests writes (integration_auth_TESTS); this include file, registered after
-# the discovery include (deferred to the end of the directory), tags them.
-set(_auth_fixture_include ${CMAKE_CURRENT_BINARY_DIR}/integration_auth_fixture.cmake)
-file(WRITE ${_auth_fixture_include}
-  "if(DEFINED integration_auth_TESTS)\n"
-  "  set_tests_properties(\${integration_auth_TESTS} PROPERTIES FIXTURES_REQUIRED oidc)\n"
-  "endif()\n")
-# (EVAL bakes the path in now: a deferred call would expand variables only when it runs.)
-cmake_language(EVAL CODE
-  "cmake_language(DEFER CALL set_property DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES [[${_auth_fixture_include}]])")
