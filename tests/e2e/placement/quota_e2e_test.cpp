@@ -1,0 +1,172 @@
+// GPU quotas end to end: the real binary on real PostgreSQL, placing on a site-sim Marathon site
+// whose SLA gives the group a GPU quota (the demo's format, orchestrator/demo/sla.yaml). Usage is
+// what the group's active deployments hold in the database, so deleting one frees its GPUs.
+#include <common/http_client.hpp>
+#include <common/json.hpp>
+#include <common/uuid.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "../../integration/sim/site_sim_process.hpp"
+#include "test_support/process.hpp"
+#include "test_support/test_env.hpp"
+
+namespace {
+
+using orch::Json;
+
+constexpr int kQuotaGpus = 2;
+
+// The site has more GPUs than the quota, so a refusal can only come from the quota.
+const char* kSimConfig = R"(mesos_agents:
+  - {hostname: gpu-agent-1.sim, cpus: 32, mem_mb: 131072, disk_mb: 500000, gpus: 8}
+timing: {task_start: 0.2, kill: 0.2}
+)";
+
+std::string Catalogue(const std::string& marathon) {
+    return "providers:\n"
+           "  - id: SIM-A\n    name: sim-a\n    services:\n"
+           "      SIM-A_mesos:\n        service_type: eu.indigo-datacloud.mesos\n        endpoint: " + marathon + "\n"
+           "        type: compute\n        iam_enabled: false\n"
+           "        properties: {gpu_support: true, gpu_vendor: nvidia, num_gpus: 8, num_cpus: 32, mem_total: 131072}\n"
+           "      SIM-A_marathon:\n        service_type: eu.indigo-datacloud.marathon\n        endpoint: " + marathon + "\n"
+           "        type: compute\n        iam_enabled: false\n        service_parent_id: SIM-A_mesos\n"
+           "        properties: {gpu_support: true, gpu_vendor: nvidia, load_balancer_ips: [127.0.0.1]}\n";
+}
+
+std::string Slas() {
+    return "demo:\n"
+           "  preferences:\n"
+           "    - customer: demo\n"
+           "      preferences:\n"
+           "        - service_type: compute\n"
+           "          priority: [{sla_id: sla-a, service_id: SIM-A_marathon, weight: 1.0}]\n"
+           "  sla:\n"
+           "    - {id: sla-a, customer: demo, provider: SIM-A, services: [{type: computing, service_id: SIM-A_marathon, "
+           "targets: [{type: num_gpus, restrictions: {total_limit: " + std::to_string(kQuotaGpus) + "}}]}]}\n";
+}
+
+std::string GpuApp(int gpus) {
+    return R"(tosca_definitions_version: tosca_simple_yaml_1_0
+imports:
+  - indigo_custom_types: https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml
+topology_template:
+  node_templates:
+    app:
+      type: tosca.nodes.indigo.Container.Application.Docker.Marathon
+      artifacts:
+        image:
+          file: tensorflow/tensorflow:latest-gpu
+          type: tosca.artifacts.Deployment.Image.Container.Docker
+      requirements:
+        - host: Docker
+    Docker:
+      type: tosca.nodes.indigo.Container.Runtime.Docker
+      capabilities:
+        host:
+          properties:
+            num_cpus: 1.0
+            mem_size: 1 GB
+            num_gpus: )" + std::to_string(gpus) + "\n";
+}
+
+std::string WriteConfig(const std::string& marathon) {
+    const std::string dir = orch::test::BinaryDir() + "/e2e-quota-" + orch::RandomUuid().substr(0, 8);
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/catalogue.yaml") << Catalogue(marathon);
+    std::ofstream(dir + "/sla.yaml") << Slas();
+    std::ofstream(dir + "/orchestrator.yaml")
+        << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": "
+        << orch::test::SharedDir() << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
+        << "placement:\n  default_group: demo\n  catalogue: {type: file, path: " << dir
+        << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
+        << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n  max_poll: 500ms\n";
+    return dir + "/orchestrator.yaml";
+}
+
+class QuotaSite {
+public:
+    QuotaSite()
+        : sim_(kSimConfig),
+          process_(db_.dsn(), {}, WriteConfig(sim_.Url("marathon"))),
+          client_(std::move(*orch::http::MakeClient({}))) {
+        REQUIRE(orch::test::WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
+    }
+
+    orch::http::ClientResponse Call(const std::string& method, const std::string& path, const std::string& body = "") {
+        orch::http::ClientRequest req;
+        req.method = method;
+        req.url = process_.BaseUrl() + path;
+        req.body = body;
+        req.headers = {{"Content-Type", "application/json"}};
+        req.timeout = std::chrono::seconds(30);
+        auto res = client_->Send(req);
+        REQUIRE(res);
+        return *res;
+    }
+
+    std::string Create(int gpus) {
+        const auto res = Call("POST", "/deployments", Json{{"template", GpuApp(gpus)}}.dump());
+        INFO(res.body);
+        REQUIRE(res.status == 201);
+        return Json::parse(res.body)["uuid"];
+    }
+
+    // Polls until the deployment settles in `status` (FAILs on another final status or after 60 s).
+    Json WaitFor(const std::string& id, const std::string& status) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        Json d;
+        while (std::chrono::steady_clock::now() < deadline) {
+            d = Json::parse(Call("GET", "/deployments/" + id).body);
+            if (d["status"] == status) {
+                return d;
+            }
+            const std::string now = d["status"];
+            if (now.find("IN_PROGRESS") == std::string::npos) {
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        FAIL("deployment " << id << " did not reach " << status << ": " << d.dump() << "\n" << process_.process().Log());
+        return {};
+    }
+
+private:
+    orch::sim::test::SiteSimProcess sim_;
+    orch::test::TestDatabase db_;
+    orch::test::OrchestratorProcess process_;
+    std::unique_ptr<orch::http::Client> client_;
+};
+
+}  // namespace
+
+TEST_CASE("a group at its GPU quota is refused with the quota named until a deployment is deleted", "[e2e][quota]") {
+    QuotaSite site;
+    const std::string first = site.Create(kQuotaGpus);  // takes the whole quota
+    site.WaitFor(first, "CREATE_COMPLETE");
+
+    const std::string second = site.Create(1);
+    const Json refused = site.WaitFor(second, "CREATE_FAILED");
+    const std::string reason = refused["statusReason"];
+    INFO(reason);
+    CHECK(reason.find("quota exceeded: group 'demo' may use 2 GPUs on this service (SLA sla-a); 2 are in use by "
+                      "active deployments and this deployment needs 1 more") != std::string::npos);
+    // The stored placement explains the site's refusal in the same words.
+    const auto placement = site.Call("GET", "/deployments/" + second + "/placement");
+    REQUIRE(placement.status == 200);
+    const Json decision = Json::parse(placement.body);
+    REQUIRE(decision["sites"].size() == 1);
+    CHECK(decision["sites"][0]["service_id"] == "SIM-A_marathon");
+    CHECK(decision["sites"][0]["accepted"] == false);
+    CHECK(decision["sites"][0]["reasons"].dump().find("quota exceeded: group 'demo' may use 2 GPUs") != std::string::npos);
+
+    REQUIRE(site.Call("DELETE", "/deployments/" + first).status == 204);
+    site.WaitFor(first, "DELETE_COMPLETE");
+    const std::string third = site.Create(1);  // the freed GPUs let the next one through
+    site.WaitFor(third, "CREATE_COMPLETE");
+}
