@@ -21,6 +21,9 @@ const kResource = 'https://orchestrator.test/';
 const kOtherResource = 'https://other-service.test/';
 const kTokenExchange = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const kPasswordGrant = 'urn:test:password';
+// Tests of "the user's token expired long ago" shorten every access token this provider mints
+// (exchanged and refreshed ones too); the password grant's `ttl` still overrides it per token.
+const kAccessTokenTtl = Number(process.env.OIDC_TEST_ACCESS_TOKEN_TTL) || 3600;
 const kScopes = ['openid', 'profile', 'email', 'offline_access', 'fts:submit-transfer', 'wlcg.groups'];
 
 function ParseArgs(argv) {
@@ -138,7 +141,7 @@ function ResourceServerInfo(resource, alg = 'RS256') {
   return {
     scope: kScopes.join(' '),
     audience: resource,
-    accessTokenTTL: 3600,
+    accessTokenTTL: kAccessTokenTtl,
     accessTokenFormat: 'jwt',
     jwt: { sign: { alg, kid } },
   };
@@ -438,7 +441,7 @@ async function BuildProvider() {
     },
     routes: { jwks: '/jwk', introspection: '/introspect', userinfo: '/userinfo', revocation: '/revoke' },
     ttl: {
-      AccessToken: (ctx, token) => token.resourceServer?.accessTokenTTL || 3600,
+      AccessToken: (ctx, token) => token.resourceServer?.accessTokenTTL || kAccessTokenTtl,
       ClientCredentials: 3600,
       RefreshToken: 30 * 24 * 3600,
       Grant: 30 * 24 * 3600,

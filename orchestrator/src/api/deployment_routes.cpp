@@ -59,6 +59,18 @@ std::vector<std::string> ExcludedStatuses(const Request& request) {
     return out;
 }
 
+// Lets the token keeper obtain a refresh token for the caller (mutating calls). The header is
+// held in a local: the token is a view into it, and a temporary header string would die before
+// Enroll sends the token (found by the e2e auth tests: the issuer got freed bytes).
+Status EnrollCaller(ApiContext& ctx, const Request& request, const auth::Principal& principal) {
+    if (ctx.token_keeper == nullptr || principal.local) {
+        return Ok();
+    }
+    const std::string header = request.Header("Authorization");
+    ORCH_ASSIGN_OR_RETURN(const auto token, auth::ExtractBearerToken(header, ctx.auth_config.max_token_bytes));
+    return ctx.token_keeper->Enroll(principal, token);
+}
+
 Result<Response> ListDeployments(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
     const auto created_by = request.Query("createdBy");
@@ -112,11 +124,7 @@ Result<Response> CreateDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
     ORCH_RETURN_IF_ERROR(auth::CheckUserGroup(principal, body.user_group));
     ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, body.parameters));
-    if (ctx.token_keeper != nullptr && !principal.local) {
-        ORCH_ASSIGN_OR_RETURN(const auto token,
-                              auth::ExtractBearerToken(request.Header("Authorization"), ctx.auth_config.max_token_bytes));
-        ORCH_RETURN_IF_ERROR(ctx.token_keeper->Enroll(principal, token));
-    }
+    ORCH_RETURN_IF_ERROR(EnrollCaller(ctx, request, principal));
     store::NewDeployment created;
     domain::Deployment& d = created.deployment;
     d.id = SequentialUuid();
@@ -162,11 +170,7 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, merged));
     ORCH_ASSIGN_OR_RETURN(auto existing, ctx.store.ListResources(d.id, std::nullopt, 0, 100000, {}));
     ORCH_ASSIGN_OR_RETURN(const ScalingPlan plan, PlanScaling(spec, existing.items, d.id));
-    if (ctx.token_keeper != nullptr && !principal.local) {
-        ORCH_ASSIGN_OR_RETURN(const auto token,
-                              auth::ExtractBearerToken(request.Header("Authorization"), ctx.auth_config.max_token_bytes));
-        ORCH_RETURN_IF_ERROR(ctx.token_keeper->Enroll(principal, token));
-    }
+    ORCH_RETURN_IF_ERROR(EnrollCaller(ctx, request, principal));
     store::UpdateRequest update;
     update.id = d.id;
     update.template_text = body.template_text;

@@ -30,7 +30,11 @@ Result<connectors::Credentials> ConfigCredentialSource::For(const connectors::Si
         creds = site->second;
     }
     const bool iam = target.options.is_object() && target.options.value("iam_enabled", false);
-    if (iam && owner && keeper_ != nullptr && owner->issuer != "local") {
+    // Marathon, Chronos, Kubernetes and Slurm sites with configured static credentials keep using
+    // them (the catalogue's iam_enabled defaults to true); without any, they get the owner's token.
+    const bool has_static = !creds.username.empty() || !creds.bearer_token.empty();
+    const bool wants_user_token = target.kind == connectors::TargetKind::kOpenStack || !has_static;
+    if (iam && wants_user_token && owner && keeper_ != nullptr && owner->issuer != "local") {
         ORCH_ASSIGN_OR_RETURN(creds.bearer_token, keeper_->AccessTokenFor(owner->issuer, owner->subject));
     }
     return creds;

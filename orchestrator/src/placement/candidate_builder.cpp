@@ -30,7 +30,6 @@ void OpenStackOptions(const Evaluation& eval, const Requester& requester, connec
     Json& options = target.options;
     SetIfPresent(options, "identity_provider", IdentityProviderFor(service, requester.issuer));
     options["protocol"] = service.idp_protocol;
-    options["iam_enabled"] = service.iam_enabled;
     options["public_ip_assignable"] = service.public_ip_assignable;
     SetIfPresent(options, "microversion", service.microversion);
     if (eval.tenant != nullptr) {
@@ -84,6 +83,8 @@ Candidate BuildCandidate(const Evaluation& eval, const Requester& requester) {
     target.region = service.region;
     // Site switches travel verbatim (gpu_attribute, partition, namespace, ...); computed ones follow.
     target.options = service.properties.is_object() ? service.properties : Json::object();
+    // Every kind: the workflow sends such a site the owner's token (from the token keeper).
+    target.options["iam_enabled"] = service.iam_enabled;
     if (service.kind == cmdb::ServiceKind::kOpenStack) {
         OpenStackOptions(eval, requester, target);
     } else {

@@ -21,7 +21,10 @@ class OidcProvider {
     static OidcProvider& Shared(const std::string& name);
 
     /// A private provider for tests that change it (key rotation); stopped by PID on destruction.
-    static std::unique_ptr<OidcProvider> StartOwn(const std::string& name, const std::string& profile);
+    /// `access_token_ttl` > 0 makes every access token it mints (exchange, refresh) that short.
+    static std::unique_ptr<OidcProvider> StartOwn(
+        const std::string& name, const std::string& profile, int access_token_ttl = 0
+    );
     ~OidcProvider();
     OidcProvider(const OidcProvider&) = delete;
     OidcProvider& operator=(const OidcProvider&) = delete;
