@@ -41,7 +41,7 @@ Json VerdictJson(const SiteVerdict& verdict) {
         {"rank", verdict.rank},
         {"score", verdict.score},
         {"reasons", verdict.reasons},
-        {"score_breakdown", verdict.score_breakdown},
+        {"score_breakdown", verdict.score_breakdown.ToJson()},
     };
 }
 
@@ -94,7 +94,7 @@ SiteVerdict VerdictFromJson(const Json& json) {
     verdict.rank = json.value("rank", 0);
     verdict.score = json.value("score", 0.0);
     verdict.reasons = json.value("reasons", std::vector<std::string>{});
-    verdict.score_breakdown = json.value("score_breakdown", Json::object());
+    verdict.score_breakdown = ScoreBreakdown(json.value("score_breakdown", Json::object()));
     return verdict;
 }
 

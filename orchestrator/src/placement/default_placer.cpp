@@ -29,7 +29,13 @@ std::string Rfc3339(std::chrono::system_clock::time_point at) {
 // The candidate universe: the compute services the group's SLAs name, each once, SLAM order.
 std::vector<Evaluation> BuildUniverse(const cmdb::SlaSet& slas) {
     std::vector<Evaluation> evals;
+    std::size_t listed = 0;
+    for (const auto& preference : slas.preferences) {
+        listed += preference.priority.size();
+    }
+    evals.reserve(listed);  // no reallocation: every Evaluation is large
     std::unordered_set<std::string_view> seen;
+    seen.reserve(listed);
     for (const auto& preference : slas.preferences) {
         if (Lower(preference.service_type) != "compute") {
             continue;
@@ -84,13 +90,13 @@ void Attach(const cmdb::Catalogue& catalogue, Evaluation& eval) {
 // Moves the evaluation's texts into the verdict: evaluations are not used after this.
 SiteVerdict ToVerdict(Evaluation& eval, int rank) {
     SiteVerdict verdict;
-    verdict.provider_id = eval.provider_id;
     verdict.provider_name = eval.provider != nullptr ? eval.provider->name : eval.provider_id;
-    verdict.service_id = eval.service_id;
+    verdict.provider_id = std::move(eval.provider_id);
+    verdict.service_id = std::move(eval.service_id);
     verdict.service_type = eval.service != nullptr ? eval.service->service_type : "";
     verdict.accepted = !eval.rejected();
     verdict.reasons = eval.rejected() ? std::move(eval.reasons) : std::move(eval.notes);
-    verdict.score_breakdown = eval.breakdown.is_null() ? Json::object() : std::move(eval.breakdown);
+    verdict.score_breakdown = std::move(eval.breakdown);
     verdict.score = eval.score;
     verdict.rank = rank;
     return verdict;

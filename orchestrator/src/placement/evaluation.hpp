@@ -45,7 +45,7 @@ struct Evaluation {
     bool gpu_capable = false;
 
     double score = 0;
-    Json breakdown;  ///< null until ranking fills it (no allocation for rejected services)
+    ScoreBreakdown breakdown;  ///< empty until ranking fills it
 
     bool rejected() const { return !reasons.empty(); }
     void Reject(std::string reason) { reasons.push_back(std::move(reason)); }

@@ -50,18 +50,18 @@ Scored Score(
             : 0.0;
     const bool open = BreakerOpen(attempts, options.breaker, now);
     eval.score = Round(score);
-    eval.breakdown = {
-        {"sla_weight", eval.weight ? Json(*eval.weight) : Json(nullptr)},
-        {"fit", Round(fit)},
-        {"availability", availability},
-        {"success_rate", Round(success)},
-        {"latency", Round(latency)},
-        {"response_ms", eval.response_ms ? Json(*eval.response_ms) : Json(nullptr)},
-        {"recent_attempts", attempts.size()},
-        {"recent_failures", attempts.size() - static_cast<std::size_t>(successes)},
-        {"circuit_breaker", open ? "open" : "closed"},
-        {"score", eval.score},
-    };
+    eval.breakdown = ScoreBreakdown(GpuAwareScore{
+        eval.weight,
+        Round(fit),
+        availability,
+        Round(success),
+        Round(latency),
+        eval.response_ms,
+        attempts.size(),
+        attempts.size() - static_cast<std::size_t>(successes),
+        open,
+        eval.score,
+    });
     if (open) {
         eval.notes.push_back(
             "ranked last: its last " + std::to_string(options.breaker.failures) + " attempts failed (" +

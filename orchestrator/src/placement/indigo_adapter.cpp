@@ -91,7 +91,7 @@ std::vector<std::string> RankIndigoMode(
     std::vector<std::pair<int, Evaluation*>> ranked;
     for (auto* eval : accepted) {
         const CprRecord* record = by_service.at(eval->service_id);
-        eval->breakdown = Breakdown(*record);
+        eval->breakdown = ScoreBreakdown(Breakdown(*record));
         eval->score = record->total;
         if (!record->ranked) {
             eval->Reject("the indigo ranker does not rank it (its total score is 0)");

@@ -11,6 +11,7 @@ set(SOURCES
   ${AREA_DIR}/gpu_aware_ranker.cpp
   ${AREA_DIR}/indigo_adapter.cpp
   ${AREA_DIR}/candidate_builder.cpp
+  ${AREA_DIR}/score_breakdown.cpp
   ${AREA_DIR}/decision.cpp
   ${AREA_DIR}/default_placer.cpp
   ${AREA_DIR}/placer_factory.cpp

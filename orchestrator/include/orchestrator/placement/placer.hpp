@@ -8,6 +8,7 @@
 #include "common/json.hpp"
 #include "common/result.hpp"
 #include "connectors/connector.hpp"
+#include "orchestrator/placement/score_breakdown.hpp"
 #include "tosca/deployment_spec.hpp"
 
 namespace orch::placement {
@@ -42,7 +43,7 @@ struct SiteVerdict {
     std::string provider_id, provider_name, service_id, service_type;
     bool accepted = false;
     std::vector<std::string> reasons;          ///< why rejected (all of them), or notes when accepted
-    Json score_breakdown = Json::object();
+    ScoreBreakdown score_breakdown;            ///< rendered by ToJson (ScoreBreakdown::ToJson)
     double score = 0;
     int rank = 0;                               ///< 1-based among accepted; 0 when rejected
 };
