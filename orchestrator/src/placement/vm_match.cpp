@@ -50,7 +50,8 @@ bool Fits(const NodeNeed& need, const cmdb::Flavor& f) {
     if (gpu.count <= 0) {
         return true;
     }
-    return SameWord(gpu.vendor, f.gpu_vendor) && GpuModelMatches(gpu.model, f.gpu_model) && GpuMemoryFits(need, f);
+    return SameWord(gpu.vendor, f.gpu_vendor) && need.model_memo.Matches(gpu.model, f.gpu_model) &&
+           GpuMemoryFits(need, f);
 }
 
 // Keeps the flavors passing `keep`; when none does, `explain` says why (from what was left).
