@@ -1,0 +1,116 @@
+// Two orchestrator processes on one database share the work: every deployment submitted to
+// either is carried out exactly once, and when one replica dies with leased work in hand, the
+// other takes the leases over once they expire and finishes everything.
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+
+#include <pqxx/pqxx>
+
+#include <set>
+#include <thread>
+
+#include "reliability_harness.hpp"
+#include "test_support/process.hpp"
+#include "test_support/test_env.hpp"
+
+namespace {
+
+using orch::reliability::Send;
+
+// 500 did not finish within the suite's ~2 minute budget on 2 loaded cores; 200 does.
+constexpr int kFirstBatch = 200;
+constexpr int kTakeoverBatch = 60;
+
+std::unique_ptr<orch::test::OrchestratorProcess> Replica(const std::string& dsn, const std::string& config,
+                                                         const std::string& id) {
+    return std::make_unique<orch::test::OrchestratorProcess>(
+        dsn, std::map<std::string, std::string>{{"ORCHESTRATOR_INSTANCE_ID", id}}, config);
+}
+
+// Submits `count` deployments alternately to the replicas; returns the acknowledged ids.
+std::vector<std::string> SubmitAlternately(const std::vector<std::string>& base_urls, int count) {
+    std::vector<std::string> ids;
+    for (int i = 0; i < count; ++i) {
+        const auto reply = Send("POST", base_urls[static_cast<std::size_t>(i) % base_urls.size()] + "/deployments",
+                                orch::reliability::SmallCreateBody());
+        REQUIRE(reply.status == 201);
+        ids.push_back(reply.body.at("uuid").get<std::string>());
+    }
+    return ids;
+}
+
+// Deployments whose workflow job `owner` holds under a live lease right now.
+std::set<std::string> LeasedBy(const std::string& dsn, const std::string& owner) {
+    pqxx::connection c(dsn);
+    pqxx::read_transaction tx(c);
+    std::set<std::string> out;
+    for (const auto& row : tx.exec_params("SELECT deployment_id::text FROM jobs WHERE workflow AND lease_owner = $1 "
+                                          "AND lease_until > now()",
+                                          owner)) {
+        out.insert(row[0].as<std::string>());
+    }
+    return out;
+}
+
+void CheckAllAcknowledgedListed(const std::vector<std::string>& ids, const std::map<std::string, std::string>& statuses) {
+    for (const auto& id : ids) {
+        INFO("acknowledged deployment " << id);
+        CHECK(statuses.count(id) == 1);
+    }
+    CHECK(statuses.size() == ids.size());
+}
+
+}  // namespace
+
+TEST_CASE("two replicas on one database deploy each of 200 deployments exactly once", "[e2e][reliability][replicas]") {
+    orch::test::TestDatabase db;
+    orch::reliability::TwoSites sites;
+    const std::string config = sites.WriteConfig("5s");
+    auto a = Replica(db.dsn(), config, "replica-a");
+    auto b = Replica(db.dsn(), config, "replica-b");
+    REQUIRE(orch::test::WaitForStatus(a->BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
+    REQUIRE(orch::test::WaitForStatus(b->BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
+
+    const auto ids = SubmitAlternately({a->BaseUrl(), b->BaseUrl()}, kFirstBatch);
+    // Both replicas take work from the shared job table (seen through their leases).
+    std::set<std::string> by_a, by_b;
+    for (int i = 0; i < 400 && (by_a.empty() || by_b.empty()); ++i) {
+        by_a.merge(LeasedBy(db.dsn(), "replica-a"));
+        by_b.merge(LeasedBy(db.dsn(), "replica-b"));
+    }
+    CHECK_FALSE(by_a.empty());
+    CHECK_FALSE(by_b.empty());
+    const auto statuses = orch::reliability::WaitAllTerminal(a->BaseUrl(), std::chrono::seconds(120));
+    CheckAllAcknowledgedListed(ids, statuses);
+    orch::reliability::CheckDeployedExactlyOnce(sites, statuses);
+}
+
+TEST_CASE("a replica killed mid-batch has its leased work finished by the other replica",
+          "[e2e][reliability][replicas]") {
+    orch::test::TestDatabase db;
+    orch::reliability::TwoSites sites;
+    const std::string config = sites.WriteConfig("2s");
+    auto a = Replica(db.dsn(), config, "replica-a");
+    auto b = Replica(db.dsn(), config, "replica-b");
+    REQUIRE(orch::test::WaitForStatus(a->BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
+    REQUIRE(orch::test::WaitForStatus(b->BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
+
+    const auto ids = SubmitAlternately({a->BaseUrl(), b->BaseUrl()}, kTakeoverBatch);
+    // Kill A at a moment it holds work (polled, not slept for).
+    std::set<std::string> orphaned;
+    for (int i = 0; i < 400 && orphaned.empty(); ++i) {
+        orphaned = LeasedBy(db.dsn(), "replica-a");
+    }
+    REQUIRE_FALSE(orphaned.empty());
+    REQUIRE(a->process().Stop(SIGKILL, std::chrono::seconds(10)) == 128 + SIGKILL);
+
+    const auto statuses = orch::reliability::WaitAllTerminal(b->BaseUrl(), std::chrono::seconds(90));
+    CheckAllAcknowledgedListed(ids, statuses);
+    for (const auto& id : orphaned) {
+        INFO("deployment " << id << " was leased by the killed replica");
+        CHECK(statuses.at(id) == "CREATE_COMPLETE");
+    }
+    CHECK(LeasedBy(db.dsn(), "replica-a").empty());
+    orch::reliability::CheckDeployedExactlyOnce(sites, statuses);
+}
