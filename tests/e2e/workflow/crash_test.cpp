@@ -46,13 +46,14 @@ private:
 // retried on the next server. Unacknowledged calls may still have created a deployment: allowed.
 // Answers other than 201, transport failure (0) and 503 (database not ready yet) are collected.
 void Submit(const CurrentServer& server, std::vector<std::string>& acknowledged, std::vector<int>& unexpected,
-            std::atomic<bool>& done) {
+            std::atomic<int>& acknowledged_count, std::atomic<bool>& done) {
     for (int attempt = 0; attempt < 5000 && static_cast<int>(acknowledged.size()) < kDeployments; ++attempt) {
         const auto [url, generation] = server.Get();
         const Reply reply = Send("POST", url + "/deployments", orch::reliability::SmallCreateBody(),
                                  std::chrono::seconds(10));
         if (reply.status == 201) {
             acknowledged.push_back(reply.body.at("uuid").get<std::string>());
+            ++acknowledged_count;
             continue;
         }
         if (reply.status != 0 && reply.status != 503) {
@@ -78,17 +79,28 @@ TEST_CASE("kill -9 of the orchestrator at random moments loses no deployment and
     server.Set(orch->BaseUrl());
     std::vector<std::string> acknowledged;
     std::vector<int> unexpected;
+    std::atomic<int> acknowledged_count{0};
     std::atomic<bool> submitted{false};
-    std::thread submitter(Submit, std::cref(server), std::ref(acknowledged), std::ref(unexpected), std::ref(submitted));
+    std::thread submitter(Submit, std::cref(server), std::ref(acknowledged), std::ref(unexpected),
+                          std::ref(acknowledged_count), std::ref(submitted));
 
     std::mt19937 random(std::random_device{}());
-    std::uniform_int_distribution<int> short_pause_ms(50, 400);   // while submitting
-    std::uniform_int_distribution<int> long_pause_ms(300, 1500);  // while the workflow runs
+    // While submitting, a kill comes after a random number of further acknowledgements (so the
+    // first one surely lands mid-submission); afterwards, after a random pause while the workflow runs.
+    std::uniform_int_distribution<int> more_acks(3, 15);
+    std::uniform_int_distribution<int> pause_ms(300, 1500);
     int kills = 0;
     int kills_while_submitting = 0;
     while (kills < kMinKills || !submitted) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(submitted ? long_pause_ms(random) : short_pause_ms(random)));  // a random moment, not a sync
-        kills_while_submitting += submitted ? 0 : 1;
+        const int target = acknowledged_count + more_acks(random);
+        for (int i = 0; i < 2000 && !submitted && acknowledged_count < target; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polls the submitter's progress
+        }
+        if (submitted) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms(random)));  // a random moment
+        } else {
+            ++kills_while_submitting;
+        }
         REQUIRE(orch->process().Stop(SIGKILL, std::chrono::seconds(10)) == 128 + SIGKILL);
         ++kills;
         orch = std::make_unique<orch::test::OrchestratorProcess>(db.dsn(), std::map<std::string, std::string>{}, config);
