@@ -2,18 +2,17 @@
 // being submitted and carried out, and restarted on the same database each time. At the end
 // every acknowledged deployment exists, every deployment is terminal, and each one exists on
 // exactly one simulated site (none lost, none created twice).
-#include <signal.h>
+#include "reliability_harness.hpp"
+#include "test_support/process.hpp"
+#include "test_support/test_env.hpp"
 
 #include <catch2/catch.hpp>
+#include <signal.h>
 
 #include <atomic>
 #include <mutex>
 #include <random>
 #include <thread>
-
-#include "reliability_harness.hpp"
-#include "test_support/process.hpp"
-#include "test_support/test_env.hpp"
 
 namespace {
 
@@ -25,7 +24,7 @@ constexpr int kMinKills = 4;
 
 // The current server's base URL, replaced by the killer after each restart.
 class CurrentServer {
-public:
+   public:
     void Set(std::string url) {
         const std::lock_guard lock(mutex_);
         url_ = std::move(url);
@@ -36,7 +35,7 @@ public:
         return {url_, generation_};
     }
 
-private:
+   private:
     mutable std::mutex mutex_;
     std::string url_;
     int generation_ = 0;
@@ -45,12 +44,17 @@ private:
 // Posts until kDeployments were acknowledged with 201; a failed call (server killed under it) is
 // retried on the next server. Unacknowledged calls may still have created a deployment: allowed.
 // Answers other than 201, transport failure (0) and 503 (database not ready yet) are collected.
-void Submit(const CurrentServer& server, std::vector<std::string>& acknowledged, std::vector<int>& unexpected,
-            std::atomic<int>& acknowledged_count, std::atomic<bool>& done) {
+void Submit(
+    const CurrentServer& server,
+    std::vector<std::string>& acknowledged,
+    std::vector<int>& unexpected,
+    std::atomic<int>& acknowledged_count,
+    std::atomic<bool>& done
+) {
     for (int attempt = 0; attempt < 5000 && static_cast<int>(acknowledged.size()) < kDeployments; ++attempt) {
         const auto [url, generation] = server.Get();
-        const Reply reply = Send("POST", url + "/deployments", orch::reliability::SmallCreateBody(),
-                                 std::chrono::seconds(10));
+        const Reply reply =
+            Send("POST", url + "/deployments", orch::reliability::SmallCreateBody(), std::chrono::seconds(10));
         if (reply.status == 201) {
             acknowledged.push_back(reply.body.at("uuid").get<std::string>());
             ++acknowledged_count;
@@ -69,20 +73,29 @@ void Submit(const CurrentServer& server, std::vector<std::string>& acknowledged,
 
 }  // namespace
 
-TEST_CASE("kill -9 of the orchestrator at random moments loses no deployment and creates none twice",
-          "[e2e][reliability][crash]") {
+TEST_CASE(
+    "kill -9 of the orchestrator at random moments loses no deployment and creates none twice",
+    "[e2e][reliability][crash]"
+) {
     orch::test::TestDatabase db;
     orch::reliability::TwoSites sites;
     const std::string config = sites.WriteConfig("2s");
-    auto orch = std::make_unique<orch::test::OrchestratorProcess>(db.dsn(), std::map<std::string, std::string>{}, config);
+    auto orch =
+        std::make_unique<orch::test::OrchestratorProcess>(db.dsn(), std::map<std::string, std::string>{}, config);
     CurrentServer server;
     server.Set(orch->BaseUrl());
     std::vector<std::string> acknowledged;
     std::vector<int> unexpected;
     std::atomic<int> acknowledged_count{0};
     std::atomic<bool> submitted{false};
-    std::thread submitter(Submit, std::cref(server), std::ref(acknowledged), std::ref(unexpected),
-                          std::ref(acknowledged_count), std::ref(submitted));
+    std::thread submitter(
+        Submit,
+        std::cref(server),
+        std::ref(acknowledged),
+        std::ref(unexpected),
+        std::ref(acknowledged_count),
+        std::ref(submitted)
+    );
 
     std::mt19937 random(std::random_device{}());
     // While submitting, a kill comes after a random number of further acknowledgements (so the
@@ -103,7 +116,8 @@ TEST_CASE("kill -9 of the orchestrator at random moments loses no deployment and
         }
         REQUIRE(orch->process().Stop(SIGKILL, std::chrono::seconds(10)) == 128 + SIGKILL);
         ++kills;
-        orch = std::make_unique<orch::test::OrchestratorProcess>(db.dsn(), std::map<std::string, std::string>{}, config);
+        orch =
+            std::make_unique<orch::test::OrchestratorProcess>(db.dsn(), std::map<std::string, std::string>{}, config);
         server.Set(orch->BaseUrl());
     }
     submitter.join();

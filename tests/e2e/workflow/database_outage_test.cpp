@@ -2,15 +2,15 @@
 // the link is down the deployment API answers 503 with the contract error body; it recovers by
 // itself when the link returns, and every deployment acknowledged with 201 (before the cut or
 // racing with it) is still there and gets deployed.
-#include <catch2/catch.hpp>
-
-#include <atomic>
-#include <thread>
-
 #include "reliability_harness.hpp"
 #include "test_support/process.hpp"
 #include "test_support/tcp_proxy.hpp"
 #include "test_support/test_env.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <thread>
 
 namespace {
 
@@ -51,8 +51,10 @@ Reply WaitForAnswer(const std::string& method, const std::string& url, const std
 
 }  // namespace
 
-TEST_CASE("while PostgreSQL is unreachable the deployment API answers 503 and recovers by itself",
-          "[e2e][reliability][outage]") {
+TEST_CASE(
+    "while PostgreSQL is unreachable the deployment API answers 503 and recovers by itself",
+    "[e2e][reliability][outage]"
+) {
     orch::test::TestDatabase db;
     orch::test::TcpProxy proxy(PortOf(db.dsn()));
     orch::reliability::TwoSites sites;

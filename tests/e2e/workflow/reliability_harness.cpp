@@ -2,6 +2,8 @@
 // for them, tolerant HTTP calls and the "deployed exactly once" check against the simulators.
 #include "reliability_harness.hpp"
 
+#include "test_support/test_env.hpp"
+
 #include <common/http_client.hpp>
 #include <common/uuid.hpp>
 
@@ -10,8 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
-
-#include "test_support/test_env.hpp"
 
 namespace orch::reliability {
 namespace {
@@ -26,7 +26,8 @@ constexpr const char* kSiteConfig =
 std::string Provider(const std::string& id, const std::string& url) {
     return "  - id: " + id + "\n    name: " + id + "\n    services:\n      " + id +
            "_mesos:\n        service_type: eu.indigo-datacloud.mesos\n        endpoint: " + url +
-           "\n        type: compute\n        iam_enabled: false\n        properties: {num_cpus: 4000, mem_total: 8000000}\n      " +
+           "\n        type: compute\n        iam_enabled: false\n        properties: {num_cpus: 4000, mem_total: "
+           "8000000}\n      " +
            id + "_marathon:\n        service_type: eu.indigo-datacloud.marathon\n        endpoint: " + url +
            "\n        type: compute\n        iam_enabled: false\n        service_parent_id: " + id +
            "_mesos\n        properties: {load_balancer_ips: [127.0.0.1]}\n";
@@ -44,8 +45,9 @@ std::unique_ptr<http::Client>& SharedClient() {
 
 }  // namespace
 
-Reply Send(const std::string& method, const std::string& url, const std::string& body,
-           std::chrono::milliseconds timeout) {
+Reply Send(
+    const std::string& method, const std::string& url, const std::string& body, std::chrono::milliseconds timeout
+) {
     http::ClientRequest req;
     req.method = method;
     req.url = url;
@@ -66,10 +68,11 @@ Reply Send(const std::string& method, const std::string& url, const std::string&
 }
 
 std::string SmallCreateBody() {
-    static const std::string body =
-        Json{{"template", test::ReadFile(test::SharedDir() +
-                                         "/tosca-corpus/indigo-dc-orchestrator/src/test/resources/tosca/marathon_app.yaml")}}
-            .dump();
+    static const std::string body = Json{
+        {"template",
+         test::ReadFile(
+             test::SharedDir() + "/tosca-corpus/indigo-dc-orchestrator/src/test/resources/tosca/marathon_app.yaml"
+         )}}.dump();
     return body;
 }
 
@@ -82,14 +85,17 @@ TwoSites::TwoSites() : a_(kSiteConfig), b_(kSiteConfig) {}
 std::string TwoSites::WriteConfig(const std::string& lease, int workers) const {
     const std::string dir = test::BinaryDir() + "/reliability-" + RandomUuid().substr(0, 8);
     std::filesystem::create_directories(dir);
-    std::ofstream(dir + "/catalogue.yaml") << "providers:\n"
-                                           << Provider("SIM-A", a_.Url("marathon")) << Provider("SIM-B", b_.Url("marathon"));
-    std::ofstream(dir + "/sla.yaml") << "reliability:\n  preferences:\n    - customer: reliability\n      preferences:\n"
-                                     << "        - service_type: compute\n          priority:\n"
-                                     << "            - {sla_id: sla-SIM-A, service_id: SIM-A_marathon, weight: 0.5}\n"
-                                     << "            - {sla_id: sla-SIM-B, service_id: SIM-B_marathon, weight: 0.5}\n"
-                                     << "  sla:\n"
-                                     << Sla("SIM-A") << Sla("SIM-B");
+    std::ofstream(dir + "/catalogue.yaml")
+        << "providers:\n"
+        << Provider("SIM-A", a_.Url("marathon")) << Provider("SIM-B", b_.Url("marathon"));
+    std::ofstream(
+        dir + "/sla.yaml"
+    ) << "reliability:\n  preferences:\n    - customer: reliability\n      preferences:\n"
+      << "        - service_type: compute\n          priority:\n"
+      << "            - {sla_id: sla-SIM-A, service_id: SIM-A_marathon, weight: 0.5}\n"
+      << "            - {sla_id: sla-SIM-B, service_id: SIM-B_marathon, weight: 0.5}\n"
+      << "  sla:\n"
+      << Sla("SIM-A") << Sla("SIM-B");
     std::ofstream(dir + "/orchestrator.yaml")
         << "auth:\n  mode: disabled\n"
         << "log:\n  level: info\n"

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "../../integration/sim/site_sim_process.hpp"
+
 #include <common/json.hpp>
 
 #include <chrono>
@@ -8,8 +10,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include "../../integration/sim/site_sim_process.hpp"
 
 namespace orch::reliability {
 
@@ -20,8 +20,12 @@ struct Reply {
 };
 
 /// Sends one request; never throws on transport failure (status 0 instead).
-Reply Send(const std::string& method, const std::string& url, const std::string& body = "",
-           std::chrono::milliseconds timeout = std::chrono::seconds(20));
+Reply Send(
+    const std::string& method,
+    const std::string& url,
+    const std::string& body = "",
+    std::chrono::milliseconds timeout = std::chrono::seconds(20)
+);
 
 /// The body of POST /deployments for a small Marathon app (one CPU, no GPU).
 std::string SmallCreateBody();
@@ -31,7 +35,7 @@ bool IsTerminal(const std::string& status);
 /// Two simulated Marathon sites (two site-sim processes) with room for hundreds of small apps
 /// and a fast clock, plus the orchestrator configuration that points at them.
 class TwoSites {
-public:
+   public:
     TwoSites();
 
     /// Writes catalogue, SLA and orchestrator.yaml to a fresh folder; returns the config path.
@@ -41,7 +45,7 @@ public:
     /// /__sim/objects listing.
     std::map<std::string, std::vector<std::string>> GroupsBySite();
 
-private:
+   private:
     sim::test::SiteSimProcess a_;
     sim::test::SiteSimProcess b_;
 };

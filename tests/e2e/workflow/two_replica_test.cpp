@@ -1,19 +1,17 @@
 // Two orchestrator processes on one database share the work: every deployment submitted to
 // either is carried out exactly once, and when one replica dies with leased work in hand, the
 // other takes the leases over once they expire and finishes everything.
-#include <signal.h>
+#include "reliability_harness.hpp"
+#include "test_support/process.hpp"
+#include "test_support/test_env.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <pqxx/pqxx>
+#include <signal.h>
 
 #include <functional>
 #include <set>
 #include <thread>
-
-#include "reliability_harness.hpp"
-#include "test_support/process.hpp"
-#include "test_support/test_env.hpp"
 
 namespace {
 
@@ -23,23 +21,29 @@ using orch::reliability::Send;
 constexpr int kFirstBatch = 500;
 constexpr int kTakeoverBatch = 60;
 
-std::unique_ptr<orch::test::OrchestratorProcess> Replica(const std::string& dsn, const std::string& config,
-                                                         const std::string& id) {
+std::unique_ptr<orch::test::OrchestratorProcess> Replica(
+    const std::string& dsn, const std::string& config, const std::string& id
+) {
     return std::make_unique<orch::test::OrchestratorProcess>(
-        dsn, std::map<std::string, std::string>{{"ORCHESTRATOR_INSTANCE_ID", id}}, config);
+        dsn, std::map<std::string, std::string>{{"ORCHESTRATOR_INSTANCE_ID", id}}, config
+    );
 }
 
 // Submits `count` deployments alternately to the replicas; returns the acknowledged ids.
 // `between` runs after every tenth submission.
-std::vector<std::string> SubmitAlternately(const std::vector<std::string>& base_urls, int count,
-                                           const std::function<void()>& between = [] {}) {
+std::vector<std::string> SubmitAlternately(
+    const std::vector<std::string>& base_urls, int count, const std::function<void()>& between = [] {}
+) {
     std::vector<std::string> ids;
     for (int i = 0; i < count; ++i) {
         if (i % 10 == 9) {
             between();
         }
-        const auto reply = Send("POST", base_urls[static_cast<std::size_t>(i) % base_urls.size()] + "/deployments",
-                                orch::reliability::SmallCreateBody());
+        const auto reply = Send(
+            "POST",
+            base_urls[static_cast<std::size_t>(i) % base_urls.size()] + "/deployments",
+            orch::reliability::SmallCreateBody()
+        );
         REQUIRE(reply.status == 201);
         ids.push_back(reply.body.at("uuid").get<std::string>());
     }
@@ -51,15 +55,19 @@ std::set<std::string> LeasedBy(const std::string& dsn, const std::string& owner)
     pqxx::connection c(dsn);
     pqxx::read_transaction tx(c);
     std::set<std::string> out;
-    for (const auto& row : tx.exec_params("SELECT deployment_id::text FROM jobs WHERE workflow AND lease_owner = $1 "
-                                          "AND lease_until > now()",
-                                          owner)) {
+    for (const auto& row : tx.exec_params(
+             "SELECT deployment_id::text FROM jobs WHERE workflow AND lease_owner = $1 "
+             "AND lease_until > now()",
+             owner
+         )) {
         out.insert(row[0].as<std::string>());
     }
     return out;
 }
 
-void CheckAllAcknowledgedListed(const std::vector<std::string>& ids, const std::map<std::string, std::string>& statuses) {
+void CheckAllAcknowledgedListed(
+    const std::vector<std::string>& ids, const std::map<std::string, std::string>& statuses
+) {
     for (const auto& id : ids) {
         INFO("acknowledged deployment " << id);
         CHECK(statuses.count(id) == 1);
@@ -92,8 +100,9 @@ TEST_CASE("two replicas on one database deploy each of 500 deployments exactly o
     orch::reliability::CheckDeployedExactlyOnce(sites, statuses);
 }
 
-TEST_CASE("a replica killed mid-batch has its leased work finished by the other replica",
-          "[e2e][reliability][replicas]") {
+TEST_CASE(
+    "a replica killed mid-batch has its leased work finished by the other replica", "[e2e][reliability][replicas]"
+) {
     orch::test::TestDatabase db;
     orch::reliability::TwoSites sites;
     const std::string config = sites.WriteConfig("2s");
