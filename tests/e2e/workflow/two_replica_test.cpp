@@ -111,14 +111,24 @@ TEST_CASE(
     REQUIRE(orch::test::WaitForStatus(a->BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
     REQUIRE(orch::test::WaitForStatus(b->BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
 
-    const auto ids = SubmitAlternately({a->BaseUrl(), b->BaseUrl()}, kTakeoverBatch);
-    // Kill A at a moment it holds work (polled, not slept for).
+    // Mid-way through the batch, A is killed at the first moment it holds leased work (polled
+    // after each submission); the rest of the batch goes to B.
+    std::vector<std::string> ids;
     std::set<std::string> orphaned;
-    for (int i = 0; i < 400 && orphaned.empty(); ++i) {
-        orphaned = LeasedBy(db.dsn(), "replica-a");
+    bool a_alive = true;
+    for (int i = 0; i < kTakeoverBatch; ++i) {
+        const bool to_a = a_alive && i % 2 == 0;
+        ids.push_back(SubmitAlternately({to_a ? a->BaseUrl() : b->BaseUrl()}, 1).front());
+        if (a_alive && i >= kTakeoverBatch / 4) {
+            orphaned = LeasedBy(db.dsn(), "replica-a");
+            if (!orphaned.empty()) {
+                REQUIRE(a->process().Stop(SIGKILL, std::chrono::seconds(10)) == 128 + SIGKILL);
+                a_alive = false;
+            }
+        }
     }
+    REQUIRE_FALSE(a_alive);
     REQUIRE_FALSE(orphaned.empty());
-    REQUIRE(a->process().Stop(SIGKILL, std::chrono::seconds(10)) == 128 + SIGKILL);
 
     const auto statuses = orch::reliability::WaitAllTerminal(b->BaseUrl(), std::chrono::seconds(90));
     CheckAllAcknowledgedListed(ids, statuses);
