@@ -117,6 +117,15 @@ std::map<std::string, std::vector<std::string>> TwoSites::GroupsBySite() {
         for (const auto& g : objects.at("marathon").at("groups")) {
             groups.push_back(g.get<std::string>());
         }
+        // The Marathon API's own listing agrees: every app lies in a listed group, every group has one.
+        const Reply apps = Send("GET", site->Url("marathon") + "/v2/apps");
+        REQUIRE(apps.status == 200);
+        std::set<std::string> groups_with_apps;
+        for (const auto& app : apps.body.at("apps")) {
+            const auto id = app.at("id").get<std::string>();
+            groups_with_apps.insert(id.substr(0, id.find('/', 1)));
+        }
+        CHECK(groups_with_apps == std::set<std::string>(groups.begin(), groups.end()));
     }
     return out;
 }
