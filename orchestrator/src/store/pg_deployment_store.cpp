@@ -139,9 +139,14 @@ Result<Page<domain::Deployment>> PgDeploymentStore::List(const ListQuery& q) {
         pqxx::read_transaction tx(conn);
         const auto total = tx.exec_params("SELECT coalesce(sum(n), 0)::bigint FROM deployment_counts WHERE " + where,
                                           pqxx::prepare::make_dynamic_params(params));
-        const std::string sql = std::string("SELECT ") + kDeploymentColumns + " FROM deployments WHERE " + where +
-                                " ORDER BY " + Joined(q.sort, "created_at DESC") + " LIMIT " + std::to_string(q.size) +
-                                " OFFSET " + std::to_string(static_cast<std::int64_t>(q.page) * q.size);
+        // Deferred join: the OFFSET walks only the ordering index (ids), and just the page's rows
+        // are read from the table; a deep page of 100,000 would otherwise fetch every skipped row.
+        const std::string order = " ORDER BY " + Joined(q.sort, "created_at DESC");
+        const std::string sql = std::string("SELECT ") + kDeploymentColumns +
+                                " FROM deployments JOIN (SELECT id FROM deployments WHERE " + where + order +
+                                " LIMIT " + std::to_string(q.size) + " OFFSET " +
+                                std::to_string(static_cast<std::int64_t>(q.page) * q.size) + ") AS page USING (id)" +
+                                order;
         const auto rows = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params));
         Page<domain::Deployment> page;
         page.total = total[0][0].as<std::int64_t>();

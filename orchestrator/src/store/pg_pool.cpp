@@ -86,6 +86,11 @@ Error PgPool::Classify(const std::exception& e) {
         if (state.rfind("08", 0) == 0 || state == "57P01" || state == "57P02" || state == "57P03") {
             return Error::Unavailable("The database is unavailable; retry later");
         }
+        // undefined_table: a fresh database whose migrations have not been applied yet (the
+        // supervisor is still retrying them); the request may succeed shortly, so 503, not 500.
+        if (state == "42P01") {
+            return Error::Unavailable("The database schema is not ready yet; retry later");
+        }
     }
     if (dynamic_cast<const pqxx::in_doubt_error*>(&e) != nullptr) {
         return Error::Unavailable("The database connection was lost during a commit");

@@ -43,10 +43,17 @@ TEST_CASE("SQL errors are reported, and the connection stays usable", "[store][p
     PgPool pool(PgPoolOptions{.dsn = db.dsn(), .size = 1});
     auto bad = pool.Run([](pqxx::connection& c) {
         pqxx::work tx(c);
-        tx.exec0("SELECT * FROM no_such_table");
+        tx.exec0("SELECT 1 / 0");
     });
     REQUIRE_FALSE(bad);
     CHECK(bad.error().code == ErrorCode::kInternal);
+    // A missing table means migrations are not applied yet (fresh database): retry later, 503.
+    auto not_ready = pool.Run([](pqxx::connection& c) {
+        pqxx::work tx(c);
+        tx.exec0("SELECT * FROM no_such_table");
+    });
+    REQUIRE_FALSE(not_ready);
+    CHECK(not_ready.error().code == ErrorCode::kUnavailable);
     auto good = pool.Run([](pqxx::connection& c) {
         pqxx::nontransaction tx(c);
         return tx.exec1("SELECT 41 + 1")[0].as<int>();
