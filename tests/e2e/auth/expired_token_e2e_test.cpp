@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "../../integration/auth/oidc_provider.hpp"
-#include "../../integration/sim/site_sim_process.hpp"
+#include "test_support/site_sim_process.hpp"
 #include "authed_orchestrator.hpp"
 
 namespace {

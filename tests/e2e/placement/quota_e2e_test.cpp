@@ -12,7 +12,7 @@
 #include <fstream>
 #include <thread>
 
-#include "../../integration/sim/site_sim_process.hpp"
+#include "test_support/site_sim_process.hpp"
 #include "test_support/process.hpp"
 #include "test_support/test_env.hpp"
 

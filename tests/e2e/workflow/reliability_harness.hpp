@@ -1,6 +1,6 @@
 #pragma once
 
-#include "../../integration/sim/site_sim_process.hpp"
+#include "test_support/site_sim_process.hpp"
 
 #include <common/json.hpp>
 

@@ -2,7 +2,7 @@
 // with outputs, scale, delete, gone (checked in the simulator's own object listing), and every
 // injected fault classified. The simulator validates every body against the schemas; the
 // rejection log must stay empty for the connectors' own requests.
-#include "site_sim_process.hpp"
+#include "test_support/site_sim_process.hpp"
 
 #include <connectors/chronos_connector.hpp>
 #include <connectors/kubernetes_connector.hpp>
