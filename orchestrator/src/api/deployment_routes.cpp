@@ -4,6 +4,7 @@
 #include "common/uuid.hpp"
 #include "orchestrator/api/deployment_request.hpp"
 #include "orchestrator/api/links.hpp"
+#include "orchestrator/api/new_deployment.hpp"
 #include "orchestrator/api/scaling.hpp"
 #include "orchestrator/api/views.hpp"
 #include "orchestrator/placement/usage.hpp"
@@ -111,27 +112,15 @@ Result<Response> CreateDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kWrite));
     ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
     ORCH_RETURN_IF_ERROR(auth::CheckUserGroup(principal, body.user_group));
-    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, body.parameters));
+    DeploymentDraft draft{body.template_text, body.parameters, body.callback, body.options,
+                          body.user_group.value_or(""), domain::Owner{principal.issuer, principal.subject}};
+    ORCH_ASSIGN_OR_RETURN(const store::NewDeployment created, BuildNewDeployment(ctx.templates, draft));
     if (ctx.token_keeper != nullptr && !principal.local) {
         ORCH_ASSIGN_OR_RETURN(const auto token,
                               auth::ExtractBearerToken(request.Header("Authorization"), ctx.auth_config.max_token_bytes));
         ORCH_RETURN_IF_ERROR(ctx.token_keeper->Enroll(principal, token));
     }
-    store::NewDeployment created;
-    domain::Deployment& d = created.deployment;
-    d.id = SequentialUuid();
-    d.created_at = std::chrono::system_clock::now();
-    d.updated_at = d.created_at;
-    d.status = domain::Status::kCreateInProgress;
-    d.callback = body.callback;
-    d.user_group = body.user_group.value_or("");
-    d.owner = domain::Owner{principal.issuer, principal.subject};
-    d.template_text = body.template_text;
-    d.parameters = body.parameters;
-    d.options = body.options;
-    d.kind = std::string(tosca::DeploymentKindName(spec.kind));
-    SummariseRequest(spec, d.req_cpus, d.req_mem_mb, d.req_gpus, d.req_instances);
-    created.resources = ResourcesFor(spec, d.id, d.created_at);
+    const domain::Deployment& d = created.deployment;
     ORCH_RETURN_IF_ERROR(ctx.store.Create(created));
     if (ctx.wake_workflow) {
         ctx.wake_workflow();
