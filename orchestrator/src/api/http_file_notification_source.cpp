@@ -1,6 +1,7 @@
 #include "orchestrator/api/http_file_notification_source.hpp"
 
 #include "orchestrator/api/deployment_request.hpp"
+#include "orchestrator/schedule/file_expression.hpp"
 
 namespace orch::api {
 namespace {
@@ -9,6 +10,10 @@ Result<std::string> RequiredString(const Json& body, std::string_view field) {
     ORCH_ASSIGN_OR_RETURN(const auto value, ReadString(body, field));
     if (!value || value->empty()) {
         return Error::InvalidArgument("A file " + std::string(field) + " must be provided");
+    }
+    if (value->size() > schedule::kMaxFileNameBytes) {  // Rucio allows 25 (scope) and 250 (name)
+        return Error::InvalidArgument("A file " + std::string(field) + " must be at most " +
+                                      std::to_string(schedule::kMaxFileNameBytes) + " bytes");
     }
     return *value;
 }

@@ -361,6 +361,9 @@ TEST_CASE("event lists page, and bad notifications get 400 and 415", "[e2e][sche
           "A file scope must be provided");
     CHECK(ErrorMessage(api.Call("POST", "/schedules/notifications", Json{{"scope", "user.alice"}}.dump()), 400) ==
           "A file name must be provided");
+    CHECK(ErrorMessage(api.Call("POST", "/schedules/notifications",
+                                Json{{"scope", "user.alice"}, {"name", std::string(1025, 'n')}}.dump()),
+                       400) == "A file name must be at most 1024 bytes");
     CHECK(ErrorMessage(api.Call("POST", "/schedules/notifications", "x", {{"Content-Type", "text/plain"}}), 415) ==
           "Content type 'text/plain' not supported");
 }

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <thread>
 
 #include "test_support/test_env.hpp"
 
@@ -201,4 +202,40 @@ TEST_CASE("an event is stored once per file, with its deployment, and listed wit
     REQUIRE(paged);
     REQUIRE(paged->items.size() == 1);
     CHECK(paged->items[0].name == "file1.root");
+}
+
+TEST_CASE("concurrent notifications of one file create exactly one event", "[store][schedules]") {
+    Fixture f;
+    const auto s = f.Add("https://iam/", "alice");
+    constexpr int kWriters = 4;
+    std::vector<orch::store::NewDeployment> candidates;
+    std::vector<orch::domain::ScheduleEvent> events;
+    for (int i = 0; i < kWriters; ++i) {
+        candidates.push_back(f.Deployment(s));
+        events.push_back(f.Event(s, "same.root"));
+    }
+    PgPool pool(PgPoolOptions{.dsn = f.db.dsn(), .size = kWriters});
+    orch::store::PgScheduleStore store(pool);
+    std::vector<orch::Result<bool>> results(kWriters, false);
+    std::vector<std::thread> writers;
+    for (int i = 0; i < kWriters; ++i) {
+        writers.emplace_back([&, i] { results[i] = store.CreateEvent(events[i], candidates[i]); });
+    }
+    for (auto& w : writers) {
+        w.join();
+    }
+    int won = 0;
+    for (const auto& r : results) {
+        REQUIRE(r);
+        won += *r ? 1 : 0;
+    }
+    CHECK(won == 1);
+    const auto listed = f.schedules.ListEvents(s.id, 0, 10, {});
+    REQUIRE(listed);
+    CHECK(listed->total == 1);
+    int kept = 0;
+    for (const auto& c : candidates) {
+        kept += f.deployments.Get(c.deployment.id).value().has_value() ? 1 : 0;
+    }
+    CHECK(kept == 1);  // the losers' deployments were rolled back with their events
 }
