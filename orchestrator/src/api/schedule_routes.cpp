@@ -28,13 +28,13 @@ std::optional<auth::Owner> OwnerOf(const domain::Schedule& s) {
 }
 
 // The original answers an unknown schedule with the deployment text (contract §1.4).
-Result<domain::Schedule> LoadSchedule(ScheduleApi& ctx, const auth::Principal* visible_to, const std::string& id) {
+Result<domain::Schedule> LoadSchedule(ScheduleApi& ctx, const auth::Principal& principal, const std::string& id) {
     const Error not_found = Error::NotFound("The deployment <" + id + "> doesn't exist");
     if (!LooksLikeUuid(id)) {
         return not_found;
     }
     ORCH_ASSIGN_OR_RETURN(auto found, ctx.schedules.Get(id));
-    if (!found || (visible_to != nullptr && !auth::IsVisibleTo(*visible_to, OwnerOf(*found)))) {
+    if (!found || !auth::IsVisibleTo(principal, OwnerOf(*found))) {
         return not_found;
     }
     return std::move(*found);
@@ -110,22 +110,27 @@ Result<Response> ListSchedules(ScheduleApi& ctx, const Request& request) {
 
 Result<Response> GetSchedule(ScheduleApi& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx.api, request, auth::Access::kRead));
-    ORCH_ASSIGN_OR_RETURN(const auto s, LoadSchedule(ctx, &principal, request.PathParam("id")));
+    ORCH_ASSIGN_OR_RETURN(const auto s, LoadSchedule(ctx, principal, request.PathParam("id")));
     return Response::Json(200, ScheduleView(s, BaseUrl(request, ctx.api.external_base_url)));
 }
 
 Result<Response> ListEvents(ScheduleApi& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx.api, request, auth::Access::kRead));
     (void)principal;  // contract §2 row 20: any authenticated user, no ownership check
-    ORCH_ASSIGN_OR_RETURN(const auto s, LoadSchedule(ctx, nullptr, request.PathParam("id")));
     ORCH_ASSIGN_OR_RETURN(const Paging paging, ParsePaging(request));
-    ORCH_ASSIGN_OR_RETURN(const auto page, ctx.schedules.ListEvents(s.id, paging.page, paging.size, paging.sort));
+    // As the original (a query by schedule id, no lookup of the schedule): an unknown schedule
+    // has no events, 200 with an empty page rather than 404.
+    const std::string id = request.PathParam("id");
+    store::Page<domain::ScheduleEvent> page;
+    if (LooksLikeUuid(id)) {
+        ORCH_ASSIGN_OR_RETURN(page, ctx.schedules.ListEvents(id, paging.page, paging.size, paging.sort));
+    }
     Json content = Json::array();
     for (const auto& e : page.items) {
         content.push_back(ScheduleEventView(e));
     }
     // self: the request URL with the page/size/sort of the returned page (contract §1.3).
-    const std::string nav = BaseUrl(request, ctx.api.external_base_url) + "/schedules/" + s.id + "/events";
+    const std::string nav = BaseUrl(request, ctx.api.external_base_url) + "/schedules/" + QueryValue(id) + "/events";
     const std::string self = nav + "?page=" + std::to_string(paging.page) + "&size=" + std::to_string(paging.size) +
                              "&sort=" + paging.sort_text;
     auto links = PageLinks(self, nav, paging.page, paging.size, page.total, paging.sort_text);
@@ -134,7 +139,7 @@ Result<Response> ListEvents(ScheduleApi& ctx, const Request& request) {
 
 Result<Response> GetTemplate(ScheduleApi& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx.api, request, auth::Access::kRead));
-    ORCH_ASSIGN_OR_RETURN(const auto s, LoadSchedule(ctx, &principal, request.PathParam("id")));
+    ORCH_ASSIGN_OR_RETURN(const auto s, LoadSchedule(ctx, principal, request.PathParam("id")));
     return RawText(request, s.template_text);
 }
 

@@ -216,12 +216,17 @@ TEST_CASE("bad schedule bodies get the contract's 400 and 415 messages and store
     CHECK(Json::parse(api.Call("GET", "/schedules").body)["page"]["totalElements"] == 0);
 }
 
-TEST_CASE("unknown schedules are 404 with the deployment text and PUT or DELETE are 405", "[e2e][schedules]") {
+TEST_CASE("unknown schedules are 404 with the deployment text, have no events, and PUT or DELETE are 405", "[e2e][schedules]") {
     Api api;
     const std::string unknown = orch::RandomUuid();
     const std::string text = "The deployment <" + unknown + "> doesn't exist";
     CHECK(ErrorMessage(api.Call("GET", "/schedules/" + unknown), 404) == text);
-    CHECK(ErrorMessage(api.Call("GET", "/schedules/" + unknown + "/events"), 404) == text);
+    // As the original: events are queried by schedule id without looking the schedule up.
+    const auto no_events = api.Call("GET", "/schedules/" + unknown + "/events");
+    CHECK(no_events.status == 200);
+    CHECK(Json::parse(no_events.body)["content"] == Json::array());
+    CHECK(Json::parse(no_events.body)["page"]["totalElements"] == 0);
+    CHECK(api.Call("GET", "/schedules/not-a-uuid/events").status == 200);
     CHECK(ErrorMessage(api.Call("GET", "/schedules/" + unknown + "/template"), 404) == text);
     CHECK(ErrorMessage(api.Call("GET", "/schedules/not-a-uuid"), 404) == "The deployment <not-a-uuid> doesn't exist");
     const std::string id = api.CreateSchedule()["uuid"];
