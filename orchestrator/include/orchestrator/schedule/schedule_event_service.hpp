@@ -26,7 +26,8 @@ public:
     Result<NotificationOutcome> OnFileAvailable(const FileNotification& file) override;
 
 private:
-    /// One matching schedule: build and store its event (false: this file already triggered it).
+    /// One matching schedule: build and store its event; `duplicate` is set (and nothing stored)
+    /// when this file already triggered the schedule.
     Result<NotificationOutcome::Created> CreateEvent(const std::string& schedule_id, const FileNotification& file,
                                                      bool& duplicate);
 
