@@ -18,6 +18,8 @@
 #include "connectors/site_client_factory.hpp"
 #include "connectors/slurm_connector.hpp"
 #include "orchestrator/api/deployment_routes.hpp"
+#include "orchestrator/api/http_file_notification_source.hpp"
+#include "orchestrator/api/schedule_routes.hpp"
 #include "orchestrator/api/placement_routes.hpp"
 #include "orchestrator/api/system_routes.hpp"
 #include "orchestrator/api/views.hpp"
@@ -27,9 +29,11 @@
 #include "orchestrator/app/workflow_config.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
 #include "orchestrator/placement/placer_factory.hpp"
+#include "orchestrator/schedule/schedule_event_service.hpp"
 #include "orchestrator/server/http_server.hpp"
 #include "orchestrator/store/database_supervisor.hpp"
 #include "orchestrator/store/pg_deployment_store.hpp"
+#include "orchestrator/store/pg_schedule_store.hpp"
 #include "orchestrator/store/pg_side_stores.hpp"
 #include "orchestrator/store/pg_workflow_store.hpp"
 #include "orchestrator/workflow/deployment_steps.hpp"
@@ -176,6 +180,13 @@ int main(int argc, char** argv) {
     api::RegisterDeploymentRoutes(router, api_context);
     api::RegisterResourceRoutes(router, api_context);
     api::RegisterPlacementRoutes(router, api_context);
+    // Schedules: the routes, and the file notifications (today from the admin HTTP endpoint).
+    store::PgScheduleStore schedule_store(pool);
+    api::ScheduleApi schedule_api{api_context, schedule_store};
+    api::RegisterScheduleRoutes(router, schedule_api);
+    schedule::ScheduleEventService schedule_events(schedule_store, templates, [&engine] { engine.Wake(); });
+    api::HttpFileNotificationSource file_notifications(router, api_context);
+    file_notifications.Start(schedule_events);
 
     server::HttpServer server(config->server, router);
     if (auto started = server.Start(); !started) {
@@ -195,6 +206,7 @@ int main(int argc, char** argv) {
     signal_waiter.detach();
 
     server.Run();
+    file_notifications.Stop();
     engine.Stop();
     database.Stop();
     ORCH_LOG_INFO("stopped");

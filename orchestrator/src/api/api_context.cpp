@@ -99,4 +99,10 @@ Result<Paging> ParsePaging(const server::Request& request) {
     return p;
 }
 
+// The header string must outlive the token view handed to the keeper.
+Status EnrollCaller(ApiContext& ctx, const Request& request, const auth::Principal& principal) {
+    if (ctx.token_keeper == nullptr || principal.local) {
+        return Ok();
+    }
+
 }  // namespace orch::api

@@ -4,6 +4,7 @@
 #include "common/uuid.hpp"
 #include "orchestrator/api/deployment_request.hpp"
 #include "orchestrator/api/links.hpp"
+#include "orchestrator/api/new_deployment.hpp"
 #include "orchestrator/api/scaling.hpp"
 #include "orchestrator/api/views.hpp"
 #include "orchestrator/placement/usage.hpp"
@@ -62,10 +63,6 @@ std::vector<std::string> ExcludedStatuses(const Request& request) {
 // Lets the token keeper obtain a refresh token for the caller (mutating calls). The header is
 // held in a local: the token is a view into it, and a temporary header string would die before
 // Enroll sends the token (found by the e2e auth tests: the issuer got freed bytes).
-Status EnrollCaller(ApiContext& ctx, const Request& request, const auth::Principal& principal) {
-    if (ctx.token_keeper == nullptr || principal.local) {
-        return Ok();
-    }
     const std::string header = request.Header("Authorization");
     ORCH_ASSIGN_OR_RETURN(const auto token, auth::ExtractBearerToken(header, ctx.auth_config.max_token_bytes));
     return ctx.token_keeper->Enroll(principal, token);
@@ -123,23 +120,11 @@ Result<Response> CreateDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kWrite));
     ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
     ORCH_RETURN_IF_ERROR(auth::CheckUserGroup(principal, body.user_group));
-    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, body.parameters));
+    DeploymentDraft draft{body.template_text, body.parameters, body.callback, body.options,
+                          body.user_group.value_or(""), domain::Owner{principal.issuer, principal.subject}};
+    ORCH_ASSIGN_OR_RETURN(const store::NewDeployment created, BuildNewDeployment(ctx.templates, draft));
     ORCH_RETURN_IF_ERROR(EnrollCaller(ctx, request, principal));
-    store::NewDeployment created;
-    domain::Deployment& d = created.deployment;
-    d.id = SequentialUuid();
-    d.created_at = std::chrono::system_clock::now();
-    d.updated_at = d.created_at;
-    d.status = domain::Status::kCreateInProgress;
-    d.callback = body.callback;
-    d.user_group = body.user_group.value_or("");
-    d.owner = domain::Owner{principal.issuer, principal.subject};
-    d.template_text = body.template_text;
-    d.parameters = body.parameters;
-    d.options = body.options;
-    d.kind = std::string(tosca::DeploymentKindName(spec.kind));
-    SummariseRequest(spec, d.req_cpus, d.req_mem_mb, d.req_gpus, d.req_instances);
-    created.resources = ResourcesFor(spec, d.id, d.created_at);
+    const domain::Deployment& d = created.deployment;
     ORCH_RETURN_IF_ERROR(ctx.store.Create(created));
     if (ctx.wake_workflow) {
         ctx.wake_workflow();

@@ -78,27 +78,31 @@ std::optional<std::string> SortColumnFor(const std::string& property) {
     return std::nullopt;
 }
 
-Status PgDeploymentStore::Create(const NewDeployment& created) {
+void InsertDeployment(pqxx::work& tx, const NewDeployment& created) {
     const domain::Deployment& d = created.deployment;
+    const int no_value = -1;
+    tx.exec_params(
+        "INSERT INTO deployments (id, created_at, updated_at, status, task, callback, user_group, owner_issuer, "
+        "owner_subject, template, parameters, timeout_mins, provider_timeout_mins, max_providers_retry, "
+        "keep_last_attempt, kind, deadline, req_cpus, req_mem_mb, req_gpus, req_instances) VALUES ("
+        "$1::uuid, to_timestamp($2 / 1e6), to_timestamp($2 / 1e6), $3, 'NONE', NULLIF($4, ''), $5, $6, $7, $8, "
+        "$9::jsonb, NULLIF($10, -1), NULLIF($11, -1), NULLIF($12, -1), $13, $14, "
+        "CASE WHEN $10 = -1 THEN NULL ELSE to_timestamp($2 / 1e6) + make_interval(mins => $10) END, "
+        "$15, $16, $17, $18)",
+        d.id, ToMicros(d.created_at), std::string(domain::StatusName(d.status)), d.callback, d.user_group,
+        d.owner ? d.owner->issuer : std::string(), d.owner ? d.owner->subject : std::string(), d.template_text,
+        d.parameters.dump(), d.options.timeout_mins.value_or(no_value),
+        d.options.provider_timeout_mins.value_or(no_value), d.options.max_providers_retry.value_or(no_value),
+        d.options.keep_last_attempt, d.kind, d.req_cpus, d.req_mem_mb, d.req_gpus, d.req_instances
+    );
+    InsertResources(tx, d.id, created.resources);
+    tx.exec_params("INSERT INTO jobs (deployment_id, kind) VALUES ($1::uuid, 'deploy')", d.id);
+}
+
+Status PgDeploymentStore::Create(const NewDeployment& created) {
     return pool_.Run([&](pqxx::connection& conn) {
         pqxx::work tx(conn);
-        const int no_value = -1;
-        tx.exec_params(
-            "INSERT INTO deployments (id, created_at, updated_at, status, task, callback, user_group, owner_issuer, "
-            "owner_subject, template, parameters, timeout_mins, provider_timeout_mins, max_providers_retry, "
-            "keep_last_attempt, kind, deadline, req_cpus, req_mem_mb, req_gpus, req_instances) VALUES ("
-            "$1::uuid, to_timestamp($2 / 1e6), to_timestamp($2 / 1e6), $3, 'NONE', NULLIF($4, ''), $5, $6, $7, $8, "
-            "$9::jsonb, NULLIF($10, -1), NULLIF($11, -1), NULLIF($12, -1), $13, $14, "
-            "CASE WHEN $10 = -1 THEN NULL ELSE to_timestamp($2 / 1e6) + make_interval(mins => $10) END, "
-            "$15, $16, $17, $18)",
-            d.id, ToMicros(d.created_at), std::string(domain::StatusName(d.status)), d.callback, d.user_group,
-            d.owner ? d.owner->issuer : std::string(), d.owner ? d.owner->subject : std::string(), d.template_text,
-            d.parameters.dump(), d.options.timeout_mins.value_or(no_value),
-            d.options.provider_timeout_mins.value_or(no_value), d.options.max_providers_retry.value_or(no_value),
-            d.options.keep_last_attempt, d.kind, d.req_cpus, d.req_mem_mb, d.req_gpus, d.req_instances
-        );
-        InsertResources(tx, d.id, created.resources);
-        tx.exec_params("INSERT INTO jobs (deployment_id, kind) VALUES ($1::uuid, 'deploy')", d.id);
+        InsertDeployment(tx, created);
         tx.commit();
     });
 }

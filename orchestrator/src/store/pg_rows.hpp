@@ -8,6 +8,7 @@
 
 #include "common/json.hpp"
 #include "orchestrator/domain/deployment.hpp"
+#include "orchestrator/store/deployment_store.hpp"
 
 namespace orch::store {
 
@@ -46,5 +47,9 @@ inline constexpr const char* kResourceColumns =
     "array_to_json(type_chain)::text, instance_index, metadata::text";
 
 domain::Resource RowToResource(const pqxx::row& row);
+
+/// Inserts a new deployment, its resources and its first workflow step (POST /deployments and
+/// schedule events share it, so both start the same workflow).
+void InsertDeployment(pqxx::work& tx, const NewDeployment& created);
 
 }  // namespace orch::store

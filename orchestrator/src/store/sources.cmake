@@ -7,3 +7,4 @@ set(SOURCES
   ${AREA_DIR}/pg_workflow_store.cpp
 )
 list(APPEND SOURCES ${AREA_DIR}/pg_side_stores.cpp)
+list(APPEND SOURCES ${AREA_DIR}/pg_schedule_store.cpp)

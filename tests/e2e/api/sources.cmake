@@ -1,3 +1,4 @@
 set(TEST_SOURCES
   ${TEST_DIR}/contract_test.cpp
 )
+list(APPEND TEST_SOURCES ${TEST_DIR}/schedules_test.cpp)

@@ -2,3 +2,4 @@ set(TEST_SOURCES
   ${TEST_DIR}/pg_pool_test.cpp
   ${TEST_DIR}/migrations_test.cpp
 )
+list(APPEND TEST_SOURCES ${TEST_DIR}/schedule_store_test.cpp)

@@ -3,3 +3,5 @@ set(TEST_SOURCES
   ${TEST_DIR}/response_test.cpp
   ${TEST_DIR}/app_config_test.cpp
 )
+list(APPEND TEST_SOURCES ${TEST_DIR}/file_expression_test.cpp)
+list(APPEND TEST_SOURCES ${TEST_DIR}/schedule_auth_test.cpp)

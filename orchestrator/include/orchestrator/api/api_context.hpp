@@ -40,6 +40,10 @@ server::Response ErrorResponse(const Error& error);
 /// Authenticates the request and checks the scopes `access` needs.
 Result<auth::Principal> Authorize(ApiContext& ctx, const server::Request& request, auth::Access access);
 
+/// Hands the caller's bearer token to the token keeper (when auth is on), so work done later on
+/// the caller's behalf can refresh it.
+Status EnrollCaller(ApiContext& ctx, const server::Request& request, const auth::Principal& principal);
+
 /// The owner as stored on a deployment, in the auth module's terms.
 std::optional<auth::Owner> OwnerOf(const domain::Deployment& d);
 

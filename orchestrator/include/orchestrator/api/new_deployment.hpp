@@ -1,0 +1,29 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common/json.hpp"
+#include "common/result.hpp"
+#include "orchestrator/domain/deployment.hpp"
+#include "orchestrator/store/deployment_store.hpp"
+#include "orchestrator/workflow/template_service.hpp"
+
+namespace orch::api {
+
+/// What a new deployment is made of, whoever asks for it (POST /deployments, a schedule event).
+struct DeploymentDraft {
+    std::string template_text;
+    Json parameters = Json::object();
+    std::string callback;
+    domain::RequestOptions options;
+    std::string user_group;
+    std::optional<domain::Owner> owner;
+};
+
+/// Validates the template with its parameters (the 400s of POST /deployments) and assembles the
+/// deployment row and its resources as POST /deployments stores them: CREATE_IN_PROGRESS, a
+/// sequential id, one resource per node instance. Storing it queues the deploy workflow.
+Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templates, const DeploymentDraft& draft);
+
+}  // namespace orch::api

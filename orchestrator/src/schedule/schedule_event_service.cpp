@@ -1,0 +1,76 @@
+#include "orchestrator/schedule/schedule_event_service.hpp"
+
+#include "common/log.hpp"
+#include "common/uuid.hpp"
+#include "orchestrator/api/new_deployment.hpp"
+
+namespace orch::schedule {
+
+ScheduleEventService::ScheduleEventService(store::ScheduleStore& schedules, workflow::TemplateService& templates,
+                                           std::function<void()> wake_workflow, ScheduleEventOptions options)
+    : schedules_(schedules), templates_(templates), wake_workflow_(std::move(wake_workflow)), options_(options) {}
+
+Result<NotificationOutcome> ScheduleEventService::OnFileAvailable(const FileNotification& file) {
+    const std::string did = file.scope + ":" + file.name;
+    NotificationOutcome outcome;
+    std::string after;
+    while (true) {  // keyset pages: memory stays bounded whatever the number of schedules
+        ORCH_ASSIGN_OR_RETURN(const auto page, schedules_.ListRunning(after, options_.page_size));
+        for (const auto& s : page) {
+            if (!expressions_.Matches(s.file_expression, did)) {
+                continue;
+            }
+            bool duplicate = false;
+            auto created = CreateEvent(s.id, file, duplicate);
+            if (!created) {
+                if (created.error().code == ErrorCode::kUnavailable) {
+                    return created.error();  // the database is gone: the caller must retry
+                }
+                outcome.failed.push_back({s.id, created.error().message});
+            } else if (duplicate) {
+                outcome.already_notified.push_back(s.id);
+            } else {
+                outcome.created.push_back(std::move(*created));
+            }
+        }
+        if (static_cast<int>(page.size()) < options_.page_size) {
+            break;
+        }
+        after = page.back().id;
+    }
+    if (!outcome.created.empty() && wake_workflow_) {
+        wake_workflow_();
+    }
+    ORCH_LOG_INFO("file notification", {{"did", did},
+                                        {"events", outcome.created.size()},
+                                        {"already_notified", outcome.already_notified.size()},
+                                        {"failed", outcome.failed.size()}});
+    return outcome;
+}
+
+Result<NotificationOutcome::Created> ScheduleEventService::CreateEvent(const std::string& schedule_id,
+                                                                      const FileNotification& file, bool& duplicate) {
+    ORCH_ASSIGN_OR_RETURN(const auto schedule, schedules_.Get(schedule_id));
+    if (!schedule) {
+        return Error::NotFound("The schedule <" + schedule_id + "> doesn't exist");
+    }
+    // Events deploy with the request defaults: the original stores neither timeouts nor userGroup.
+    api::DeploymentDraft draft;
+    draft.template_text = schedule->template_text;
+    draft.parameters = schedule->parameters;
+    draft.callback = schedule->callback;
+    draft.owner = schedule->owner;
+    ORCH_ASSIGN_OR_RETURN(const store::NewDeployment deployment, api::BuildNewDeployment(templates_, draft));
+    domain::ScheduleEvent event;
+    event.id = SequentialUuid();
+    event.schedule_id = schedule_id;
+    event.created_at = deployment.deployment.created_at;
+    event.updated_at = event.created_at;
+    event.scope = file.scope;
+    event.name = file.name;
+    ORCH_ASSIGN_OR_RETURN(const bool stored, schedules_.CreateEvent(event, deployment));
+    duplicate = !stored;
+    return NotificationOutcome::Created{schedule_id, event.id, deployment.deployment.id};
+}
+
+}  // namespace orch::schedule

@@ -1,0 +1,224 @@
+// The schedule routes' authorization rules with auth on (contract §2 rows 17-21, §3.17, §5.3),
+// which the e2e tests (auth disabled, the local user is admin) cannot reach: the real handlers and
+// router with an authenticator returning a chosen principal and in-memory stores.
+#include <orchestrator/api/http_file_notification_source.hpp>
+#include <orchestrator/api/schedule_routes.hpp>
+
+#include <catch2/catch.hpp>
+
+namespace {
+
+using orch::Error;
+using orch::Json;
+using orch::Result;
+using orch::Status;
+
+class FixedAuthenticator final : public orch::auth::Authenticator {
+public:
+    orch::auth::Principal principal;
+    Result<orch::auth::Principal> Authenticate(std::string_view) override { return principal; }
+};
+
+class NoTemplates final : public orch::workflow::TemplateService {
+public:
+    Result<orch::tosca::DeploymentSpec> Build(const std::string&, const Json&) override {
+        return orch::tosca::DeploymentSpec{};
+    }
+    Status Check(const std::string&) override { return orch::Ok(); }
+};
+
+// Only the reference is needed: the schedule routes never touch deployments.
+class NoDeployments final : public orch::store::DeploymentStore {
+    static Error Unused() { return Error::Internal("unused"); }
+
+public:
+    Status Create(const orch::store::NewDeployment&) override { return Unused(); }
+    Result<std::optional<orch::domain::Deployment>> Get(const std::string&) override { return Unused(); }
+    Result<orch::store::Page<orch::domain::Deployment>> List(const orch::store::ListQuery&) override { return Unused(); }
+    Result<orch::store::Page<orch::domain::Resource>> ListResources(const std::string&, const std::optional<std::string>&,
+                                                                    int, int,
+                                                                    const std::vector<orch::store::SortKey>&) override {
+        return Unused();
+    }
+    Result<std::optional<orch::domain::Resource>> GetResource(const std::string&, const std::string&) override {
+        return Unused();
+    }
+    Status BeginDelete(const std::string&, bool) override { return Unused(); }
+    Status BeginUpdate(const orch::store::UpdateRequest&) override { return Unused(); }
+    Status ResetToDeleteFailed(const std::string&) override { return Unused(); }
+    Result<Json> GetPlacement(const std::string&) override { return Unused(); }
+    Result<std::string> GetLog(const std::string&) override { return Unused(); }
+    Status BeginAction(const std::string&, const std::string&, const std::string&) override { return Unused(); }
+};
+
+class MemorySchedules final : public orch::store::ScheduleStore {
+public:
+    std::vector<orch::domain::Schedule> rows;
+    std::vector<orch::store::ScheduleQuery> queries;
+
+    Status Create(const orch::domain::Schedule& s) override {
+        rows.push_back(s);
+        return orch::Ok();
+    }
+    Result<std::optional<orch::domain::Schedule>> Get(const std::string& id) override {
+        for (const auto& s : rows) {
+            if (s.id == id) {
+                return std::optional<orch::domain::Schedule>(s);
+            }
+        }
+        return std::optional<orch::domain::Schedule>();
+    }
+    Result<orch::store::Page<orch::domain::Schedule>> List(const orch::store::ScheduleQuery& q) override {
+        queries.push_back(q);
+        return orch::store::Page<orch::domain::Schedule>{};
+    }
+    Result<std::vector<orch::store::RunningSchedule>> ListRunning(const std::string&, int) override {
+        return std::vector<orch::store::RunningSchedule>{};
+    }
+    Result<orch::store::Page<orch::domain::ScheduleEvent>> ListEvents(const std::string&, int, int,
+                                                                      const std::vector<orch::store::SortKey>&) override {
+        return orch::store::Page<orch::domain::ScheduleEvent>{};
+    }
+    Result<bool> CreateEvent(const orch::domain::ScheduleEvent&, const orch::store::NewDeployment&) override {
+        return false;
+    }
+};
+
+class CountingSink final : public orch::schedule::FileNotificationSink {
+public:
+    int calls = 0;
+    Result<orch::schedule::NotificationOutcome> OnFileAvailable(const orch::schedule::FileNotification&) override {
+        ++calls;
+        return orch::schedule::NotificationOutcome{};
+    }
+};
+
+orch::auth::Principal User(const std::string& subject, bool admin, std::set<std::string, std::less<>> scopes) {
+    orch::auth::Principal p;
+    p.issuer = "https://iam.example/";
+    p.subject = subject;
+    p.admin = admin;
+    p.scopes = std::move(scopes);
+    return p;
+}
+
+struct Harness {
+    FixedAuthenticator authenticator;
+    NoTemplates templates;
+    NoDeployments deployments;
+    MemorySchedules schedules;
+    orch::auth::AuthConfig auth_config;
+    orch::api::ApiContext ctx{deployments, templates, authenticator, nullptr, auth_config, nullptr, "http://o", {}};
+    orch::api::ScheduleApi schedule_api{ctx, schedules};
+    orch::server::Router router;
+    orch::api::HttpFileNotificationSource source{router, ctx};
+    CountingSink sink;
+
+    Harness() {
+        orch::api::RegisterScheduleRoutes(router, schedule_api);
+        source.Start(sink);
+        authenticator.principal = User("alice", false, {"openid", "profile", "offline_access"});
+    }
+
+    orch::server::Response Call(const std::string& method, const std::string& path, const std::string& query = "",
+                                const std::string& body = "") {
+        orch::server::Request request;
+        request.method = method;
+        request.path = path;
+        request.target = path + (query.empty() ? "" : "?" + query);
+        request.query = orch::server::ParseQuery(query);
+        request.headers = {{"Content-Type", "application/json"}, {"Authorization", "Bearer x"}};
+        request.body = body;
+        auto match = router.Find(method, path);
+        REQUIRE(match.route != nullptr);
+        request.path_params = match.params;
+        return match.route->handler(request);
+    }
+
+    orch::domain::Schedule Add(const std::string& issuer, const std::string& subject) {
+        orch::domain::Schedule s;
+        s.id = "11ed8ab3-6a40-968a-82b7-62f0862dbe4" + std::to_string(schedules.rows.size());
+        s.owner = orch::domain::Owner{issuer, subject};
+        s.template_text = "t";
+        schedules.rows.push_back(s);
+        return s;
+    }
+};
+
+std::string Message(const orch::server::Response& r) {
+    return Json::parse(r.body)["message"];
+}
+
+}  // namespace
+
+TEST_CASE("only admins may feed file notifications", "[schedules][auth]") {
+    Harness h;
+    const std::string file = Json{{"scope", "user.alice"}, {"name", "f.root"}}.dump();
+    const auto denied = h.Call("POST", "/schedules/notifications", "", file);
+    CHECK(denied.status == 403);
+    CHECK(Message(denied) == "Only admin can notify new files");
+    CHECK(h.sink.calls == 0);
+    h.authenticator.principal.admin = true;
+    CHECK(h.Call("POST", "/schedules/notifications", "", file).status == 200);
+    CHECK(h.sink.calls == 1);
+    h.source.Stop();
+    CHECK(h.Call("POST", "/schedules/notifications", "", file).status == 503);
+}
+
+TEST_CASE("POST /schedules needs a write scope and stores the caller as owner", "[schedules][auth]") {
+    Harness h;
+    const std::string body = Json{{"template", "t"},
+                                  {"fileExpression", ".*"},
+                                  {"replicationExpression", "X"},
+                                  {"numberOfReplicas", 1}}
+                                 .dump();
+    h.authenticator.principal = User("alice", false, {"openid", "profile"});
+    const auto denied = h.Call("POST", "/schedules", "", body);
+    CHECK(denied.status == 403);
+    CHECK(Message(denied).rfind("Insufficient scope for this resource", 0) == 0);
+    CHECK(h.schedules.rows.empty());
+    h.authenticator.principal = User("alice", false, {"openid", "profile", "fts:submit-transfer"});
+    const auto created = h.Call("POST", "/schedules", "", body);
+    CHECK(created.status == 201);
+    REQUIRE(h.schedules.rows.size() == 1);
+    REQUIRE(h.schedules.rows[0].owner);
+    CHECK(h.schedules.rows[0].owner->issuer == "https://iam.example/");
+    CHECK(h.schedules.rows[0].owner->subject == "alice");
+}
+
+TEST_CASE("schedule lists follow the createdBy rules for users and admins", "[schedules][auth]") {
+    Harness h;
+    CHECK(h.Call("GET", "/schedules").status == 200);
+    CHECK(h.Call("GET", "/schedules", "createdBy=me").status == 200);
+    REQUIRE(h.schedules.queries.size() == 2);
+    for (const auto& q : h.schedules.queries) {  // a user without createdBy, or with me: own only
+        CHECK(q.issuer == "https://iam.example/");
+        CHECK(q.subject == "alice");
+    }
+    const auto foreign = h.Call("GET", "/schedules", "createdBy=bob@https://iam.example/");
+    CHECK(foreign.status == 400);
+    CHECK(Message(foreign) == "Value bob@https://iam.example/ for param createdBy is illegal");
+    CHECK(h.Call("GET", "/schedules", "createdBy=alice@https://iam.example/").status == 400);  // schedules: admins only
+
+    h.authenticator.principal.admin = true;
+    h.schedules.queries.clear();
+    CHECK(h.Call("GET", "/schedules").status == 200);
+    CHECK(h.Call("GET", "/schedules", "createdBy=bob@https://iam.example/").status == 200);
+    REQUIRE(h.schedules.queries.size() == 2);
+    CHECK(h.schedules.queries[0].issuer == "https://iam.example/");  // an admin: the whole issuer
+    CHECK_FALSE(h.schedules.queries[0].subject);
+    CHECK(h.schedules.queries[1].subject == "bob");
+}
+
+TEST_CASE("another issuer's schedule is 404 but its events are readable", "[schedules][auth]") {
+    Harness h;
+    const auto own_issuer = h.Add("https://iam.example/", "bob");
+    const auto other = h.Add("https://other.example/", "carol");
+    CHECK(h.Call("GET", "/schedules/" + own_issuer.id).status == 200);  // same issuer: visible to any user
+    CHECK(h.Call("GET", "/schedules/" + own_issuer.id + "/template").status == 200);
+    const auto hidden = h.Call("GET", "/schedules/" + other.id);
+    CHECK(hidden.status == 404);
+    CHECK(Message(hidden) == "The deployment <" + other.id + "> doesn't exist");
+    CHECK(h.Call("GET", "/schedules/" + other.id + "/template").status == 404);
+    CHECK(h.Call("GET", "/schedules/" + other.id + "/events").status == 200);  // no ownership check
+}
