@@ -138,7 +138,9 @@ struct Workload {
 std::vector<Workload> Workloads() {
     const Json small_marathon = {{"docker_image", "deephdc/deep-oc-generic"}, {"num_gpus", 1}, {"mem_size", "256 MB"}};
     const Json small_chronos = {{"authorization_token", "t"}, {"config_json", "{}"},
-                                {"futuregateway_uri", "http://fg.example"}, {"mem", "128 MB"}, {"cpus", 0.1}};
+                                {"futuregateway_uri", "http://fg.example"}, {"mem", "128 MB"}, {"cpus", 0.1},
+                                {"token_service_uri", "http://ts.example"}, {"token_service_user", "u"},
+                                {"token_service_password", "p"}, {"task_id", "42"}};
     return {{orch::e2e::CorpusTemplate(orch::e2e::kWebdav), small_marathon},
             {orch::e2e::KeplerWithGpu(""), small_chronos},
             {orch::e2e::KubernetesWithGpu("T4"), Json::object()}};

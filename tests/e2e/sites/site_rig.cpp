@@ -292,14 +292,44 @@ std::string InsertAfter(std::string text, const std::string& anchor, const std::
     return text;
 }
 
+std::string WithGpuModelRuntime(std::string text, const std::string& extra_node_types = "") {
+    // The INDIGO Docker host capability declares num_gpus but not gpu_model/gpu_vendor (only the
+    // VM capability does), so a template asking for a GPU model declares a runtime whose host
+    // capability adds them, the way TOSCA lets a user refine the INDIGO types.
+    const std::string types =
+        "capability_types:\n"
+        "  e2e.capabilities.GpuDockerHost:\n"
+        "    derived_from: tosca.capabilities.indigo.Container.Docker\n"
+        "    properties:\n"
+        "      gpu_vendor: {type: string, required: false}\n"
+        "      gpu_model: {type: string, required: false}\n\n"
+        "node_types:\n"
+        "  e2e.nodes.GpuDockerRuntime:\n"
+        "    derived_from: tosca.nodes.indigo.Container.Runtime.Docker\n"
+        "    capabilities:\n"
+        "      host:\n"
+        "        type: e2e.capabilities.GpuDockerHost\n" +
+        extra_node_types + "\n";
+    text.insert(text.find("topology_template:"), types);
+    for (const std::string runtime : {"\"tosca.nodes.indigo.Container.Runtime.Docker\"",
+                                      "tosca.nodes.indigo.Container.Runtime.Docker"}) {
+        const auto at = text.find("type: " + runtime);
+        if (at != std::string::npos) {
+            text.replace(at, 6 + runtime.size(), "type: e2e.nodes.GpuDockerRuntime");
+            return text;
+        }
+    }
+    throw std::runtime_error("template has no Docker runtime node");
+}
+
 std::string WithGpuModel(std::string text, const std::string& model) {
+    text = WithGpuModelRuntime(std::move(text));
     return InsertAfter(std::move(text), "num_gpus: { get_input: num_gpus }", "gpu_model: " + model);
 }
 
-// kepler-batch (a Chronos job) asking for GPUs on its runtime.
 std::string KeplerWithGpu(const std::string& model) {
     auto text = InsertAfter(CorpusTemplate(kKeplerBatch), "mem_size: { get_input: mem }", "num_gpus: 1");
-    return model.empty() ? text : InsertAfter(text, "num_gpus: 1", "gpu_model: " + model);
+    return model.empty() ? text : InsertAfter(WithGpuModelRuntime(text), "num_gpus: 1", "gpu_model: " + model);
 }
 
 // kubernetes_app.yaml (the Java orchestrator's branch-only fixture): its node type was never
@@ -307,17 +337,15 @@ std::string KeplerWithGpu(const std::string& model) {
 // the external (dvdi) volume is dropped (refused on Kubernetes) and a GPU of `model` asked.
 std::string KubernetesWithGpu(const std::string& model) {
     std::string text = CorpusTemplate(kKubernetesApp);
-    const std::string types =
-        "node_types:\n"
+    const std::string kubernetes_type =
         "  tosca.nodes.indigo.Container.Application.Docker.Kubernetes:\n"
         "    derived_from: tosca.nodes.indigo.Container.Application.Docker\n"
         "    properties:\n"
-        "      replicas: {type: integer, required: false, default: 1}\n\n";
-    text.insert(text.find("topology_template:"), types);
+        "      replicas: {type: integer, required: false, default: 1}\n";
     const std::string volumes = "volumes: [ 'kubernetes:/data:rw:dvdi:rexray', '/data:rw' ]";
     text.replace(text.find(volumes), volumes.size(), "volumes: [ '/data:rw' ]");
     text = InsertAfter(text, "mem_size: 256 Mb", "num_gpus: 1");
-    text = InsertAfter(text, "num_gpus: 1", "gpu_model: " + model);
+    text = InsertAfter(WithGpuModelRuntime(text, kubernetes_type), "num_gpus: 1", "gpu_model: " + model);
     // The fixture's output reads an attribute no connector defines; keep the port part.
     const auto outputs = text.find("  outputs:");
     text.erase(outputs);
