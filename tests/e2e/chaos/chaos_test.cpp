@@ -59,7 +59,7 @@ public:
 
     /// Immediate stop (no checkpoint, like a crash) and start on the same port and options.
     bool Restart() {
-        return Shell(Lib() + "as_pg_user \"$PG_BIN/pg_ctl\" -D " + dir_ + "/data -m immediate -w -t 60 restart && head -1 " +
+        return Shell(Lib() + "as_pg_user \"$PG_BIN/pg_ctl\" -D " + dir_ + "/data -l " + dir_ + "/server.log -m immediate -w -t 60 restart && head -1 " +
                      dir_ + "/data/postmaster.pid >" + dir_ + "/pid") == 0;
     }
     const std::string& dsn() const { return dsn_; }
@@ -143,7 +143,7 @@ std::vector<Workload> Workloads() {
                                 {"token_service_password", "p"}, {"task_id", "42"}};
     return {{orch::e2e::CorpusTemplate(orch::e2e::kWebdav), small_marathon},
             {orch::e2e::KeplerWithGpu(""), small_chronos},
-            {orch::e2e::KubernetesWithGpu("T4"), Json::object()}};
+            {orch::e2e::KubernetesWithGpu("Tesla T4"), Json::object()}};
 }
 
 const std::set<std::string> kTerminal = {"CREATE_COMPLETE", "CREATE_FAILED", "DELETE_COMPLETE", "DELETE_FAILED"};
@@ -186,20 +186,20 @@ TEST_CASE("chaos: kills, a database restart and site faults lose, duplicate and 
     std::atomic<bool> chaos_on{true};
     std::atomic<int> kills{0};
     std::atomic<bool> pg_restarted{false};
+    std::atomic<int> submitted{0};
 
     // The chaos thread: faults all along, SIGKILL + restart every 6-14 s, one database restart.
     std::thread chaos([&] {
         std::mt19937 r(rng());
         const auto start = Clock::now();
         auto next_kill = start + std::chrono::seconds(4 + r() % 6);
-        const auto pg_at = start + std::chrono::seconds(25);
         while (chaos_on) {
             for (const auto& [id, sim] : sims) {
                 if (r() % 3 == 0) {
                     sim->AddFault(RandomFault(r));
                 }
             }
-            if (!pg_restarted && Clock::now() > pg_at) {
+            if (!pg_restarted && submitted >= total / 3) {  // while deployments are in flight
                 pg_restarted = pg.Restart();
             }
             if (Clock::now() > next_kill) {
@@ -246,6 +246,7 @@ TEST_CASE("chaos: kills, a database restart and site faults lose, duplicate and 
                 std::this_thread::sleep_for(std::chrono::milliseconds(200));
             }
         }
+        ++submitted;
         std::this_thread::sleep_for(std::chrono::milliseconds(150));
     }
     // Keep the chaos going a little after the last create, then heal everything.
@@ -331,9 +332,15 @@ TEST_CASE("chaos: kills, a database restart and site faults lose, duplicate and 
     CHECK(leaks.empty());
 
     std::map<std::string, int> by_status;
+    std::string failures;
     for (const auto& [id, d] : final_state) {
-        ++by_status[d.value("status", "?")];
+        const std::string status = d.value("status", "?");
+        ++by_status[status];
+        if (status == "CREATE_FAILED" || status == "DELETE_FAILED") {
+            failures += id + " " + status + ": " + d.value("statusReason", "") + "\n";
+        }
     }
+    INFO(failures);
     WARN("chaos: " << accepted.size() << " accepted, " << lost_answers << " answers lost, " << kills
                    << " kills, statuses " << Json(by_status).dump());
     // Faults are transient and every site can take every workload: a failure here is a bug.
