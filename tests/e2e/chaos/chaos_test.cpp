@@ -188,11 +188,11 @@ TEST_CASE("chaos: kills, a database restart and site faults lose, duplicate and 
     std::atomic<bool> pg_restarted{false};
     std::atomic<int> submitted{0};
 
-    // The chaos thread: faults all along, SIGKILL + restart every 6-14 s, one database restart.
+    // The chaos thread: faults all along, SIGKILL + restart every 3-8 s, one database restart.
     std::thread chaos([&] {
         std::mt19937 r(rng());
         const auto start = Clock::now();
-        auto next_kill = start + std::chrono::seconds(4 + r() % 6);
+        auto next_kill = start + std::chrono::seconds(2 + r() % 4);
         while (chaos_on) {
             for (const auto& [id, sim] : sims) {
                 if (r() % 3 == 0) {
@@ -207,7 +207,7 @@ TEST_CASE("chaos: kills, a database restart and site faults lose, duplicate and 
                 ++kills;
                 std::this_thread::sleep_for(std::chrono::milliseconds(r() % 1500));  // down for a while
                 orch.Start();
-                next_kill = Clock::now() + std::chrono::seconds(6 + r() % 8);
+                next_kill = Clock::now() + std::chrono::seconds(3 + r() % 6);
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(500));
         }
