@@ -180,8 +180,9 @@ TEST_CASE("chaos: kills, a database restart and site faults lose, duplicate and 
     Orchestrator orch(pg.dsn(), config);
     REQUIRE(orch::test::WaitForStatus(orch.Url() + "/readyz", 200, std::chrono::seconds(30)));
 
-    std::mt19937 rng(std::random_device{}());
-    INFO("seed-free run; failures print the deployment and site state");
+    const unsigned seed = std::random_device{}();
+    std::mt19937 rng(seed);
+    INFO("fault/kill schedule seed " << seed << " (timing still varies between runs)");
     const auto workloads = Workloads();
     std::atomic<bool> chaos_on{true};
     std::atomic<int> kills{0};

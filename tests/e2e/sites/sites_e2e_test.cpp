@@ -87,7 +87,7 @@ std::string ProviderOf(const Json& deployment) { return deployment.value("cloudP
 std::set<std::string> TaskHosts(const SimProcess& sim, const std::string& deployment_id) {
     std::set<std::string> hosts;
     const Json objects = sim.Objects();
-    UNSCOPED_INFO(objects["marathon"].dump());
+    UNSCOPED_INFO("Marathon objects: " << objects["marathon"].dump());  // shown if the next check fails
     for (const auto& t : objects["marathon"]["tasks"]) {
         if (t.value("app", "").find(deployment_id) != std::string::npos) {
             hosts.insert(t.value("host", ""));
