@@ -137,6 +137,10 @@ connectors::ConnectorResult<connectors::Handle> FakeConnector::Update(const conn
 connectors::ConnectorResult<bool> FakeConnector::Delete(const connectors::Handle& handle, bool force) {
     (void)force;
     const std::lock_guard lock(mutex_);
+    if (auto& b = behaviour_[handle.target.site_id]; b.deletes_without_effect > 0) {
+        --b.deletes_without_effect;
+        return true;
+    }
     live_.erase(Key(handle.target.site_id, handle.deployment_id));
     return true;
 }

@@ -4,6 +4,8 @@
 namespace orch::workflow::steps {
 namespace {
 
+constexpr int kRedeleteEvery = 3;  ///< delete polls between repeated Delete calls
+
 const Attempt* FirstUncleaned(const WorkflowState& st) {
     for (const auto& a : st.attempts) {
         if (!a.cleaned) {
@@ -84,6 +86,12 @@ StepResult PollGone(StepServices& s, const Job& job, const WorkflowState& st, co
             t.next = NextJob{"delete", Json{{"force", force}}, {}, true};
         }
         return StepResult::Commit(std::move(t));
+    }
+    // A Create still in flight when Delete was sent can make its objects after the Delete
+    // (found by the chaos test: a Chronos job posted just after the delete stayed forever), and
+    // nobody else removes them; ask the site again every few polls. Delete is idempotent.
+    if (polls > 0 && polls % kRedeleteEvery == 0) {
+        (void)prepared->first->Delete(prepared->second, main_line ? force : true);
     }
     const auto waited = PollDelay(s.options, polls) * polls;
     if (waited > s.options.delete_wait) {

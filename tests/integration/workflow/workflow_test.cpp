@@ -131,6 +131,21 @@ TEST_CASE("deleting while the create is still running leaks nothing", "[workflow
     CHECK(h.connector.Live().empty());
 }
 
+TEST_CASE("objects re-made after the delete call are deleted again by the delete poll", "[workflow]") {
+    WorkflowHarness h({"site-a"});
+    const auto id = h.Create();
+    h.WaitFor(id, {Status::kCreateComplete});
+    // The first Delete finds the objects back at once (a create in flight re-made them): without a
+    // repeated Delete the poll would wait for delete_wait (10 min) and end DELETE_FAILED.
+    h.connector.SetBehaviour("site-a", {.deletes_without_effect = 1});
+    REQUIRE(h.deployments.BeginDelete(id, false));
+    h.engine->Wake();
+    const auto d = h.WaitFor(id, {Status::kDeleteComplete, Status::kDeleteFailed}, std::chrono::seconds(20));
+    CHECK(d.status == Status::kDeleteComplete);
+    REQUIRE(h.WaitIdle(std::chrono::seconds(20)));
+    CHECK(h.connector.Live().empty());
+}
+
 TEST_CASE("two engines on one database deploy each deployment exactly once", "[workflow]") {
     WorkflowHarness h({"site-a"});
     auto second = h.StartEngine("engine-b");

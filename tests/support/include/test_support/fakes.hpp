@@ -48,6 +48,9 @@ struct FakeSiteBehaviour {
     int polls_until_ready = 1;
     std::optional<connectors::FailureKind> poll_fails;  ///< the site reports failure when polled
     std::chrono::milliseconds create_delay{0};
+    /// The first N Delete calls remove nothing, as when a Create still in flight re-makes the
+    /// objects right after the delete.
+    int deletes_without_effect = 0;
 };
 
 /// A Marathon-kind connector whose sites are plain in-memory maps.

@@ -1,0 +1,119 @@
+#pragma once
+// The pieces of an end-to-end site test: site-sim processes, a catalogue and SLA file naming
+// them, the orchestrator binary on that catalogue, and a small REST client for its API.
+// Shared by the sites tests and the chaos test (tests/e2e/chaos includes this file).
+#include <common/http_client.hpp>
+#include <common/json.hpp>
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace orch::e2e {
+
+/// One site-sim process (Marathon, Chronos and Kubernetes simulators on free loopback ports),
+/// stopped by PID when the object dies.
+class SimProcess {
+public:
+    /// `config_yaml` may be empty (the simulator's defaults).
+    explicit SimProcess(const std::string& config_yaml = "");
+    ~SimProcess();
+    SimProcess(const SimProcess&) = delete;
+    SimProcess& operator=(const SimProcess&) = delete;
+
+    std::string Url(const std::string& api) const;
+    /// GET /__sim/objects: the simulator's own listing of everything it holds.
+    Json Objects() const;
+    void AddFault(const Json& rule) const;
+    void ClearFaults() const;
+    Json Faults() const;
+    /// The requests the simulators refused as invalid (must stay empty: our payloads are valid).
+    Json Rejections() const;
+
+private:
+    Json Admin(const std::string& method, const std::string& path, const Json& body = nullptr) const;
+
+    pid_t pid_ = -1;
+    int out_fd_ = -1;
+    std::string config_path_;
+    Json ports_;
+    std::unique_ptr<http::Client> client_;
+};
+
+/// A site of the catalogue: its services point at one simulator process.
+struct SiteSpec {
+    std::string id;          ///< provider id, e.g. SITE-A; services are <id>_marathon, ...
+    const SimProcess* sim = nullptr;
+    std::string gpu_model;   ///< catalogue gpu_model of every service of the site
+    int num_gpus = 8;
+    double weight = 1.0;     ///< SLA priority weight: the higher, the earlier in the ranking
+    bool marathon = true;
+    bool chronos = false;
+    bool kubernetes = false;
+};
+
+/// Writes catalogue.yaml, sla.yaml and orchestrator.yaml into a fresh folder under the build
+/// directory and returns the path of orchestrator.yaml. `workflow_yaml` is appended verbatim
+/// under `workflow:` (indented by the caller).
+std::string WriteOrchestratorConfig(const std::vector<SiteSpec>& sites, const std::string& workflow_yaml = "");
+
+/// A REST client for one orchestrator's API.
+class Api {
+public:
+    explicit Api(std::string base_url);
+    void set_base_url(std::string base_url) { base_ = std::move(base_url); }
+
+    /// Transport failures come back as status 0 (the chaos test calls a process it may kill).
+    http::ClientResponse Call(const std::string& method, const std::string& path, const std::string& body = "");
+    /// POST /deployments; returns the uuid, or "" when the answer was not 201.
+    std::string Create(const std::string& template_text, const Json& parameters);
+    std::optional<Json> Get(const std::string& id);
+    /// Polls GET /deployments/{id} until its status is one of `statuses` or `timeout` passes;
+    /// returns the last body seen (check its status).
+    Json WaitFor(const std::string& id, const std::set<std::string>& statuses, std::chrono::seconds timeout);
+
+private:
+    std::string base_;
+    std::unique_ptr<http::Client> client_;
+};
+
+/// Rows of the attempts table for one deployment (seq, provider_id, service_id, outcome,
+/// reason), in order: the durable record of every site tried.
+Json AttemptsOf(const std::string& dsn, const std::string& deployment_id);
+
+/// A corpus file by path under ../shared/tosca-corpus/.
+std::string CorpusTemplate(const std::string& relative_path);
+
+inline constexpr const char* kWebdav = "indigo-dc-tosca-templates/deep-oc/deep-oc-marathon-webdav.yml";
+inline constexpr const char* kGenericDev = "indigo-dc-tosca-templates/deep-oc/deep-oc-generic-dev.yml";
+inline constexpr const char* kKeplerBatch = "indigo-dc-tosca-templates/kepler-batch.yaml";
+inline constexpr const char* kKubernetesApp = "indigo-dc-orchestrator/src/test/resources/tosca/kubernetes_app.yaml";
+
+/// Inserts `line` after the first line containing `anchor`, with that line's indentation
+/// (throws when the anchor is missing: the corpus file changed).
+std::string InsertAfter(std::string text, const std::string& anchor, const std::string& line);
+
+/// A DEEP Marathon template (webdav, generic-dev) asking for a GPU model on its Docker host.
+std::string WithGpuModel(std::string text, const std::string& model);
+
+/// kepler-batch (a Chronos job) asking for one GPU, of `model` unless empty.
+std::string KeplerWithGpu(const std::string& model);
+
+/// kubernetes_app.yaml with one GPU of `model`; see the definition for the changes it needs.
+std::string KubernetesWithGpu(const std::string& model);
+
+/// Every provider-side object the simulator holds that carries a deployment id, as
+/// "<kind>:<name>" strings (Marathon groups and apps, Chronos jobs, Kubernetes namespaces and
+/// namespaced objects). Names embed the deployment id, so this is what a leak check needs.
+std::vector<std::string> ProviderObjects(const Json& objects);
+
+/// True when `objects` (from ProviderObjects) names `deployment_id` anywhere.
+bool Mentions(const std::vector<std::string>& objects, const std::string& deployment_id);
+
+}  // namespace orch::e2e
