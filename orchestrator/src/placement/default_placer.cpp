@@ -2,6 +2,7 @@
 
 #include "candidate_builder.hpp"
 #include "common/log.hpp"
+#include "common/metrics.hpp"
 #include "evaluation.hpp"
 #include "gpu_aware_ranker.hpp"
 #include "gpu_model.hpp"
@@ -16,6 +17,22 @@
 
 namespace orch::placement {
 namespace {
+
+// Rejections are counted by the filter that gave them (a bounded set), never by their text.
+metrics::Family<metrics::Counter>& Rejections() {
+    static auto& family = metrics::DefaultRegistry().AddCounter(
+        "orch_placement_rejections_total", "Reasons placement gave for rejecting a service, by filter", {"reason"});
+    return family;
+}
+
+template <typename Check>
+void Filter(Evaluation& eval, const char* reason, Check&& check) {
+    const auto before = eval.reasons.size();
+    check();
+    if (eval.reasons.size() > before) {
+        Rejections().With({reason}).Inc(static_cast<double>(eval.reasons.size() - before));
+    }
+}
 
 std::string Rfc3339(std::chrono::system_clock::time_point at) {
     const std::time_t seconds = std::chrono::system_clock::to_time_t(at);
@@ -170,6 +187,11 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     }
     Append(decision.notes, slas->notes);
     std::vector<Evaluation> evals = BuildUniverse(*slas->slas);
+    for (const auto& eval : evals) {
+        if (eval.rejected()) {
+            Rejections().With({"sla"}).Inc(static_cast<double>(eval.reasons.size()));
+        }
+    }
     auto catalogue = catalogue_.Load(ProviderIds(evals, false));
     if (!catalogue) {
         return std::move(catalogue).error();
@@ -193,16 +215,16 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         if (eval.rejected()) {
             continue;
         }
-        Attach(*catalogue->catalogue, eval);
+        Filter(eval, "catalogue", [&] { Attach(*catalogue->catalogue, eval); });
         if (eval.service == nullptr) {
             continue;
         }
-        CheckKind(context, eval);
-        CheckIdentity(context, eval);
-        CheckPolicies(scope, eval);
-        CheckVirtualMachines(context, eval);
-        CheckDeclaredCapacity(context, eval);
-        quota.Check(eval);
+        Filter(eval, "kind", [&] { CheckKind(context, eval); });
+        Filter(eval, "identity", [&] { CheckIdentity(context, eval); });
+        Filter(eval, "policy", [&] { CheckPolicies(scope, eval); });
+        Filter(eval, "vm_match", [&] { CheckVirtualMachines(context, eval); });
+        Filter(eval, "capacity", [&] { CheckDeclaredCapacity(context, eval); });
+        Filter(eval, "quota", [&] { quota.Check(eval); });
     }
     Append(decision.notes, quota.global_reasons());
 
@@ -217,7 +239,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     std::vector<Evaluation*> accepted;
     for (auto& eval : evals) {
         if (!eval.rejected() && options_.mode == PlacementMode::kGpuAware) {
-            CheckLive(context, *snapshot, eval);
+            Filter(eval, "monitoring", [&] { CheckLive(context, *snapshot, eval); });
         }
         if (!eval.rejected()) {
             accepted.push_back(&eval);

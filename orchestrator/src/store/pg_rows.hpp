@@ -47,4 +47,8 @@ inline constexpr const char* kResourceColumns =
 
 domain::Resource RowToResource(const pqxx::row& row);
 
+/// A job payload carrying the request id of the thread's log context (the API request that
+/// caused the job, inherited by each next step), so workflow log lines name the request too.
+Json WithRequestId(Json payload);
+
 }  // namespace orch::store

@@ -1,0 +1,3 @@
+set(TEST_SOURCES
+  ${TEST_DIR}/metrics_e2e_test.cpp
+)
