@@ -24,11 +24,11 @@
 #include "orchestrator/app/app_config.hpp"
 #include "orchestrator/app/build_info.hpp"
 #include "orchestrator/app/config_credentials.hpp"
+#include "orchestrator/app/routes.hpp"
 #include "orchestrator/app/workflow_config.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
 #include "orchestrator/ops/metered_connector.hpp"
 #include "orchestrator/ops/metered_placer.hpp"
-#include "orchestrator/ops/ops_routes.hpp"
 #include "orchestrator/ops/request_metrics.hpp"
 #include "orchestrator/ops/store_metrics.hpp"
 #include "orchestrator/placement/placer_factory.hpp"
@@ -182,11 +182,7 @@ int main(int argc, char** argv) {
                                 auth->config,        &metered_placer,
                                 config->external_base_url, [&engine] { engine.Wake(); }};
     server::Router router;
-    api::RegisterSystemRoutes(router, database);
-    api::RegisterDeploymentRoutes(router, api_context);
-    api::RegisterResourceRoutes(router, api_context);
-    api::RegisterPlacementRoutes(router, api_context);
-    ops::RegisterOpsRoutes(router, metrics_registry);
+    app::RegisterAllRoutes(router, database, api_context, metrics_registry);
 
     server::HttpServer server(config->server, router);
     server.SetObserver(ops::MakeRequestMetricsObserver(metrics_registry));

@@ -4,3 +4,4 @@ set(SOURCES
   ${AREA_DIR}/config_credentials.cpp
 )
 list(APPEND SOURCES ${AREA_DIR}/workflow_config.cpp)
+list(APPEND SOURCES ${AREA_DIR}/routes.cpp)

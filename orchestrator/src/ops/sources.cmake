@@ -4,3 +4,4 @@ set(SOURCES
 )
 list(APPEND SOURCES ${AREA_DIR}/store_metrics.cpp)
 list(APPEND SOURCES ${AREA_DIR}/metered_connector.cpp ${AREA_DIR}/metered_placer.cpp)
+list(APPEND SOURCES ${AREA_DIR}/openapi.cpp)

@@ -1,0 +1,4 @@
+set(TEST_SOURCES
+  ${TEST_DIR}/openapi_test.cpp
+)
+set(TEST_LIBS orch::orchestrator orch_test_fakes)
