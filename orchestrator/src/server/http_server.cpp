@@ -197,7 +197,18 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
         bhttp::request_parser<bhttp::string_body> parser;
         parser.header_limit(static_cast<std::uint32_t>(options.header_limit));
         parser.body_limit(options.body_limit);
-        conn->stream.expires_after(buffer.size() > 0 ? options.header_timeout : options.idle_timeout);
+        if (buffer.size() == 0) {
+            // Idle keep-alive: wait for the first byte of the next request under the idle timeout;
+            // from then on the whole header must arrive within header_timeout, so a client
+            // dribbling bytes (slow loris) cannot hold the connection for idle_timeout per byte.
+            conn->stream.expires_after(options.idle_timeout);
+            auto [fec, fn] = co_await conn->stream.async_read_some(buffer.prepare(4096), kUseTuple);
+            if (fec) {
+                break;
+            }
+            buffer.commit(fn);
+        }
+        conn->stream.expires_after(options.header_timeout);
         auto [hec, hn] = co_await bhttp::async_read_header(conn->stream, buffer, parser, kUseTuple);
         if (hec == bhttp::error::header_limit) {
             co_await RejectAndClose(*conn, 431, "Request header fields too large");
@@ -205,6 +216,10 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
         }
         if (hec == bhttp::error::body_limit) {
             co_await RejectAndClose(*conn, 413, "Request body larger than " + std::to_string(options.body_limit) + " bytes");
+            break;
+        }
+        if (hec == beast::error::timeout) {
+            co_await RejectAndClose(*conn, 408, "Request headers not received in time");
             break;
         }
         if (hec) {
