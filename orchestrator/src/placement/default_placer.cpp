@@ -10,6 +10,7 @@
 #include "quota.hpp"
 
 #include <algorithm>
+#include <array>
 #include <ctime>
 #include <set>
 #include <sstream>
@@ -19,19 +20,31 @@ namespace orch::placement {
 namespace {
 
 // Rejections are counted by the filter that gave them (a bounded set), never by their text.
-metrics::Family<metrics::Counter>& Rejections() {
-    static auto& family = metrics::DefaultRegistry().AddCounter(
-        "orch_placement_rejections_total", "Reasons placement gave for rejecting a service, by filter", {"reason"});
-    return family;
-}
+// Counted locally during a placement and published once at its end: thousands of services may
+// be rejected per placement, and the registry's lookup is not free.
+enum RejectionFilter { kSla, kCatalogue, kKind, kIdentity, kPolicy, kVmMatch, kCapacity, kQuota, kMonitoring, kFilters };
+constexpr std::array<const char*, kFilters> kFilterNames = {"sla",      "catalogue", "kind",  "identity",  "policy",
+                                                            "vm_match", "capacity",  "quota", "monitoring"};
+
+struct RejectionTally {
+    std::array<std::size_t, kFilters> counts{};
+
+    void Publish() const {
+        static auto& family = metrics::DefaultRegistry().AddCounter(
+            "orch_placement_rejections_total", "Reasons placement gave for rejecting a service, by filter", {"reason"});
+        for (std::size_t i = 0; i < counts.size(); ++i) {
+            if (counts[i] > 0) {
+                family.With({kFilterNames[i]}).Inc(static_cast<double>(counts[i]));
+            }
+        }
+    }
+};
 
 template <typename Check>
-void Filter(Evaluation& eval, const char* reason, Check&& check) {
+void Filter(RejectionTally& tally, Evaluation& eval, RejectionFilter filter, Check&& check) {
     const auto before = eval.reasons.size();
     check();
-    if (eval.reasons.size() > before) {
-        Rejections().With({reason}).Inc(static_cast<double>(eval.reasons.size() - before));
-    }
+    tally.counts[filter] += eval.reasons.size() - before;
 }
 
 std::string Rfc3339(std::chrono::system_clock::time_point at) {
@@ -187,10 +200,9 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     }
     Append(decision.notes, slas->notes);
     std::vector<Evaluation> evals = BuildUniverse(*slas->slas);
+    RejectionTally tally;
     for (const auto& eval : evals) {
-        if (eval.rejected()) {
-            Rejections().With({"sla"}).Inc(static_cast<double>(eval.reasons.size()));
-        }
+        tally.counts[kSla] += eval.reasons.size();
     }
     auto catalogue = catalogue_.Load(ProviderIds(evals, false));
     if (!catalogue) {
@@ -215,16 +227,16 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         if (eval.rejected()) {
             continue;
         }
-        Filter(eval, "catalogue", [&] { Attach(*catalogue->catalogue, eval); });
+        Filter(tally, eval, kCatalogue, [&] { Attach(*catalogue->catalogue, eval); });
         if (eval.service == nullptr) {
             continue;
         }
-        Filter(eval, "kind", [&] { CheckKind(context, eval); });
-        Filter(eval, "identity", [&] { CheckIdentity(context, eval); });
-        Filter(eval, "policy", [&] { CheckPolicies(scope, eval); });
-        Filter(eval, "vm_match", [&] { CheckVirtualMachines(context, eval); });
-        Filter(eval, "capacity", [&] { CheckDeclaredCapacity(context, eval); });
-        Filter(eval, "quota", [&] { quota.Check(eval); });
+        Filter(tally, eval, kKind, [&] { CheckKind(context, eval); });
+        Filter(tally, eval, kIdentity, [&] { CheckIdentity(context, eval); });
+        Filter(tally, eval, kPolicy, [&] { CheckPolicies(scope, eval); });
+        Filter(tally, eval, kVmMatch, [&] { CheckVirtualMachines(context, eval); });
+        Filter(tally, eval, kCapacity, [&] { CheckDeclaredCapacity(context, eval); });
+        Filter(tally, eval, kQuota, [&] { quota.Check(eval); });
     }
     Append(decision.notes, quota.global_reasons());
 
@@ -239,7 +251,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     std::vector<Evaluation*> accepted;
     for (auto& eval : evals) {
         if (!eval.rejected() && options_.mode == PlacementMode::kGpuAware) {
-            Filter(eval, "monitoring", [&] { CheckLive(context, *snapshot, eval); });
+            Filter(tally, eval, kMonitoring, [&] { CheckLive(context, *snapshot, eval); });
         }
         if (!eval.rejected()) {
             accepted.push_back(&eval);
@@ -265,6 +277,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
             decision.verdicts.push_back(ToVerdict(eval, 0));
         }
     }
+    tally.Publish();
     ORCH_LOG_INFO(
         "placement decided",
         {{"group", group},
