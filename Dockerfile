@@ -3,7 +3,7 @@
 FROM debian:bookworm AS build
 WORKDIR /src
 COPY . /src
-RUN scripts/install-deps && cmake --preset release -DBUILD_TESTING=OFF && cmake --build --preset release -j2 --target orchestrator
+RUN scripts/install-deps && cmake --preset release -DBUILD_TESTING=OFF && cmake --build --preset release -j2 --target orchestrator site-sim
 
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -14,3 +14,8 @@ USER orchestrator
 EXPOSE 8080
 ENV ORCHESTRATOR_LISTEN=0.0.0.0:8080
 ENTRYPOINT ["/usr/local/bin/orchestrator"]
+
+# The site simulator (Marathon, Chronos, Kubernetes APIs) for docker-compose.yml.
+FROM runtime AS site-sim
+COPY --from=build /src/build/bin/site-sim /usr/local/bin/site-sim
+ENTRYPOINT ["/usr/local/bin/site-sim"]

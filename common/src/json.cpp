@@ -28,6 +28,9 @@ Result<Json> ParseJson(std::string_view text, int max_depth) {
             [[maybe_unused]] const Json ignored = Json::parse(text.begin(), text.end());
         } catch (const Json::parse_error& e) {
             return Error::InvalidArgument("malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+        } catch (const Json::exception& e) {
+            // e.g. out_of_range for a number like 1e99999 (found by tests/fuzz request_fuzz).
+            return Error::InvalidArgument(std::string("malformed JSON: ") + e.what());
         }
         return Error::InvalidArgument("malformed JSON");
     }

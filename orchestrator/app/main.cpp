@@ -26,8 +26,13 @@
 #include "orchestrator/app/app_config.hpp"
 #include "orchestrator/app/build_info.hpp"
 #include "orchestrator/app/config_credentials.hpp"
+#include "orchestrator/app/routes.hpp"
 #include "orchestrator/app/workflow_config.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
+#include "orchestrator/ops/metered_connector.hpp"
+#include "orchestrator/ops/metered_placer.hpp"
+#include "orchestrator/ops/request_metrics.hpp"
+#include "orchestrator/ops/store_metrics.hpp"
 #include "orchestrator/placement/placer_factory.hpp"
 #include "orchestrator/schedule/schedule_event_service.hpp"
 #include "orchestrator/server/http_server.hpp"
@@ -157,11 +162,16 @@ int main(int argc, char** argv) {
 
     store::DatabaseSupervisor database(pool);
     database.Start();
+    // Observability: every component records into the default registry that GET /metrics renders.
+    auto& metrics_registry = metrics::DefaultRegistry();
+    ops::MeteredPlacer metered_placer(*placement->placer, metrics_registry);
+    ops::MeteredConnectorRegistry metered_connectors(registry, metrics_registry);
+    const ops::StoreMetrics store_metrics(pool, metrics_registry, std::chrono::seconds(5));
     workflow::Engine engine(workflow_store, engine_options);
     workflow::StepServices services{workflow_store,
                                     templates,
-                                    *placement->placer,
-                                    registry,
+                                    metered_placer,
+                                    metered_connectors,
                                     *credentials,
                                     **http,
                                     [](const domain::Deployment& d) { return api::DeploymentView(d, ""); },
@@ -173,22 +183,19 @@ int main(int argc, char** argv) {
 
     api::ApiContext api_context{deployments,         templates,
                                 *auth->authenticator, auth->token_keeper.get(),
-                                auth->config,        placement->placer.get(),
+                                auth->config,        &metered_placer,
                                 config->external_base_url, [&engine] { engine.Wake(); }};
     server::Router router;
-    api::RegisterSystemRoutes(router, database);
-    api::RegisterDeploymentRoutes(router, api_context);
-    api::RegisterResourceRoutes(router, api_context);
-    api::RegisterPlacementRoutes(router, api_context);
     // Schedules: the routes, and the file notifications (today from the admin HTTP endpoint).
     store::PgScheduleStore schedule_store(pool);
     api::ScheduleApi schedule_api{api_context, schedule_store};
-    api::RegisterScheduleRoutes(router, schedule_api);
+    app::RegisterAllRoutes(router, database, api_context, schedule_api, metrics_registry);
     schedule::ScheduleEventService schedule_events(schedule_store, templates, [&engine] { engine.Wake(); });
     api::HttpFileNotificationSource file_notifications(router, api_context);
     file_notifications.Start(schedule_events);
 
     server::HttpServer server(config->server, router);
+    server.SetObserver(ops::MakeRequestMetricsObserver(metrics_registry));
     if (auto started = server.Start(); !started) {
         ORCH_LOG_ERROR("cannot start", {{"error", started.error().message}});
         return 1;

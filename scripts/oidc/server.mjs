@@ -6,7 +6,7 @@
 // browser. Test hooks (/test/*) sign arbitrary claims with this issuer's keys and rotate keys;
 // they exist only here, and the server only ever listens on 127.0.0.1.
 //
-// Usage: node server.mjs --name NAME --dir DIR [--profile full|minimal|wlcg] [--watch-pid PID]
+// Usage: node server.mjs --name NAME --dir DIR [--profile full|minimal|wlcg] [--watch-pid PID] [--port N]
 //   Listens on a free loopback port, then writes DIR/issuer (the issuer URL) and DIR/port.
 //   With --watch-pid it exits when that process is gone (a test killed before it could stop us).
 import crypto from 'node:crypto';
@@ -477,7 +477,8 @@ async function Main() {
     }
     current.callback(req, res);
   });
-  server.listen(0, '127.0.0.1', async () => {
+  // --port fixes the port (docker-compose.yml); by default the system picks a free one.
+  server.listen(Number(args.port || 0), '127.0.0.1', async () => {
     const { port } = server.address();
     issuerUrl = `http://127.0.0.1:${port}/`;
     current = await BuildProvider();

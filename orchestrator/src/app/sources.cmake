@@ -4,3 +4,5 @@ set(SOURCES
   ${AREA_DIR}/config_credentials.cpp
 )
 list(APPEND SOURCES ${AREA_DIR}/workflow_config.cpp)
+list(APPEND SOURCES ${AREA_DIR}/routes.cpp)
+list(APPEND SOURCES ${AREA_DIR}/config_keys.cpp)

@@ -2,6 +2,7 @@
 
 #include "candidate_builder.hpp"
 #include "common/log.hpp"
+#include "common/metrics.hpp"
 #include "evaluation.hpp"
 #include "gpu_aware_ranker.hpp"
 #include "gpu_model.hpp"
@@ -9,6 +10,7 @@
 #include "quota.hpp"
 
 #include <algorithm>
+#include <array>
 #include <ctime>
 #include <set>
 #include <sstream>
@@ -16,6 +18,34 @@
 
 namespace orch::placement {
 namespace {
+
+// Rejections are counted by the filter that gave them (a bounded set), never by their text.
+// Counted locally during a placement and published once at its end: thousands of services may
+// be rejected per placement, and the registry's lookup is not free.
+enum RejectionFilter { kSla, kCatalogue, kKind, kIdentity, kPolicy, kVmMatch, kCapacity, kQuota, kMonitoring, kFilters };
+constexpr std::array<const char*, kFilters> kFilterNames = {"sla",      "catalogue", "kind",  "identity",  "policy",
+                                                            "vm_match", "capacity",  "quota", "monitoring"};
+
+struct RejectionTally {
+    std::array<std::size_t, kFilters> counts{};
+
+    void Publish() const {
+        static auto& family = metrics::DefaultRegistry().AddCounter(
+            "orch_placement_rejections_total", "Reasons placement gave for rejecting a service, by filter", {"reason"});
+        for (std::size_t i = 0; i < counts.size(); ++i) {
+            if (counts[i] > 0) {
+                family.With({kFilterNames[i]}).Inc(static_cast<double>(counts[i]));
+            }
+        }
+    }
+};
+
+template <typename Check>
+void Filter(RejectionTally& tally, Evaluation& eval, RejectionFilter filter, Check&& check) {
+    const auto before = eval.reasons.size();
+    check();
+    tally.counts[filter] += eval.reasons.size() - before;
+}
 
 std::string Rfc3339(std::chrono::system_clock::time_point at) {
     const std::time_t seconds = std::chrono::system_clock::to_time_t(at);
@@ -176,6 +206,10 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     }
     Append(decision.notes, slas->notes);
     std::vector<Evaluation> evals = BuildUniverse(*slas->slas);
+    RejectionTally tally;
+    for (const auto& eval : evals) {
+        tally.counts[kSla] += eval.reasons.size();
+    }
     auto catalogue = catalogue_.Load(ProviderIds(evals, false));
     if (!catalogue) {
         return std::move(catalogue).error();
@@ -199,16 +233,16 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         if (eval.rejected()) {
             continue;
         }
-        Attach(*catalogue->catalogue, eval);
+        Filter(tally, eval, kCatalogue, [&] { Attach(*catalogue->catalogue, eval); });
         if (eval.service == nullptr) {
             continue;
         }
-        CheckKind(context, eval);
-        CheckIdentity(context, eval);
-        CheckPolicies(scope, eval);
-        CheckVirtualMachines(context, eval);
-        CheckDeclaredCapacity(context, eval);
-        quota.Check(eval);
+        Filter(tally, eval, kKind, [&] { CheckKind(context, eval); });
+        Filter(tally, eval, kIdentity, [&] { CheckIdentity(context, eval); });
+        Filter(tally, eval, kPolicy, [&] { CheckPolicies(scope, eval); });
+        Filter(tally, eval, kVmMatch, [&] { CheckVirtualMachines(context, eval); });
+        Filter(tally, eval, kCapacity, [&] { CheckDeclaredCapacity(context, eval); });
+        Filter(tally, eval, kQuota, [&] { quota.Check(eval); });
     }
     Append(decision.notes, quota.global_reasons());
 
@@ -223,7 +257,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     std::vector<Evaluation*> accepted;
     for (auto& eval : evals) {
         if (!eval.rejected() && options_.mode == PlacementMode::kGpuAware) {
-            CheckLive(context, *snapshot, eval);
+            Filter(tally, eval, kMonitoring, [&] { CheckLive(context, *snapshot, eval); });
         }
         if (!eval.rejected()) {
             accepted.push_back(&eval);
@@ -249,6 +283,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
             decision.verdicts.push_back(ToVerdict(eval, 0));
         }
     }
+    tally.Publish();
     ORCH_LOG_INFO(
         "placement decided",
         {{"group", group},

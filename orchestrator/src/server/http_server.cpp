@@ -108,7 +108,7 @@ struct HttpServer::Impl {
     asio::awaitable<void> WriteResponse(Connection& conn, const Response& res, const std::string& id, bool keep_alive,
                                         unsigned version);
     asio::awaitable<void> RejectAndClose(Connection& conn, int status, std::string_view message);
-    void Observe(const Request& req, const Response& res, const std::string& route,
+    void Observe(const Request& req, const Response& res, const std::string& route, const std::string& pattern,
                  std::chrono::steady_clock::time_point start);
 };
 
@@ -141,11 +141,11 @@ asio::awaitable<Response> HttpServer::Impl::Dispatch(Request request, std::strin
 }
 
 void HttpServer::Impl::Observe(const Request& req, const Response& res, const std::string& route,
-                               std::chrono::steady_clock::time_point start) {
+                               const std::string& pattern, std::chrono::steady_clock::time_point start) {
     const auto elapsed =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
     if (observer) {
-        observer(req, res, route, elapsed);
+        observer(req, res, pattern, elapsed);
     }
     if (options.access_log || res.status >= 500) {
         const log::ScopedContext ctx(req.request_id, "");
@@ -197,7 +197,18 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
         bhttp::request_parser<bhttp::string_body> parser;
         parser.header_limit(static_cast<std::uint32_t>(options.header_limit));
         parser.body_limit(options.body_limit);
-        conn->stream.expires_after(buffer.size() > 0 ? options.header_timeout : options.idle_timeout);
+        if (buffer.size() == 0) {
+            // Idle keep-alive: wait for the first byte of the next request under the idle timeout;
+            // from then on the whole header must arrive within header_timeout, so a client
+            // dribbling bytes (slow loris) cannot hold the connection for idle_timeout per byte.
+            conn->stream.expires_after(options.idle_timeout);
+            auto [fec, fn] = co_await conn->stream.async_read_some(buffer.prepare(4096), kUseTuple);
+            if (fec) {
+                break;
+            }
+            buffer.commit(fn);
+        }
+        conn->stream.expires_after(options.header_timeout);
         auto [hec, hn] = co_await bhttp::async_read_header(conn->stream, buffer, parser, kUseTuple);
         if (hec == bhttp::error::header_limit) {
             co_await RejectAndClose(*conn, 431, "Request header fields too large");
@@ -205,6 +216,10 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
         }
         if (hec == bhttp::error::body_limit) {
             co_await RejectAndClose(*conn, 413, "Request body larger than " + std::to_string(options.body_limit) + " bytes");
+            break;
+        }
+        if (hec == beast::error::timeout) {
+            co_await RejectAndClose(*conn, 408, "Request headers not received in time");
             break;
         }
         if (hec) {
@@ -256,9 +271,10 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             } else {
                 res = Response::ErrorWithStatus(404, "No handler found for " + request.method + " " + request.path);
             }
-            Observe(request, res, route_name, start);
+            Observe(request, res, route_name, route_name, start);
         } else {
             route_name = match.route->options.name;
+            const std::string pattern = match.route->pattern;
             request.path_params = std::move(match.params);
             Request copy_for_log;
             copy_for_log.method = request.method;
@@ -266,7 +282,7 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             copy_for_log.request_id = request.request_id;
             res = co_await Dispatch(std::move(request), route_name, &match.route->handler,
                                     match.route->options.inline_on_io_thread);
-            Observe(copy_for_log, res, route_name, start);
+            Observe(copy_for_log, res, route_name, pattern, start);
         }
         if (res.abort_connection) {
             break;

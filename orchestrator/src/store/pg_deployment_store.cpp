@@ -96,7 +96,8 @@ void InsertDeployment(pqxx::work& tx, const NewDeployment& created) {
         d.options.keep_last_attempt, d.kind, d.req_cpus, d.req_mem_mb, d.req_gpus, d.req_instances
     );
     InsertResources(tx, d.id, created.resources);
-    tx.exec_params("INSERT INTO jobs (deployment_id, kind) VALUES ($1::uuid, 'deploy')", d.id);
+    tx.exec_params("INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'deploy', $2::jsonb)", d.id,
+                   WithRequestId(Json::object()).dump());
 }
 
 Status PgDeploymentStore::Create(const NewDeployment& created) {
@@ -219,7 +220,7 @@ Status PgDeploymentStore::BeginDelete(const std::string& id, bool force) {
         // Removing the pending step cancels it; a worker still running it loses its lease fence.
         tx.exec_params("DELETE FROM jobs WHERE deployment_id = $1::uuid AND workflow", id);
         tx.exec_params("INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'delete', $2::jsonb)", id,
-                       Json{{"force", force}}.dump());
+                       WithRequestId(Json{{"force", force}}).dump());
         tx.commit();
         return Ok();
     });
@@ -261,7 +262,8 @@ Status PgDeploymentStore::BeginUpdate(const UpdateRequest& u) {
             "AND state NOT IN ('CREATING', 'DELETING', 'STARTED')",
             u.id
         );
-        tx.exec_params("INSERT INTO jobs (deployment_id, kind) VALUES ($1::uuid, 'update')", u.id);
+        tx.exec_params("INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'update', $2::jsonb)", u.id,
+                       WithRequestId(Json::object()).dump());
         tx.commit();
         return Ok();
     });
@@ -329,7 +331,7 @@ Status PgDeploymentStore::BeginAction(const std::string& id, const std::string& 
         tx.exec_params("UPDATE resources SET state = $3, updated_at = now() WHERE deployment_id = $1::uuid AND id::text = $2",
                        id, resource_id, std::string(start ? "STARTING" : "STOPPING"));
         tx.exec_params("INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'action', $2::jsonb)", id,
-                       Json{{"resource", resource_id}, {"action", action}}.dump());
+                       WithRequestId(Json{{"resource", resource_id}, {"action", action}}).dump());
         tx.commit();
         return Ok();
     });

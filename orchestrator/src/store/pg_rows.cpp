@@ -1,5 +1,7 @@
 #include "pg_rows.hpp"
 
+#include "common/log.hpp"
+
 namespace orch::store {
 
 domain::Deployment RowToDeployment(const pqxx::row& row) {
@@ -57,6 +59,14 @@ domain::Resource RowToResource(const pqxx::row& row) {
     r.instance_index = row[9].as<int>();
     r.metadata = JsonOr(row[10], Json::object());
     return r;
+}
+
+Json WithRequestId(Json payload) {
+    const std::string request_id = log::CurrentRequestId();
+    if (payload.is_object() && !request_id.empty() && !payload.contains("request_id")) {
+        payload["request_id"] = request_id;
+    }
+    return payload;
 }
 
 }  // namespace orch::store

@@ -52,4 +52,8 @@ domain::Resource RowToResource(const pqxx::row& row);
 /// schedule events share it, so both start the same workflow).
 void InsertDeployment(pqxx::work& tx, const NewDeployment& created);
 
+/// A job payload carrying the request id of the thread's log context (the API request that
+/// caused the job, inherited by each next step), so workflow log lines name the request too.
+Json WithRequestId(Json payload);
+
 }  // namespace orch::store

@@ -19,7 +19,7 @@ void InsertJob(pqxx::work& tx, const std::string& deployment_id, const workflow:
     tx.exec_params(
         "INSERT INTO jobs (deployment_id, kind, workflow, payload, run_at) "
         "VALUES ($1::uuid, $2, $3, $4::jsonb, now() + make_interval(secs => $5 / 1000.0))",
-        deployment_id, next.kind, next.workflow, next.payload.dump(), static_cast<std::int64_t>(next.delay.count())
+        deployment_id, next.kind, next.workflow, WithRequestId(next.payload).dump(), static_cast<std::int64_t>(next.delay.count())
     );
 }
 

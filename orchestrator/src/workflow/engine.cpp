@@ -3,8 +3,27 @@
 #include <algorithm>
 
 #include "common/log.hpp"
+#include "common/metrics.hpp"
 
 namespace orch::workflow {
+namespace {
+
+// Process-wide like the registry they live in; several engines in one process add up.
+struct EngineMetrics {
+    metrics::Family<metrics::Histogram>& job_seconds = metrics::DefaultRegistry().AddHistogram(
+        "orch_workflow_job_duration_seconds", "Time a workflow step took, by job kind and outcome",
+        {"kind", "outcome"}, metrics::LatencyBuckets());
+    metrics::Family<metrics::Gauge>& queue = metrics::DefaultRegistry().AddGauge(
+        "orch_workflow_queue_depth", "Claimed jobs waiting for a worker (ready) and steps running (running)",
+        {"state"});
+};
+
+EngineMetrics& Metrics() {
+    static EngineMetrics metrics;
+    return metrics;
+}
+
+}  // namespace
 
 Engine::Engine(WorkflowStore& store, EngineOptions options) : store_(store), options_(std::move(options)) {}
 
@@ -77,6 +96,7 @@ void Engine::Dispatch() {
                 for (auto& job : *jobs) {
                     ready_.push_back(std::move(job));
                 }
+                Metrics().queue.With({"ready"}).Set(static_cast<double>(ready_.size()));
             }
             if (claimed > 0) {
                 work_ready_.notify_all();
@@ -107,12 +127,15 @@ void Engine::Work() {
             cancel = std::make_shared<CancelToken>();
             in_flight_[job.id] = cancel;
             ++busy_;
+            Metrics().queue.With({"ready"}).Set(static_cast<double>(ready_.size()));
+            Metrics().queue.With({"running"}).Set(static_cast<double>(busy_));
         }
         RunJob(job, cancel);
         {
             const std::lock_guard lock(mutex_);
             in_flight_.erase(job.id);
             --busy_;
+            Metrics().queue.With({"running"}).Set(static_cast<double>(busy_));
             poke_ = true;  // a worker is free: the dispatcher may claim again
         }
         wake_.notify_all();
@@ -120,7 +143,10 @@ void Engine::Work() {
 }
 
 void Engine::RunJob(const Job& job, const std::shared_ptr<CancelToken>& cancel) {
-    const log::ScopedContext ctx("", job.deployment_id);
+    // The request that caused the job (recorded in its payload by the store) names every line.
+    const auto request_id = job.payload.is_object() ? job.payload.value("request_id", std::string()) : std::string();
+    const log::ScopedContext ctx(request_id, job.deployment_id);
+    const auto started = std::chrono::steady_clock::now();
     const auto step = steps_.find(job.kind);
     StepResult result;
     if (step == steps_.end()) {
@@ -133,6 +159,10 @@ void Engine::RunJob(const Job& job, const std::shared_ptr<CancelToken>& cancel) 
             result = StepResult::Retry(std::chrono::seconds(5), std::string("step failed: ") + e.what());
         }
     }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const std::string kind = step == steps_.end() ? "unknown" : job.kind;
+    const char* outcome = cancel->cancelled() ? "cancelled" : result.retry ? "retry" : "commit";
+    Metrics().job_seconds.With({kind, outcome}).Observe(seconds);
     if (cancel->cancelled()) {
         ORCH_LOG_INFO("workflow: step result discarded (job cancelled or taken over)", {{"kind", job.kind}});
         return;
@@ -143,6 +173,10 @@ void Engine::RunJob(const Job& job, const std::shared_ptr<CancelToken>& cancel) 
         // kConflict: the lease was lost meanwhile (the effects belong to whoever holds it now).
         // Anything else (database down): the lease expires and the step runs again.
         ORCH_LOG_WARN("workflow: step outcome not written", {{"kind", job.kind}, {"error", written.error().message}});
+    } else if (!result.retry && result.transition.status) {
+        // One line per status change, stamped with the request and deployment ids.
+        ORCH_LOG_INFO("workflow: deployment status changed",
+                      {{"kind", job.kind}, {"status", domain::StatusName(*result.transition.status)}});
     } else if (result.retry) {
         ORCH_LOG_INFO("workflow: step will be retried",
                       {{"kind", job.kind}, {"delay_ms", static_cast<std::int64_t>(result.delay.count())}, {"error", result.error}});

@@ -13,5 +13,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/issuer_keys_test.cpp
   ${TEST_DIR}/oidc_authenticator_test.cpp
   ${TEST_DIR}/token_keeper_test.cpp
+  ${TEST_DIR}/verification_metrics_test.cpp
 )
 set(TEST_LIBS orch::orchestrator deps::ssl)

@@ -5,4 +5,5 @@ set(TEST_SOURCES
   ${TEST_DIR}/url_test.cpp
   ${TEST_DIR}/log_test.cpp
   ${TEST_DIR}/uuid_test.cpp
+  ${TEST_DIR}/metrics_test.cpp
 )

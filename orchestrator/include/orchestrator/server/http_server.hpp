@@ -28,6 +28,8 @@ struct ServerOptions {
 };
 
 /// Observes every finished request (metrics); called on the thread that produced the response.
+/// `route` is the matched route's pattern ("/deployments/{id}"), never the raw path, or
+/// "unmatched" — so label sets stay bounded whatever clients send.
 using RequestObserver = std::function<void(const Request&, const Response&, const std::string& route,
                                            std::chrono::microseconds elapsed)>;
 

@@ -1,0 +1,35 @@
+#include "orchestrator/app/config_keys.hpp"
+
+#include "orchestrator/auth/auth_config.hpp"
+#include "orchestrator/placement/placer_factory.hpp"
+
+namespace orch::app {
+
+std::set<std::string> AppConfigKeys() {
+    // Kept beside the parsers (app_config.cpp, workflow_config.cpp, tosca's EngineOptionsFromConfig,
+    // config_credentials.cpp); the configuration.md test catches a key added to one but not the other.
+    return {
+        "server.listen", "server.external_base_url", "server.body_limit", "server.header_limit",
+        "server.header_timeout", "server.body_timeout", "server.idle_timeout", "server.write_timeout",
+        "server.shutdown_grace", "server.io_threads", "server.worker_threads", "server.max_queued_requests",
+        "server.max_connections", "server.access_log",
+        "database.url", "database.pool_size", "database.acquire_timeout", "database.statement_timeout",
+        "database.connect_timeout",
+        "log.level", "instance_id",
+        "workflow.workers", "workflow.lease", "workflow.idle_poll", "workflow.first_poll", "workflow.max_poll",
+        "workflow.transient_retries", "workflow.callback_retries", "workflow.callback_timeout",
+        "workflow.connector_call_timeout", "workflow.default_provider_timeout_mins",
+        "tosca.mode", "tosca.mirrors", "tosca.allowed_hosts", "tosca.max_template_bytes", "tosca.fetch_timeout",
+        "tosca.fetched_ttl",
+        "credentials.*",
+    };
+}
+
+std::set<std::string> KnownConfigKeys() {
+    auto keys = AppConfigKeys();
+    keys.merge(auth::AuthConfigKeys());
+    keys.merge(placement::PlacementConfigKeys());
+    return keys;
+}
+
+}  // namespace orch::app

@@ -1,0 +1,7 @@
+set(SOURCES
+  ${AREA_DIR}/request_metrics.cpp
+  ${AREA_DIR}/ops_routes.cpp
+)
+list(APPEND SOURCES ${AREA_DIR}/store_metrics.cpp)
+list(APPEND SOURCES ${AREA_DIR}/metered_connector.cpp ${AREA_DIR}/metered_placer.cpp)
+list(APPEND SOURCES ${AREA_DIR}/openapi.cpp)

@@ -1,0 +1,95 @@
+// The built binaries against the packaging files: the compose configuration is accepted by the
+// real orchestrator, and every shared library the binaries link directly comes from a package
+// the Dockerfile's runtime stage installs (or the base image's essentials).
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "test_support/test_env.hpp"
+
+namespace {
+
+struct CommandResult {
+    int status = -1;
+    std::string output;
+};
+
+CommandResult Run(const std::string& command) {
+    CommandResult result;
+    FILE* pipe = ::popen(command.c_str(), "r");  // NOLINT(cert-env33-c): fixed test commands
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buffer{};
+    std::size_t n = 0;
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
+        result.output.append(buffer.data(), n);
+    }
+    result.status = ::pclose(pipe);
+    return result;
+}
+
+std::set<std::string> RuntimePackages() {
+    const std::string dockerfile = orch::test::ReadFile(orch::test::SourceDir() + "/Dockerfile");
+    const std::string runtime = dockerfile.substr(dockerfile.find(" AS runtime"));
+    std::smatch match;
+    REQUIRE(std::regex_search(runtime, match, std::regex(R"(--no-install-recommends\s*\\?\s*\n?\s*([^&]+)&&)")));
+    std::istringstream words(match[1].str());
+    std::set<std::string> packages{"libc6", "libstdc++6", "libgcc-s1"};  // in debian:bookworm-slim
+    std::string word;
+    while (words >> word) {
+        if (word != "\\") {
+            packages.insert(word);
+        }
+    }
+    return packages;
+}
+
+// The Debian package owning a shared library the binary links directly.
+std::string PackageOf(const std::string& binary, const std::string& library) {
+    const auto path = Run("ldd " + binary + " | awk '$1==\"" + library + "\" {print $3}'").output;
+    REQUIRE_FALSE(path.empty());
+    const std::string file = path.substr(0, path.find('\n'));
+    // usrmerge: the library may be registered under /usr/lib or /lib.
+    for (const std::string& candidate : {file, "/usr" + file, file.rfind("/usr", 0) == 0 ? file.substr(4) : file}) {
+        const auto owner = Run("dpkg -S " + candidate + " 2>/dev/null | head -1");
+        if (owner.status == 0 && !owner.output.empty()) {
+            return owner.output.substr(0, owner.output.find_first_of(":"));
+        }
+    }
+    return "(unknown: " + file + ")";
+}
+
+}  // namespace
+
+TEST_CASE("the compose configuration passes the orchestrator's --check-config", "[packaging]") {
+    const std::string dir = orch::test::SourceDir() + "/packaging/compose";
+    const auto res = Run("ORCHESTRATOR_DB_URL=postgresql://x@127.0.0.1:1/x ORCHESTRATOR_PLACEMENT__CATALOGUE__PATH=" + dir +
+                         "/catalogue.yaml ORCHESTRATOR_PLACEMENT__SLA__PATH=" + dir + "/sla.yaml " +
+                         orch::test::BinaryDir() + "/bin/orchestrator --config " + dir +
+                         "/orchestrator.yaml --check-config 2>&1");
+    INFO(res.output);
+    CHECK(res.status == 0);
+    CHECK(res.output.find("configuration OK") != std::string::npos);
+}
+
+TEST_CASE("the runtime image has a package for every library the binaries link directly", "[packaging]") {
+    const auto packages = RuntimePackages();
+    for (const char* name : {"orchestrator", "site-sim"}) {
+        const std::string binary = orch::test::BinaryDir() + "/bin/" + name;
+        const auto needed = Run("readelf -d " + binary + " | sed -n 's/.*NEEDED.*\\[\\(.*\\)\\]/\\1/p'");
+        REQUIRE(needed.status == 0);
+        std::istringstream lines(needed.output);
+        std::string library;
+        int checked = 0;
+        while (std::getline(lines, library)) {
+            const std::string package = PackageOf(binary, library);
+            INFO(name << " links " << library << " from " << package);
+            CHECK(packages.count(package) == 1);
+            ++checked;
+        }
+        CHECK(checked >= 5);
+    }
+}

@@ -1,0 +1,14 @@
+set(TEST_SOURCES
+  ${TEST_DIR}/bad_http_test.cpp
+)
+set(TEST_LABELS reliability)
+
+# libFuzzer targets (tests/fuzz/run-fuzz: clang, ASan+UBSan), ~15 s of fuzzing each; the build
+# directories live in the build tree. One at a time: they share the machine's cores.
+foreach(_fuzz_target IN ITEMS tosca request token)
+  add_test(NAME reliability.fuzz.${_fuzz_target}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/fuzz/run-fuzz 15 ${_fuzz_target})
+  set_tests_properties(reliability.fuzz.${_fuzz_target} PROPERTIES
+    LABELS reliability TIMEOUT 1200 RESOURCE_LOCK fuzz
+    ENVIRONMENT "FUZZ_BUILD_DIR=${PROJECT_BINARY_DIR}/fuzz-orchestrator;TOSCA_FUZZ_BUILD_DIR=${PROJECT_BINARY_DIR}/fuzz-tosca")
+endforeach()

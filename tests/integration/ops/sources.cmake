@@ -1,0 +1,4 @@
+set(TEST_SOURCES
+  ${TEST_DIR}/packaging_test.cpp
+)
+set(TEST_LIBS orch::orchestrator)

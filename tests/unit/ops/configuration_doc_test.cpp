@@ -1,0 +1,127 @@
+// docs/configuration.md against the code: every key the orchestrator reads is documented with a
+// default, nothing else is documented, and the documented defaults of the server, database,
+// workflow and tosca keys are the code's defaults.
+#include <orchestrator/app/app_config.hpp>
+#include <orchestrator/app/config_keys.hpp>
+#include <orchestrator/app/workflow_config.hpp>
+#include <tosca/engine.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <regex>
+#include <set>
+
+#include "test_support/test_env.hpp"
+
+namespace {
+
+struct DocRow {
+    std::string key;
+    std::string default_text;
+};
+
+std::vector<DocRow> DocumentedRows() {
+    const std::string doc = orch::test::ReadFile(orch::test::SourceDir() + "/docs/configuration.md");
+    const std::regex row(R"(\n\| `([a-z_.<>*]+)` \| ([^|]*) \|)");
+    std::vector<DocRow> rows;
+    for (auto it = std::sregex_iterator(doc.begin(), doc.end(), row); it != std::sregex_iterator(); ++it) {
+        std::string text = (*it)[2];
+        while (!text.empty() && text.back() == ' ') {
+            text.pop_back();
+        }
+        rows.push_back({(*it)[1], text});
+    }
+    return rows;
+}
+
+// "auth.issuers.<name>.*" and "credentials.<name>.token" are the code's "auth.issuers.*" and
+// "credentials.*".
+std::string CodeForm(const std::string& documented) {
+    const auto at = documented.find(".<name>");
+    return at == std::string::npos ? documented : documented.substr(0, at) + ".*";
+}
+
+}  // namespace
+
+TEST_CASE("configuration.md lists every configuration key the code reads, with a default", "[config]") {
+    const auto rows = DocumentedRows();
+    REQUIRE(rows.size() > 50);
+    std::set<std::string> documented;
+    for (const auto& row : rows) {
+        INFO("documented key " << row.key);
+        CHECK_FALSE(row.default_text.empty());
+        documented.insert(CodeForm(row.key));
+    }
+    const auto known = orch::app::KnownConfigKeys();
+    for (const auto& key : known) {
+        INFO("key read by the code: " << key);
+        CHECK(documented.count(key) == 1);
+    }
+    for (const auto& key : documented) {
+        INFO("documented key: " << key);
+        CHECK(known.count(key) == 1);
+    }
+}
+
+TEST_CASE("documented defaults of server, database, workflow and tosca keys are the code's", "[config]") {
+    // Every such row whose default is one backticked scalar is fed back as an override; the
+    // parsed options must equal the untouched defaults.
+    std::map<std::string, std::string> env{{"ORCHESTRATOR_DB_URL", "postgresql://x@127.0.0.1:1/x"}};
+    int fed = 0;
+    for (const auto& row : DocumentedRows()) {
+        const std::regex scalar("`([^`{}\\[\\]]+)`");
+        std::smatch value;
+        const auto section = row.key.substr(0, row.key.find('.'));
+        if ((section != "server" && section != "database" && section != "workflow" && section != "tosca") ||
+            !std::regex_match(row.default_text, value, scalar)) {
+            continue;
+        }
+        std::string name = "ORCHESTRATOR_" + section + "__" + row.key.substr(section.size() + 1);
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+        env[name] = value[1];
+        ++fed;
+    }
+    CHECK(fed >= 30);
+    auto config = orch::app::LoadConfig("", env);
+    REQUIRE(config);
+    const orch::server::ServerOptions server;
+    CHECK(config->server.listen == server.listen);
+    CHECK(config->server.body_limit == server.body_limit);
+    CHECK(config->server.header_limit == server.header_limit);
+    CHECK(config->server.header_timeout == server.header_timeout);
+    CHECK(config->server.body_timeout == server.body_timeout);
+    CHECK(config->server.idle_timeout == server.idle_timeout);
+    CHECK(config->server.write_timeout == server.write_timeout);
+    CHECK(config->server.shutdown_grace == server.shutdown_grace);
+    CHECK(config->server.io_threads == server.io_threads);
+    CHECK(config->server.worker_threads == server.worker_threads);
+    CHECK(config->server.max_queued_requests == server.max_queued_requests);
+    CHECK(config->server.max_connections == server.max_connections);
+    CHECK(config->server.access_log == server.access_log);
+    const orch::store::PgPoolOptions database;
+    CHECK(config->database.size == database.size);
+    CHECK(config->database.acquire_timeout == database.acquire_timeout);
+    CHECK(config->database.statement_timeout == database.statement_timeout);
+    CHECK(config->database.connect_timeout == database.connect_timeout);
+    orch::workflow::EngineOptions engine;
+    orch::workflow::StepOptions steps;
+    REQUIRE(orch::app::ParseWorkflowConfig(config->tree, engine, steps));
+    const orch::workflow::EngineOptions engine_defaults;
+    const orch::workflow::StepOptions step_defaults;
+    CHECK(engine.workers == engine_defaults.workers);
+    CHECK(engine.lease == engine_defaults.lease);
+    CHECK(engine.idle_poll == engine_defaults.idle_poll);
+    CHECK(steps.first_poll == step_defaults.first_poll);
+    CHECK(steps.max_poll == step_defaults.max_poll);
+    CHECK(steps.max_transient_retries == step_defaults.max_transient_retries);
+    CHECK(steps.callback_retries == step_defaults.callback_retries);
+    CHECK(steps.callback_timeout == step_defaults.callback_timeout);
+    CHECK(steps.create_call_timeout == step_defaults.create_call_timeout);
+    CHECK(steps.default_provider_timeout_mins == step_defaults.default_provider_timeout_mins);
+    auto tosca = orch::tosca::EngineOptionsFromConfig(config->tree);
+    REQUIRE(tosca);
+    const orch::tosca::EngineOptions tosca_defaults;
+    CHECK(tosca->limits.max_document_bytes == tosca_defaults.limits.max_document_bytes);
+    CHECK(tosca->fetch_timeout == tosca_defaults.fetch_timeout);
+    CHECK(tosca->fetched_ttl == tosca_defaults.fetched_ttl);
+}

@@ -1,0 +1,87 @@
+// The decorators that meter connectors and placement, around the test fakes: counts and
+// latencies land under bounded labels, and the calls pass through unchanged.
+#include <orchestrator/ops/metered_connector.hpp>
+#include <orchestrator/ops/metered_placer.hpp>
+#include <orchestrator/ops/request_metrics.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sstream>
+#include <variant>
+
+#include "test_support/fakes.hpp"
+
+namespace {
+
+double Sample(const std::string& text, const std::string& series) {
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind(series + ' ', 0) == 0) {
+            return std::stod(line.substr(series.size() + 1));
+        }
+    }
+    return std::nan("");
+}
+
+orch::connectors::DeployRequest RequestOn(const std::string& site, const orch::tosca::DeploymentSpec* spec) {
+    orch::connectors::DeployRequest request;
+    request.deployment_id = "d1";
+    request.spec = spec;
+    request.target.site_id = site;
+    request.target.kind = orch::connectors::TargetKind::kMarathon;
+    return request;
+}
+
+}  // namespace
+
+TEST_CASE("connector calls are counted by site, kind, operation and outcome", "[metrics][ops]") {
+    orch::test::FakeConnector fake;
+    fake.SetBehaviour("site-b", {.create_fails = orch::connectors::FailureKind::kTryAnotherSite});
+    orch::test::FakeRegistry inner(fake);
+    orch::metrics::Registry registry;
+    orch::ops::MeteredConnectorRegistry metered(inner, registry);
+    CHECK(metered.Find(orch::connectors::TargetKind::kChronos) == nullptr);
+    auto* connector = metered.Find(orch::connectors::TargetKind::kMarathon);
+    REQUIRE(connector != nullptr);
+    CHECK(connector == metered.Find(orch::connectors::TargetKind::kMarathon));  // one wrapper per connector
+    const auto spec = orch::test::SimpleSpec();
+    const auto ok = connector->Create(RequestOn("site-a", &spec));
+    REQUIRE(std::holds_alternative<orch::connectors::Handle>(ok));
+    const auto refused = connector->Create(RequestOn("site-b", &spec));
+    CHECK(std::holds_alternative<orch::connectors::Failure>(refused));
+    (void)connector->Poll(std::get<orch::connectors::Handle>(ok), spec);
+    CHECK(fake.TotalCreates() == 2);  // calls went through
+    const auto text = registry.Render();
+    CHECK(Sample(text, R"(orch_connector_calls_total{site="site-a",kind="MARATHON",operation="create",outcome="ok"})") == 1);
+    CHECK(Sample(text, R"(orch_connector_calls_total{site="site-b",kind="MARATHON",operation="create",outcome="try_another_site"})") == 1);
+    CHECK(Sample(text, R"(orch_connector_calls_total{site="site-a",kind="MARATHON",operation="poll",outcome="ok"})") == 1);
+    CHECK(Sample(text, R"(orch_connector_call_duration_seconds_count{site="site-a",kind="MARATHON",operation="create"})") == 1);
+}
+
+TEST_CASE("placement decisions are counted by outcome", "[metrics][ops]") {
+    orch::metrics::Registry registry;
+    orch::test::FakePlacer some({"site-a"});
+    orch::test::FakePlacer none({});
+    orch::ops::MeteredPlacer placed(some, registry);
+    orch::ops::MeteredPlacer empty(none, registry);
+    const auto spec = orch::test::SimpleSpec();
+    orch::placement::PlacementRequest request;
+    request.spec = &spec;
+    REQUIRE(placed.Place(request));
+    REQUIRE(empty.Place(request));
+    REQUIRE(empty.Place(request));
+    const auto text = registry.Render();
+    CHECK(Sample(text, R"(orch_placement_decisions_total{outcome="placed"})") == 1);
+    CHECK(Sample(text, R"(orch_placement_decisions_total{outcome="no_candidate"})") == 2);
+    CHECK(Sample(text, "orch_placement_duration_seconds_count") == 3);
+    CHECK(placed.ConfigurationEndpoints() == some.ConfigurationEndpoints());
+}
+
+TEST_CASE("request methods outside the standard set share one label value", "[metrics][ops]") {
+    CHECK(orch::ops::MethodLabel("GET") == "GET");
+    CHECK(orch::ops::MethodLabel("PATCH") == "PATCH");
+    CHECK(orch::ops::MethodLabel("BREW") == "other");
+    CHECK(orch::ops::MethodLabel("get") == "other");
+}
