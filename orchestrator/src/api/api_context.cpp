@@ -99,10 +99,15 @@ Result<Paging> ParsePaging(const server::Request& request) {
     return p;
 }
 
-// The header string must outlive the token view handed to the keeper.
-Status EnrollCaller(ApiContext& ctx, const Request& request, const auth::Principal& principal) {
+// The header is held in a local: the token is a view into it, and a temporary header string
+// would die before Enroll sends the token (found by the e2e auth tests: the issuer got freed bytes).
+Status EnrollCaller(ApiContext& ctx, const server::Request& request, const auth::Principal& principal) {
     if (ctx.token_keeper == nullptr || principal.local) {
         return Ok();
     }
+    const std::string header = request.Header("Authorization");
+    ORCH_ASSIGN_OR_RETURN(const auto token, auth::ExtractBearerToken(header, ctx.auth_config.max_token_bytes));
+    return ctx.token_keeper->Enroll(principal, token);
+}
 
 }  // namespace orch::api

@@ -60,14 +60,6 @@ std::vector<std::string> ExcludedStatuses(const Request& request) {
     return out;
 }
 
-// Lets the token keeper obtain a refresh token for the caller (mutating calls). The header is
-// held in a local: the token is a view into it, and a temporary header string would die before
-// Enroll sends the token (found by the e2e auth tests: the issuer got freed bytes).
-    const std::string header = request.Header("Authorization");
-    ORCH_ASSIGN_OR_RETURN(const auto token, auth::ExtractBearerToken(header, ctx.auth_config.max_token_bytes));
-    return ctx.token_keeper->Enroll(principal, token);
-}
-
 Result<Response> ListDeployments(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
     const auto created_by = request.Query("createdBy");
