@@ -12,33 +12,15 @@
 #include <set>
 #include <thread>
 
+#include "api_harness.hpp"
 #include "test_support/process.hpp"
 #include "test_support/test_env.hpp"
 
 namespace {
 
 using orch::Json;
+using orch::test::MarathonTemplate;
 using orch::http::ClientResponse;
-
-std::string MarathonTemplate() {
-    return orch::test::ReadFile(orch::test::SharedDir() +
-                                "/tosca-corpus/indigo-dc-orchestrator/src/test/resources/tosca/marathon_app.yaml");
-}
-
-std::string WriteConfig() {
-    const std::string dir = orch::test::BinaryDir() + "/schedules-" + orch::RandomUuid().substr(0, 8);
-    std::system(("mkdir -p " + dir).c_str());  // NOLINT(concurrency-mt-unsafe,cert-env33-c): test setup
-    std::ofstream(dir + "/catalogue.yaml") << "providers: []\n";
-    std::ofstream(dir + "/sla.yaml") << "{}\n";
-    std::ofstream(dir + "/orchestrator.yaml")
-        << "auth:\n  mode: disabled\n"
-        << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": " << orch::test::SharedDir()
-        << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
-        << "placement:\n  catalogue: {type: file, path: " << dir << "/catalogue.yaml}\n  sla: {type: file, path: " << dir
-        << "/sla.yaml}\n"
-        << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n";
-    return dir + "/orchestrator.yaml";
-}
 
 Json ScheduleBody() {
     return Json{{"template", MarathonTemplate()},
@@ -47,24 +29,9 @@ Json ScheduleBody() {
                 {"numberOfReplicas", 2}};
 }
 
-class Api {
+class Api : public orch::test::ApiHarness {
 public:
-    Api() : process_(db_.dsn(), {}, WriteConfig()), client_(std::move(*orch::http::MakeClient({}))) {
-        REQUIRE(orch::test::WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
-    }
-
-    ClientResponse Call(const std::string& method, const std::string& path, const std::string& body = "",
-                        orch::http::Headers headers = {{"Content-Type", "application/json"}}) {
-        orch::http::ClientRequest req;
-        req.method = method;
-        req.url = path.rfind("http", 0) == 0 ? path : process_.BaseUrl() + path;
-        req.body = body;
-        req.headers = std::move(headers);
-        req.timeout = std::chrono::seconds(30);
-        auto res = client_->Send(req);
-        REQUIRE(res);
-        return *res;
-    }
+    Api() : ApiHarness("schedules") {}
 
     Json CreateSchedule(Json body = ScheduleBody()) {
         const auto res = Call("POST", "/schedules", body.dump());
@@ -77,25 +44,6 @@ public:
         REQUIRE(res.status == 200);
         return Json::parse(res.body);
     }
-
-    Json WaitFor(const std::string& id, const std::string& status) {
-        for (int i = 0; i < 400; ++i) {
-            const auto d = Json::parse(Call("GET", "/deployments/" + id).body);
-            if (d["status"] == status) {
-                return d;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-        FAIL("deployment " << id << " never reached " << status);
-        return {};
-    }
-
-    std::string base() const { return process_.BaseUrl(); }
-
-private:
-    orch::test::TestDatabase db_;
-    orch::test::OrchestratorProcess process_;
-    std::unique_ptr<orch::http::Client> client_;
 };
 
 std::string ErrorMessage(const ClientResponse& res, int status) {

@@ -1,4 +1,5 @@
 set(TEST_SOURCES
+  ${TEST_DIR}/api_harness.cpp
   ${TEST_DIR}/contract_test.cpp
+  ${TEST_DIR}/schedules_test.cpp
 )
-list(APPEND TEST_SOURCES ${TEST_DIR}/schedules_test.cpp)

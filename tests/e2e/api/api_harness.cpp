@@ -1,0 +1,65 @@
+#include "api_harness.hpp"
+
+#include <common/uuid.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+namespace orch::test {
+namespace {
+
+std::string WriteConfig(const std::string& name) {
+    const std::string dir = BinaryDir() + "/" + name + "-" + RandomUuid().substr(0, 8);
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/catalogue.yaml") << "providers: []\n";
+    std::ofstream(dir + "/sla.yaml") << "{}\n";
+    std::ofstream(dir + "/orchestrator.yaml")
+        << "auth:\n  mode: disabled\n"
+        << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": " << SharedDir()
+        << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
+        << "placement:\n  catalogue: {type: file, path: " << dir << "/catalogue.yaml}\n  sla: {type: file, path: " << dir
+        << "/sla.yaml}\n"
+        << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n";
+    return dir + "/orchestrator.yaml";
+}
+
+}  // namespace
+
+std::string MarathonTemplate() {
+    return ReadFile(SharedDir() + "/tosca-corpus/indigo-dc-orchestrator/src/test/resources/tosca/marathon_app.yaml");
+}
+
+ApiHarness::ApiHarness(const std::string& name)
+    : process_(db_.dsn(), {}, WriteConfig(name)), client_(std::move(*http::MakeClient({}))) {
+    REQUIRE(WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
+}
+
+http::ClientResponse ApiHarness::Call(const std::string& method, const std::string& path, const std::string& body,
+                                      http::Headers headers) {
+    http::ClientRequest req;
+    req.method = method;
+    req.url = path.rfind("http", 0) == 0 ? path : process_.BaseUrl() + path;
+    req.body = body;
+    req.headers = std::move(headers);
+    req.timeout = std::chrono::seconds(30);
+    auto res = client_->Send(req);
+    REQUIRE(res);
+    return *res;
+}
+
+Json ApiHarness::WaitFor(const std::string& id, const std::string& status) {
+    for (int i = 0; i < 400; ++i) {
+        const auto d = Json::parse(Call("GET", "/deployments/" + id).body);
+        if (d["status"] == status) {
+            return d;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    FAIL("deployment " << id << " never reached " << status);
+    return {};
+}
+
+}  // namespace orch::test
