@@ -110,4 +110,14 @@ Status EnrollCaller(ApiContext& ctx, const server::Request& request, const auth:
     return ctx.token_keeper->Enroll(principal, token);
 }
 
+server::Response RawText(const server::Request& request, std::string body) {
+    server::Response r = server::Response::Text(200, std::move(body));
+    const std::string accept = request.Header("Accept");
+    if (accept.find("application/json") != std::string::npos && accept.find("text/") == std::string::npos &&
+        accept.find("*/*") == std::string::npos) {
+        r.content_type = std::string(server::kJsonContentType);
+    }
+    return r;
+}
+
 }  // namespace orch::api

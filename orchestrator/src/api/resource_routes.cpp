@@ -15,18 +15,6 @@ using server::Response;
 
 constexpr std::string_view kComputeType = "tosca.nodes.indigo.Compute";
 
-// Raw text with the content type the client can take: text/plain unless it only accepts JSON
-// (orchent sends Accept: application/json and still reads the raw body).
-Response RawText(const Request& request, std::string body) {
-    Response r = Response::Text(200, std::move(body));
-    const std::string accept = request.Header("Accept");
-    if (accept.find("application/json") != std::string::npos && accept.find("text/") == std::string::npos &&
-        accept.find("*/*") == std::string::npos) {
-        r.content_type = std::string(server::kJsonContentType);
-    }
-    return r;
-}
-
 Result<Response> GetTemplate(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
     ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), false));

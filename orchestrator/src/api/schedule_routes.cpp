@@ -40,16 +40,6 @@ Result<domain::Schedule> LoadSchedule(ScheduleApi& ctx, const auth::Principal& p
     return std::move(*found);
 }
 
-Response RawText(const Request& request, std::string body) {
-    Response r = Response::Text(200, std::move(body));
-    const std::string accept = request.Header("Accept");
-    if (accept.find("application/json") != std::string::npos && accept.find("text/") == std::string::npos &&
-        accept.find("*/*") == std::string::npos) {
-        r.content_type = std::string(server::kJsonContentType);
-    }
-    return r;
-}
-
 Result<Response> CreateSchedule(ScheduleApi& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx.api, request, auth::Access::kWrite));
     ORCH_ASSIGN_OR_RETURN(const ScheduleRequest body, ParseScheduleRequest(request));

@@ -40,6 +40,10 @@ server::Response ErrorResponse(const Error& error);
 /// Authenticates the request and checks the scopes `access` needs.
 Result<auth::Principal> Authorize(ApiContext& ctx, const server::Request& request, auth::Access access);
 
+/// A 200 with raw text (templates) in the content type the client can take: text/plain unless it
+/// only accepts JSON (orchent sends Accept: application/json and still reads the raw body).
+server::Response RawText(const server::Request& request, std::string body);
+
 /// Hands the caller's bearer token to the token keeper (when auth is on), so work done later on
 /// the caller's behalf can refresh it.
 Status EnrollCaller(ApiContext& ctx, const server::Request& request, const auth::Principal& principal);
