@@ -1,5 +1,7 @@
 #include "orchestrator/app/app_config.hpp"
 
+#include "orchestrator/app/config_keys.hpp"
+
 #include <unistd.h>
 
 namespace orch::app {
@@ -78,6 +80,8 @@ Result<AppConfig> LoadConfig(const std::string& path, const std::map<std::string
         config.tree = std::move(*tree);
     }
     config.tree.ApplyEnvironment(env, EnvironmentAliases());
+    // A misspelt key would otherwise be ignored silently and its default used.
+    ORCH_RETURN_IF_ERROR(config.tree.CheckKnownKeys(KnownConfigKeys()));
     ORCH_RETURN_IF_ERROR(ParseServer(config.tree, config.server));
     ORCH_RETURN_IF_ERROR(ParseDatabase(config.tree, config.database));
     auto base = config.tree.GetString("server.external_base_url", "");

@@ -187,3 +187,11 @@ TEST_CASE("a bad configuration stops startup with a message naming the key", "[e
     CHECK(child.Wait(std::chrono::seconds(10)) == 2);
     CHECK(child.Log().find("server.io_threads") != std::string::npos);
 }
+
+TEST_CASE("a misspelt configuration key stops startup naming it instead of being ignored", "[e2e][server]") {
+    orch::test::ChildProcess child(orch::test::BinaryDir() + "/bin/orchestrator", {"--check-config"},
+                                   {{"ORCHESTRATOR_DB_URL", "postgresql://x/y"}, {"ORCHESTRATOR_SERVER__IO_THREDS", "2"}},
+                                   orch::test::BinaryDir() + "/bad-key-" + orch::RandomUuid().substr(0, 6) + ".log");
+    CHECK(child.Wait(std::chrono::seconds(10)) == 2);
+    CHECK(child.Log().find("'server.io_threds' is not known") != std::string::npos);
+}
