@@ -1,6 +1,7 @@
 #include "connectors/openstack_connector.hpp"
 
 #include "common/log.hpp"
+#include "common/scale_plan.hpp"
 #include "connectors/openstack_server.hpp"
 #include "connectors/rest_client.hpp"
 #include "openstack/openstack_api.hpp"
@@ -151,16 +152,6 @@ Handle MakeHandle(const DeployRequest& request, const std::vector<ServerRef>& se
     return handle;
 }
 
-std::vector<int> FirstFreeIndexes(const std::set<int>& used, std::size_t how_many) {
-    std::vector<int> out;
-    for (int index = 0; out.size() < how_many; ++index) {
-        if (used.count(index) == 0) {
-            out.push_back(index);
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 OpenStackConnector::OpenStackConnector(SiteClientFactory& clients, OpenStackOptions options)
@@ -268,27 +259,10 @@ ConnectorResult<Handle> OpenStackConnector::UpdateUnguarded(const Handle& handle
     auto& api = std::get<OpenStackApi>(made);
 
     // Keep, per node, the servers not asked to go, lowest indexes first, up to the new count.
-    std::map<std::string, const tosca::NodeSpec*> by_name;
-    std::set<std::string> removal;
-    for (const auto* node : std::get<std::vector<const tosca::NodeSpec*>>(nodes)) {
-        by_name[node->name] = node;
-        removal.insert(node->removal_list.begin(), node->removal_list.end());
-    }
-    auto current = std::get<std::vector<ServerRef>>(refs);
-    std::sort(current.begin(), current.end(), [](const ServerRef& a, const ServerRef& b) { return a.index < b.index; });
-    std::map<std::string, std::vector<ServerRef>> kept;
-    std::vector<ServerRef> doomed;
-    for (const auto& ref : current) {
-        const auto node = by_name.find(ref.node);
-        auto& bucket = kept[ref.node];
-        if (node == by_name.end() || removal.count(ref.id) != 0 ||
-            bucket.size() >= static_cast<std::size_t>(std::max(node->second->count, 0))) {
-            doomed.push_back(ref);
-        } else {
-            bucket.push_back(ref);
-        }
-    }
-    for (const auto& ref : doomed) {
+    auto plan = PlanScale(std::get<std::vector<ServerRef>>(refs), std::get<std::vector<const tosca::NodeSpec*>>(nodes),
+                          [](const ServerRef& ref) { return ref.id; });
+    auto& kept = plan.kept;
+    for (const auto& ref : plan.surplus) {
         if (auto deleted = api.DeleteServer(ref.id); std::holds_alternative<Failure>(deleted)) {
             return std::get<Failure>(deleted);
         }

@@ -1,6 +1,7 @@
 #include "connectors/slurm_connector.hpp"
 
 #include "common/log.hpp"
+#include "common/scale_plan.hpp"
 #include "connectors/rest_client.hpp"
 #include "connectors/slurm_job.hpp"
 #include "slurm/slurm_rest.hpp"
@@ -169,16 +170,6 @@ Handle MakeHandle(const DeployRequest& request, const std::vector<JobRef>& jobs)
     return handle;
 }
 
-std::vector<int> FirstFreeIndexes(const std::set<int>& used, std::size_t how_many) {
-    std::vector<int> out;
-    for (int index = 0; out.size() < how_many; ++index) {
-        if (used.count(index) == 0) {
-            out.push_back(index);
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 SlurmConnector::SlurmConnector(SiteClientFactory& clients, SlurmOptions options)
@@ -248,27 +239,10 @@ ConnectorResult<Handle> SlurmConnector::UpdateUnguarded(const Handle& handle, co
     auto& rest = std::get<SlurmRest>(made);
 
     // Keep, per node, the jobs not named for removal, lowest indexes first, up to the new count.
-    std::map<std::string, const tosca::NodeSpec*> by_name;
-    std::set<std::string> removal;
-    for (const auto* node : std::get<std::vector<const tosca::NodeSpec*>>(nodes)) {
-        by_name[node->name] = node;
-        removal.insert(node->removal_list.begin(), node->removal_list.end());
-    }
-    auto jobs = std::get<std::vector<JobRef>>(current);
-    std::sort(jobs.begin(), jobs.end(), [](const JobRef& a, const JobRef& b) { return a.index < b.index; });
-    std::map<std::string, std::vector<JobRef>> kept;
-    std::vector<JobRef> surplus;
-    for (const auto& job : jobs) {
-        const auto node = by_name.find(job.node);
-        auto& bucket = kept[job.node];
-        if (node == by_name.end() || removal.count(std::to_string(job.job_id)) != 0 ||
-            bucket.size() >= static_cast<std::size_t>(std::max(node->second->count, 0))) {
-            surplus.push_back(job);
-        } else {
-            bucket.push_back(job);
-        }
-    }
-    for (const auto& job : surplus) {
+    auto plan = PlanScale(std::get<std::vector<JobRef>>(current), std::get<std::vector<const tosca::NodeSpec*>>(nodes),
+                          [](const JobRef& job) { return std::to_string(job.job_id); });
+    auto& kept = plan.kept;
+    for (const auto& job : plan.surplus) {
         if (auto cancelled = slurm::CancelJob(rest, job.job_id); std::holds_alternative<Failure>(cancelled)) {
             return std::get<Failure>(cancelled);
         }
