@@ -73,3 +73,43 @@ pg_stop() {
   fi
   rm -f "$dir/pid"
 }
+
+# require_packages WHAT PKG...: fails naming the missing Debian packages and how to install them.
+require_packages() {
+  local what="$1" missing=() pkg
+  shift
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    die "$what needs the Debian package(s): ${missing[*]} (run scripts/install-deps, or apt-get install --no-install-recommends ${missing[*]})"
+  fi
+}
+
+# pid_alive FILE: true when FILE names a running process.
+pid_alive() {
+  [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null
+}
+
+# stop_pids FILE...: TERM to every process named in the FILEs at once (daemons take seconds to
+# exit; one after the other would add up), up to STOP_PIDS_GRACE seconds (default 10) each, then
+# KILL what is left; removes the FILEs.
+stop_pids() {
+  local file pid pids=() tries=$(( ${STOP_PIDS_GRACE:-10} * 10 ))
+  for file in "$@"; do
+    [ -f "$file" ] || continue
+    pid=$(cat "$file")
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+    fi
+  done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 1 "$tries"); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  rm -f "$@"
+}

@@ -12,40 +12,10 @@ OS_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OS_PACKAGES=(python3-keystone python3-placement python3-glance python3-nova python3-psycopg2
              rabbitmq-server postgresql-15 curl)
 
-os_require_packages() {
-  local missing=() pkg
-  for pkg in "${OS_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
-  done
-  if [ ${#missing[@]} -gt 0 ]; then
-    die "the OpenStack test rig needs the Debian package(s): ${missing[*]} (run scripts/install-deps, or apt-get install --no-install-recommends ${missing[*]})"
-  fi
-}
+os_require_packages() { require_packages "the OpenStack test rig" "${OS_PACKAGES[@]}"; }
 
-pid_alive() {
-  [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null
-}
-
-# stop_pids FILE...: TERM to every process named in the FILEs at once, up to 15 s grace, then KILL.
-stop_pids() {
-  local file pid pids=()
-  for file in "$@"; do
-    [ -f "$file" ] || continue
-    pid=$(cat "$file")
-    if kill -0 "$pid" 2>/dev/null; then
-      kill -TERM "$pid" 2>/dev/null || true
-      pids+=("$pid")
-    fi
-  done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 1 150); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-  rm -f "$@"
-}
+# Some of the rig's services take longer than the default to stop.
+STOP_PIDS_GRACE=15
 
 # os_pg_start DIR: starts (initialising once) the rig's private PostgreSQL on 127.0.0.1:$PG_PORT
 # from DIR/ports.env. The port is fixed because Nova stores database URLs in its cell mappings.
