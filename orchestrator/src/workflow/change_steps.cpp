@@ -1,6 +1,8 @@
 // update / update_poll, action / action_poll, and callback.
 #include "create_steps.hpp"
 
+#include <variant>
+
 namespace orch::workflow::steps {
 namespace {
 
@@ -53,10 +55,15 @@ Result<std::optional<WorkflowState>> LoadIn(StepServices& s, const Job& job, dom
     return st;
 }
 
-}  // namespace
+// A deployment being updated, with its current target.
+struct UpdateStep {
+    WorkflowState st;
+    Current current;
+};
 
-StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
-    (void)cancel;
+// Loads the deployment of an update step with its target; otherwise the result to return: a
+// retry when the store fails, nothing when the deployment moved on, UPDATE_FAILED without a target.
+std::variant<UpdateStep, StepResult> BeginUpdate(StepServices& s, const Job& job) {
     auto loaded = LoadIn(s, job, domain::Status::kUpdateInProgress);
     if (!loaded) {
         return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
@@ -64,11 +71,23 @@ StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
     if (!*loaded) {
         return StepResult::Commit({});
     }
-    const WorkflowState& st = **loaded;
-    auto current = CurrentTarget(s, st);
+    auto current = CurrentTarget(s, **loaded);
     if (!current) {
         return StepResult::Commit(UpdateFailed(current.error().message));
     }
+    return UpdateStep{std::move(**loaded), std::move(*current)};
+}
+
+}  // namespace
+
+StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
+    (void)cancel;
+    auto begun = BeginUpdate(s, job);
+    if (auto* done = std::get_if<StepResult>(&begun)) {
+        return std::move(*done);
+    }
+    const WorkflowState& st = std::get<UpdateStep>(begun).st;
+    Current* const current = &std::get<UpdateStep>(begun).current;
     connectors::DeployRequest request;
     request.deployment_id = st.deployment.id;
     request.spec = &current->spec;
@@ -91,18 +110,11 @@ StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
 
 StepResult UpdatePoll(StepServices& s, const Job& job, const CancelToken& cancel) {
     (void)cancel;
-    auto loaded = LoadIn(s, job, domain::Status::kUpdateInProgress);
-    if (!loaded) {
-        return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
+    auto begun = BeginUpdate(s, job);
+    if (auto* done = std::get_if<StepResult>(&begun)) {
+        return std::move(*done);
     }
-    if (!*loaded) {
-        return StepResult::Commit({});
-    }
-    const WorkflowState& st = **loaded;
-    auto current = CurrentTarget(s, st);
-    if (!current) {
-        return StepResult::Commit(UpdateFailed(current.error().message));
-    }
+    Current* const current = &std::get<UpdateStep>(begun).current;
     const int polls = job.payload.value("polls", 0);
     const auto observed = current->connector->Poll(current->handle, current->spec);
     if (!Value(observed)) {
