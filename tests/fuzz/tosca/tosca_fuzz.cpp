@@ -1,12 +1,17 @@
 // libFuzzer target for the TOSCA engine: any bytes as a template, checked with and without
 // user inputs; the error message, the tosca-check report and output resolution are rendered too.
+// The same bytes are also loaded by both YAML parsers: whenever the fast loader accepts a text,
+// its tree and findings must be exactly yaml-cpp's (a difference aborts, as a crash would).
 // Built and run by tests/fuzz/run-tosca-fuzz (clang, -fsanitize=fuzzer,address,undefined).
 #include "tosca/engine.hpp"
 #include "tosca/outputs.hpp"
 #include "tosca/report.hpp"
+#include "yaml/loader.hpp"
+#include "yaml/tree_diff.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -29,10 +34,32 @@ const orch::tosca::TemplateEngine& Engine() {
     return engine;
 }
 
+/// Aborts when the fast YAML loader accepts `text` but builds something else than yaml-cpp.
+void CheckParsersAgree(std::string_view text) {
+    using orch::tosca::yaml::YamlParser;
+    orch::tosca::yaml::LoadLimits limits;
+    limits.max_bytes = 256 * 1024;
+    orch::tosca::DiagSink fast_sink;
+    const auto fast = orch::tosca::yaml::LoadYamlWith(YamlParser::kFastOnly, text, "fuzz.yaml", limits, fast_sink);
+    if (!fast) {
+        return;
+    }
+    orch::tosca::DiagSink reference_sink;
+    const auto reference =
+        orch::tosca::yaml::LoadYamlWith(YamlParser::kYamlCpp, text, "fuzz.yaml", limits, reference_sink);
+    const std::string difference =
+        orch::tosca::yaml::FirstDifference({reference->root, reference_sink.Take()}, {fast->root, fast_sink.Take()});
+    if (!difference.empty()) {
+        std::fprintf(stderr, "the fast YAML loader disagrees with yaml-cpp: %s\n", difference.c_str());
+        std::abort();
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
+    CheckParsersAgree(text);
     orch::tosca::TemplateRequest request;
     if (size > 0 && (data[0] & 1) != 0) {
         request.inputs = orch::Json::object();  // the create-request path: inputs checked

@@ -1,5 +1,6 @@
 set(TEST_SOURCES
   ${TEST_DIR}/yaml_loader_test.cpp
+  ${TEST_DIR}/yaml_differential_test.cpp
   ${TEST_DIR}/scalar_unit_test.cpp
   ${TEST_DIR}/values_test.cpp
   ${TEST_DIR}/regex_test.cpp

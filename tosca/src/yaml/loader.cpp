@@ -1,5 +1,8 @@
 #include "yaml/loader.hpp"
 
+#include "yaml/fast_loader.hpp"
+#include "yaml/tree_builder.hpp"
+
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/mark.h>
@@ -8,7 +11,6 @@
 #include <istream>
 #include <stdexcept>
 #include <streambuf>
-#include <unordered_map>
 
 namespace orch::tosca::yaml {
 namespace {
@@ -22,11 +24,9 @@ class ViewBuffer : public std::streambuf {
     }
 };
 
-/// Thrown from the event handler to stop parsing; carries the diagnostic to report.
+/// Thrown from the event handler to stop parsing once the builder refused an event.
 struct StopParsing {
-    DiagnosticCode code;
-    Mark mark;
-    std::string message;
+    LoadStop stop;
 };
 
 Mark ToMark(const YAML::Mark& mark) {
@@ -36,200 +36,56 @@ Mark ToMark(const YAML::Mark& mark) {
     return {mark.line + 1, mark.column + 1};
 }
 
-std::string Where(const Node& node) {
-    return std::to_string(node.mark.line) + ":" + std::to_string(node.mark.column);
-}
-
-/// Builds nodes from parser events, enforcing the limits as the events arrive.
-class Builder : public YAML::EventHandler {
+/// Forwards yaml-cpp's parser events to the TreeBuilder (yaml-cpp's anchor numbers are ours).
+class EventAdapter : public YAML::EventHandler {
    public:
-    Builder(Arena& arena, const LoadLimits& limits, DiagSink& sink) : arena_(arena), limits_(limits), sink_(sink) {}
-
-    const Node* root() const { return root_; }
+    explicit EventAdapter(TreeBuilder& builder) : builder_(builder) {}
 
     void OnDocumentStart(const YAML::Mark& /*mark*/) override {}
     void OnDocumentEnd() override {}
 
-    void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-        Node* node = Make(NodeKind::kNull, mark);
-        Complete(node, anchor);
-    }
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { Check(builder_.Null(ToMark(mark), anchor)); }
 
     void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-        const auto it = anchors_.find(anchor);
-        if (it == anchors_.end() || it->second == nullptr) {
-            throw StopParsing{
-                DiagnosticCode::kYamlSyntax, ToMark(mark), "alias refers to a node that contains it (recursive alias)"};
-        }
-        Count(it->second->size, ToMark(mark));
-        Attach(it->second);
+        Check(builder_.Alias(ToMark(mark), anchor));
     }
 
     void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, const std::string& value)
         override {
-        Node* node = Make(NodeKind::kScalar, mark);
-        node->text = value;
         // yaml-cpp tags untagged plain scalars "?"; quoted and block scalars "!".
-        node->plain = tag == "?" || (!tag.empty() && tag != "!" && tag != "tag:yaml.org,2002:str");
-        Complete(node, anchor);
+        const bool plain = tag == "?" || (!tag.empty() && tag != "!" && tag != "tag:yaml.org,2002:str");
+        Check(builder_.Scalar(ToMark(mark), value, plain, anchor));
     }
 
     void OnSequenceStart(
         const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor, YAML::EmitterStyle::value /*style*/
     ) override {
-        Open(Make(NodeKind::kSequence, mark), anchor);
+        Check(builder_.StartCollection(NodeKind::kSequence, ToMark(mark), anchor));
     }
-    void OnSequenceEnd() override { Close(); }
+    void OnSequenceEnd() override { builder_.EndCollection(); }
 
     void OnMapStart(
         const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor, YAML::EmitterStyle::value /*style*/
     ) override {
-        Open(Make(NodeKind::kMapping, mark), anchor);
+        Check(builder_.StartCollection(NodeKind::kMapping, ToMark(mark), anchor));
     }
-    void OnMapEnd() override { Close(); }
+    void OnMapEnd() override { builder_.EndCollection(); }
 
    private:
-    struct Frame {
-        Node* node;
-        YAML::anchor_t anchor;
-        const Node* pending_key = nullptr;
-        std::unordered_map<std::string_view, std::size_t> index;  // only for large mappings
-    };
-
-    Node* Make(NodeKind kind, const YAML::Mark& mark) {
-        Count(1, ToMark(mark));
-        return arena_.New(kind, ToMark(mark));
-    }
-
-    void Count(std::uint64_t nodes, Mark mark) {
-        total_ += nodes;
-        if (total_ > limits_.max_nodes) {
-            throw StopParsing{
-                DiagnosticCode::kLimitExceeded,
-                mark,
-                "the document has more than " + std::to_string(limits_.max_nodes) +
-                    " YAML nodes (aliases counted as what they expand to); simplify it or raise the limit"};
+    void Check(bool accepted) const {
+        if (!accepted) {
+            throw StopParsing{*builder_.stop()};
         }
     }
 
-    void Open(Node* node, YAML::anchor_t anchor) {
-        if (static_cast<int>(stack_.size()) >= limits_.max_depth) {
-            throw StopParsing{
-                DiagnosticCode::kLimitExceeded,
-                node->mark,
-                "the document nests deeper than " + std::to_string(limits_.max_depth) + " levels"};
-        }
-        if (anchor != YAML::NullAnchor) {
-            anchors_[anchor] = nullptr;  // open: an alias to it now would be recursive
-        }
-        stack_.push_back(Frame{node, anchor, nullptr, {}});
-    }
-
-    void Close() {
-        Frame frame = std::move(stack_.back());
-        stack_.pop_back();
-        if (frame.pending_key != nullptr) {
-            // yaml-cpp always delivers a value (null) before the mapping ends.
-            frame.node->entries.push_back({frame.pending_key, arena_.Null(frame.pending_key->mark)});
-        }
-        Complete(frame.node, frame.anchor);
-    }
-
-    void Complete(const Node* node, YAML::anchor_t anchor) {
-        if (anchor != YAML::NullAnchor) {
-            anchors_[anchor] = node;
-        }
-        Attach(node);
-    }
-
-    void Attach(const Node* node) {
-        if (stack_.empty()) {
-            if (root_ == nullptr) {
-                root_ = node;
-            }
-            return;
-        }
-        Frame& top = stack_.back();
-        top.node->size += node->size;
-        if (top.node->kind == NodeKind::kSequence) {
-            top.node->items.push_back(node);
-            return;
-        }
-        if (top.pending_key == nullptr) {
-            top.pending_key = node;
-            return;
-        }
-        const Node* key = top.pending_key;
-        top.pending_key = nullptr;
-        AddEntry(top, key, node);
-    }
-
-    void AddEntry(Frame& frame, const Node* key, const Node* value) {
-        if (key->kind != NodeKind::kScalar) {
-            sink_.AddAt(
-                Severity::kError,
-                DiagnosticCode::kYamlSyntax,
-                arena_.source_name(),
-                key->mark,
-                "",
-                key->kind == NodeKind::kNull ? "a mapping key is empty"
-                                             : "a mapping key is a collection; keys must be text"
-            );
-            return;
-        }
-        auto& entries = frame.node->entries;
-        std::size_t existing = entries.size();
-        if (entries.size() < 16) {
-            for (std::size_t i = 0; i < entries.size(); ++i) {
-                if (entries[i].key->text == key->text) {
-                    existing = i;
-                    break;
-                }
-            }
-        } else {
-            if (frame.index.empty()) {
-                for (std::size_t i = 0; i < entries.size(); ++i) {
-                    frame.index.emplace(entries[i].key->text, i);
-                }
-            }
-            if (const auto it = frame.index.find(key->text); it != frame.index.end()) {
-                existing = it->second;
-            }
-        }
-        if (existing == entries.size()) {
-            if (!frame.index.empty() || entries.size() >= 16) {
-                frame.index.emplace(key->text, entries.size());
-            }
-            entries.push_back({key, value});
-            return;
-        }
-        sink_.AddAt(
-            Severity::kWarning,
-            DiagnosticCode::kDuplicateKey,
-            arena_.source_name(),
-            key->mark,
-            "",
-            "duplicate key '" + key->text + "' (first at " + Where(*entries[existing].key) +
-                "); the last value is used, as the original orchestrator does"
-        );
-        // The index keys view the old key's text, which stays alive in the arena.
-        entries[existing] = {key, value};
-    }
-
-    Arena& arena_;
-    const LoadLimits& limits_;
-    DiagSink& sink_;
-    std::vector<Frame> stack_;
-    std::unordered_map<YAML::anchor_t, const Node*> anchors_;
-    const Node* root_ = nullptr;
-    std::uint64_t total_ = 0;
+    TreeBuilder& builder_;
 };
 
 /// Stops at the start of a second document without parsing it.
 class SecondDocumentProbe : public YAML::EventHandler {
    public:
     void OnDocumentStart(const YAML::Mark& mark) override {
-        throw StopParsing{DiagnosticCode::kYamlSyntax, ToMark(mark), ""};
+        throw StopParsing{LoadStop{DiagnosticCode::kYamlSyntax, ToMark(mark), ""}};
     }
     void OnDocumentEnd() override {}
     void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
@@ -298,9 +154,10 @@ std::size_t FindInvalidUtf8(std::string_view text) {
     return std::string_view::npos;
 }
 
-Document LoadYaml(std::string_view text, std::string source_name, const LoadLimits& limits, DiagSink& sink) {
-    Document doc{std::make_shared<Arena>(std::move(source_name)), nullptr};
-    const std::string& name = doc.arena->source_name();
+namespace {
+
+/// Size and UTF-8 checks, before either parser runs; false (with the error in `sink`) to refuse.
+bool Admissible(std::string_view text, const std::string& name, const LoadLimits& limits, DiagSink& sink) {
     if (text.size() > limits.max_bytes) {
         sink.AddAt(
             Severity::kError,
@@ -311,7 +168,7 @@ Document LoadYaml(std::string_view text, std::string source_name, const LoadLimi
             "the document is " + std::to_string(text.size()) + " bytes, more than the limit of " +
                 std::to_string(limits.max_bytes)
         );
-        return doc;
+        return false;
     }
     if (const std::size_t bad = FindInvalidUtf8(text); bad != std::string_view::npos) {
         sink.AddAt(
@@ -322,14 +179,21 @@ Document LoadYaml(std::string_view text, std::string source_name, const LoadLimi
             "",
             "the document is not valid UTF-8 (byte offset " + std::to_string(bad) + ")"
         );
-        return doc;
+        return false;
     }
+    return true;
+}
+
+Document LoadWithYamlCpp(std::string_view text, std::string source_name, const LoadLimits& limits, DiagSink& sink) {
+    Document doc{std::make_shared<Arena>(std::move(source_name)), nullptr};
+    const std::string& name = doc.arena->source_name();
     ViewBuffer buffer(text);
     std::istream in(&buffer);
-    Builder builder(*doc.arena, limits, sink);
+    TreeBuilder builder(*doc.arena, limits, sink);
+    EventAdapter adapter(builder);
     try {
         YAML::Parser parser(in);
-        if (!parser.HandleNextDocument(builder) || builder.root() == nullptr) {
+        if (!parser.HandleNextDocument(adapter) || builder.root() == nullptr) {
             sink.AddAt(Severity::kError, DiagnosticCode::kYamlSyntax, name, {}, "", "the document is empty");
             return doc;
         }
@@ -341,14 +205,14 @@ Document LoadYaml(std::string_view text, std::string source_name, const LoadLimi
                 Severity::kError,
                 DiagnosticCode::kYamlSyntax,
                 name,
-                stop.mark,
+                stop.stop.mark,
                 "",
                 "a second YAML document ('---') follows; a template is one document"
             );
             return doc;
         }
     } catch (const StopParsing& stop) {
-        sink.AddAt(Severity::kError, stop.code, name, stop.mark, "", stop.message);
+        sink.AddAt(Severity::kError, stop.stop.code, name, stop.stop.mark, "", stop.stop.message);
         return doc;
     } catch (const YAML::Exception& e) {
         sink.AddAt(
@@ -366,6 +230,40 @@ Document LoadYaml(std::string_view text, std::string source_name, const LoadLimi
     }
     doc.root = builder.root();
     return doc;
+}
+
+}  // namespace
+
+Document LoadYaml(std::string_view text, std::string source_name, const LoadLimits& limits, DiagSink& sink) {
+    if (!Admissible(text, source_name, limits, sink)) {
+        return Document{std::make_shared<Arena>(std::move(source_name)), nullptr};
+    }
+    if (auto fast = FastLoadYaml(text, source_name, limits, sink)) {
+        return std::move(*fast);
+    }
+    return LoadWithYamlCpp(text, std::move(source_name), limits, sink);
+}
+
+std::optional<Document> LoadYamlWith(
+    YamlParser parser, std::string_view text, std::string source_name, const LoadLimits& limits, DiagSink& sink
+) {
+    switch (parser) {
+        case YamlParser::kAuto:
+            return LoadYaml(text, std::move(source_name), limits, sink);
+        case YamlParser::kYamlCpp:
+            if (!Admissible(text, source_name, limits, sink)) {
+                return Document{std::make_shared<Arena>(std::move(source_name)), nullptr};
+            }
+            return LoadWithYamlCpp(text, std::move(source_name), limits, sink);
+        case YamlParser::kFastOnly: {
+            DiagSink refused;
+            if (!Admissible(text, source_name, limits, refused)) {
+                return std::nullopt;
+            }
+            return FastLoadYaml(text, source_name, limits, sink);
+        }
+    }
+    return std::nullopt;
 }
 
 }  // namespace orch::tosca::yaml
