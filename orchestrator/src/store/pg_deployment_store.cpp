@@ -61,6 +61,33 @@ Result<DStatus> CurrentStatus(pqxx::work& tx, const std::string& id) {
     return domain::ParseStatus(r[0][0].as<std::string>()).value_or(DStatus::kUnknown);
 }
 
+// Locks the deployment row first (lock order deployment → jobs → counters, docs/api.md, "Lock order") and
+// returns its status.
+Result<DStatus> LockedStatus(pqxx::work& tx, const std::string& id) {
+    const auto r = tx.exec_params("SELECT status FROM deployments WHERE id = $1::uuid FOR NO KEY UPDATE", id);
+    if (r.empty()) {
+        return Error::NotFound("The deployment <" + id + "> doesn't exist");
+    }
+    return domain::ParseStatus(r[0][0].as<std::string>()).value_or(DStatus::kUnknown);
+}
+
+// Queues the deployment's next workflow step unless one is already queued or running (an action
+// racing an update): at most one per deployment (jobs_one_workflow), so the caller answers 409
+// instead of tripping the unique index (a 500).
+Status QueueWorkflowJob(pqxx::work& tx, const std::string& id, const std::string& kind, const Json& payload) {
+    const auto r = tx.exec_params(
+        "INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, $2, $3::jsonb) "
+        "ON CONFLICT (deployment_id) WHERE workflow DO NOTHING RETURNING id",
+        id,
+        kind,
+        WithRequestId(payload).dump()
+    );
+    if (r.empty()) {
+        return Error::Conflict("The deployment <" + id + "> is busy with another operation; retry later");
+    }
+    return Ok();
+}
+
 }  // namespace
 
 std::optional<std::string> SortColumnFor(const std::string& property) {
@@ -262,8 +289,9 @@ Status PgDeploymentStore::BeginUpdate(const UpdateRequest& u) {
             "AND state NOT IN ('CREATING', 'DELETING', 'STARTED')",
             u.id
         );
-        tx.exec_params("INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'update', $2::jsonb)", u.id,
-                       WithRequestId(Json::object()).dump());
+        if (auto queued = QueueWorkflowJob(tx, u.id, "update", Json::object()); !queued) {
+            return queued;  // rolled back with the transaction
+        }
         tx.commit();
         return Ok();
     });
@@ -309,7 +337,7 @@ Result<Json> PgDeploymentStore::GetPlacement(const std::string& id) {
 Status PgDeploymentStore::BeginAction(const std::string& id, const std::string& resource_id, const std::string& action) {
     return pool_.Run([&](pqxx::connection& conn) -> Status {
         pqxx::work tx(conn);
-        auto status = CurrentStatus(tx, id);
+        auto status = LockedStatus(tx, id);
         if (!status) {
             return status.error();
         }
@@ -330,8 +358,10 @@ Status PgDeploymentStore::BeginAction(const std::string& id, const std::string& 
         }
         tx.exec_params("UPDATE resources SET state = $3, updated_at = now() WHERE deployment_id = $1::uuid AND id::text = $2",
                        id, resource_id, std::string(start ? "STARTING" : "STOPPING"));
-        tx.exec_params("INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'action', $2::jsonb)", id,
-                       WithRequestId(Json{{"resource", resource_id}, {"action", action}}).dump());
+        if (auto queued = QueueWorkflowJob(tx, id, "action", Json{{"resource", resource_id}, {"action", action}});
+            !queued) {
+            return queued;
+        }
         tx.commit();
         return Ok();
     });
