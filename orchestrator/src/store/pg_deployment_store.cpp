@@ -1,8 +1,9 @@
 #include "orchestrator/store/pg_deployment_store.hpp"
 
-#include <algorithm>
-
 #include "pg_rows.hpp"
+
+#include <algorithm>
+#include <functional>
 
 namespace orch::store {
 namespace {
@@ -88,6 +89,58 @@ Status QueueWorkflowJob(pqxx::work& tx, const std::string& id, const std::string
     return Ok();
 }
 
+// A list query's SQL depends only on which filters are set and on the sort: one prepared
+// statement per such shape; the filter values, page size and offset are parameters.
+struct ListShape {
+    std::string page_sql;             ///< the page's list columns, plus the total on every row
+    std::string total_sql;            ///< the total alone, for a page past the end
+    std::vector<std::string> params;  ///< the filters, then LIMIT and OFFSET
+};
+
+ListShape ShapeOf(const ListQuery& q) {
+    ListShape shape;
+    auto& params = shape.params;
+    std::string where = "true";
+    if (q.issuer) {
+        params.push_back(*q.issuer);
+        where += " AND owner_issuer IN ($" + std::to_string(params.size()) + (q.include_unowned ? ", '')" : ")");
+    }
+    if (q.subject) {
+        params.push_back(*q.subject);
+        where += " AND owner_subject = $" + std::to_string(params.size());
+    }
+    if (q.user_group) {
+        params.push_back(*q.user_group);
+        where += " AND user_group = $" + std::to_string(params.size());
+    }
+    if (!q.excluded_status.empty()) {
+        params.push_back(Json(q.excluded_status).dump());
+        where += " AND status <> ALL (ARRAY(SELECT jsonb_array_elements_text($" + std::to_string(params.size()) +
+                 "::jsonb)))";
+    }
+    // Totals come from the counters (migration 0005), never from counting rows.
+    shape.total_sql = "SELECT coalesce(sum(n), 0)::bigint FROM deployment_counts WHERE " + where;
+    // Deferred join: the OFFSET walks only the ordering index (ids), and just the page's rows
+    // are read from the table; a deep page of 100,000 would otherwise fetch every skipped row.
+    const std::string order = " ORDER BY " + Joined(q.sort, "created_at DESC");
+    const std::string limit = std::to_string(params.size() + 1);
+    const std::string offset = std::to_string(params.size() + 2);
+    shape.page_sql = std::string("SELECT ") + kListColumns + ", (" + shape.total_sql +
+                     ") FROM deployments JOIN (SELECT id FROM deployments WHERE " + where + order + " LIMIT $" + limit +
+                     "::bigint OFFSET $" + offset + "::bigint) AS page USING (id)" + order;
+    params.push_back(std::to_string(q.size));
+    params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
+    return shape;
+}
+
+// Names the statement after its text and prepares it on this connection on first use (libpqxx
+// keeps the definitions per connection; a reopened connection prepares again).
+std::string Prepared(pqxx::connection& conn, const std::string& sql) {
+    std::string name = "q" + std::to_string(std::hash<std::string>{}(sql));
+    conn.prepare(name, sql);
+    return name;
+}
+
 }  // namespace
 
 std::optional<std::string> SortColumnFor(const std::string& property) {
@@ -147,44 +200,26 @@ Result<std::optional<domain::Deployment>> PgDeploymentStore::Get(const std::stri
 }
 
 Result<Page<domain::Deployment>> PgDeploymentStore::List(const ListQuery& q) {
+    const ListShape shape = ShapeOf(q);
     return pool_.Run([&](pqxx::connection& conn) {
-        // Filters go in two places with the same parameters: the page query and the counters.
-        std::vector<std::string> params;
-        std::string where = "true";
-        if (q.issuer) {
-            params.push_back(*q.issuer);
-            where += " AND owner_issuer IN ($" + std::to_string(params.size()) + (q.include_unowned ? ", '')" : ")");
-        }
-        if (q.subject) {
-            params.push_back(*q.subject);
-            where += " AND owner_subject = $" + std::to_string(params.size());
-        }
-        if (q.user_group) {
-            params.push_back(*q.user_group);
-            where += " AND user_group = $" + std::to_string(params.size());
-        }
-        if (!q.excluded_status.empty()) {
-            params.push_back(Json(q.excluded_status).dump());
-            where += " AND status <> ALL (ARRAY(SELECT jsonb_array_elements_text($" + std::to_string(params.size()) +
-                     "::jsonb)))";
-        }
-        pqxx::read_transaction tx(conn);
-        const auto total = tx.exec_params("SELECT coalesce(sum(n), 0)::bigint FROM deployment_counts WHERE " + where,
-                                          pqxx::prepare::make_dynamic_params(params));
-        // Deferred join: the OFFSET walks only the ordering index (ids), and just the page's rows
-        // are read from the table; a deep page of 100,000 would otherwise fetch every skipped row.
-        const std::string order = " ORDER BY " + Joined(q.sort, "created_at DESC");
-        const std::string sql = std::string("SELECT ") + kDeploymentColumns +
-                                " FROM deployments JOIN (SELECT id FROM deployments WHERE " + where + order +
-                                " LIMIT " + std::to_string(q.size) + " OFFSET " +
-                                std::to_string(static_cast<std::int64_t>(q.page) * q.size) + ") AS page USING (id)" +
-                                order;
-        const auto rows = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params));
+        // One statement, so no BEGIN/COMMIT: the page and its total share the statement's snapshot.
+        pqxx::nontransaction tx(conn);
+        const auto rows =
+            tx.exec_prepared(Prepared(conn, shape.page_sql), pqxx::prepare::make_dynamic_params(shape.params));
         Page<domain::Deployment> page;
-        page.total = total[0][0].as<std::int64_t>();
+        page.items.reserve(rows.size());
         for (const auto& row : rows) {
-            page.items.push_back(RowToDeployment(row));
+            page.items.push_back(RowToListedDeployment(row));
         }
+        if (!rows.empty()) {
+            page.total = rows[0][kListColumnCount].as<std::int64_t>();
+            return page;
+        }
+        // Past the last page (or nothing at all): the total still has to be told.
+        std::vector<std::string> filters(shape.params.begin(), shape.params.end() - 2);
+        page.total =
+            tx.exec_prepared(Prepared(conn, shape.total_sql), pqxx::prepare::make_dynamic_params(filters))[0][0]
+                .as<std::int64_t>();
         return page;
     });
 }
