@@ -1,8 +1,9 @@
 #include "orchestrator/store/pg_deployment_store.hpp"
 
-#include <algorithm>
-
 #include "pg_rows.hpp"
+
+#include <algorithm>
+#include <functional>
 
 namespace orch::store {
 namespace {
@@ -59,6 +60,85 @@ Result<DStatus> CurrentStatus(pqxx::work& tx, const std::string& id) {
         return Error::NotFound("The deployment <" + id + "> doesn't exist");
     }
     return domain::ParseStatus(r[0][0].as<std::string>()).value_or(DStatus::kUnknown);
+}
+
+// Locks the deployment row first (lock order deployment → jobs → counters, docs/api.md, "Lock order") and
+// returns its status.
+Result<DStatus> LockedStatus(pqxx::work& tx, const std::string& id) {
+    const auto r = tx.exec_params("SELECT status FROM deployments WHERE id = $1::uuid FOR NO KEY UPDATE", id);
+    if (r.empty()) {
+        return Error::NotFound("The deployment <" + id + "> doesn't exist");
+    }
+    return domain::ParseStatus(r[0][0].as<std::string>()).value_or(DStatus::kUnknown);
+}
+
+// Queues the deployment's next workflow step unless one is already queued or running (an action
+// racing an update): at most one per deployment (jobs_one_workflow), so the caller answers 409
+// instead of tripping the unique index (a 500).
+Status QueueWorkflowJob(pqxx::work& tx, const std::string& id, const std::string& kind, const Json& payload) {
+    const auto r = tx.exec_params(
+        "INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, $2, $3::jsonb) "
+        "ON CONFLICT (deployment_id) WHERE workflow DO NOTHING RETURNING id",
+        id,
+        kind,
+        WithRequestId(payload).dump()
+    );
+    if (r.empty()) {
+        return Error::Conflict("The deployment <" + id + "> is busy with another operation; retry later");
+    }
+    return Ok();
+}
+
+// A list query's SQL depends only on which filters are set and on the sort: one prepared
+// statement per such shape; the filter values, page size and offset are parameters.
+struct ListShape {
+    std::string page_sql;             ///< the page's list columns, plus the total on every row
+    std::string total_sql;            ///< the total alone, for a page past the end
+    std::vector<std::string> params;  ///< the filters, then LIMIT and OFFSET
+};
+
+ListShape ShapeOf(const ListQuery& q) {
+    ListShape shape;
+    auto& params = shape.params;
+    std::string where = "true";
+    if (q.issuer) {
+        params.push_back(*q.issuer);
+        where += " AND owner_issuer IN ($" + std::to_string(params.size()) + (q.include_unowned ? ", '')" : ")");
+    }
+    if (q.subject) {
+        params.push_back(*q.subject);
+        where += " AND owner_subject = $" + std::to_string(params.size());
+    }
+    if (q.user_group) {
+        params.push_back(*q.user_group);
+        where += " AND user_group = $" + std::to_string(params.size());
+    }
+    if (!q.excluded_status.empty()) {
+        params.push_back(Json(q.excluded_status).dump());
+        where += " AND status <> ALL (ARRAY(SELECT jsonb_array_elements_text($" + std::to_string(params.size()) +
+                 "::jsonb)))";
+    }
+    // Totals come from the counters (migration 0005), never from counting rows.
+    shape.total_sql = "SELECT coalesce(sum(n), 0)::bigint FROM deployment_counts WHERE " + where;
+    // Deferred join: the OFFSET walks only the ordering index (ids), and just the page's rows
+    // are read from the table; a deep page of 100,000 would otherwise fetch every skipped row.
+    const std::string order = " ORDER BY " + Joined(q.sort, "created_at DESC");
+    const std::string limit = std::to_string(params.size() + 1);
+    const std::string offset = std::to_string(params.size() + 2);
+    shape.page_sql = std::string("SELECT ") + kListColumns + ", (" + shape.total_sql +
+                     ") FROM deployments JOIN (SELECT id FROM deployments WHERE " + where + order + " LIMIT $" + limit +
+                     "::bigint OFFSET $" + offset + "::bigint) AS page USING (id)" + order;
+    params.push_back(std::to_string(q.size));
+    params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
+    return shape;
+}
+
+// Names the statement after its text and prepares it on this connection on first use (libpqxx
+// keeps the definitions per connection; a reopened connection prepares again).
+std::string Prepared(pqxx::connection& conn, const std::string& sql) {
+    std::string name = "q" + std::to_string(std::hash<std::string>{}(sql));
+    conn.prepare(name, sql);
+    return name;
 }
 
 }  // namespace
@@ -120,44 +200,26 @@ Result<std::optional<domain::Deployment>> PgDeploymentStore::Get(const std::stri
 }
 
 Result<Page<domain::Deployment>> PgDeploymentStore::List(const ListQuery& q) {
+    const ListShape shape = ShapeOf(q);
     return pool_.Run([&](pqxx::connection& conn) {
-        // Filters go in two places with the same parameters: the page query and the counters.
-        std::vector<std::string> params;
-        std::string where = "true";
-        if (q.issuer) {
-            params.push_back(*q.issuer);
-            where += " AND owner_issuer IN ($" + std::to_string(params.size()) + (q.include_unowned ? ", '')" : ")");
-        }
-        if (q.subject) {
-            params.push_back(*q.subject);
-            where += " AND owner_subject = $" + std::to_string(params.size());
-        }
-        if (q.user_group) {
-            params.push_back(*q.user_group);
-            where += " AND user_group = $" + std::to_string(params.size());
-        }
-        if (!q.excluded_status.empty()) {
-            params.push_back(Json(q.excluded_status).dump());
-            where += " AND status <> ALL (ARRAY(SELECT jsonb_array_elements_text($" + std::to_string(params.size()) +
-                     "::jsonb)))";
-        }
-        pqxx::read_transaction tx(conn);
-        const auto total = tx.exec_params("SELECT coalesce(sum(n), 0)::bigint FROM deployment_counts WHERE " + where,
-                                          pqxx::prepare::make_dynamic_params(params));
-        // Deferred join: the OFFSET walks only the ordering index (ids), and just the page's rows
-        // are read from the table; a deep page of 100,000 would otherwise fetch every skipped row.
-        const std::string order = " ORDER BY " + Joined(q.sort, "created_at DESC");
-        const std::string sql = std::string("SELECT ") + kDeploymentColumns +
-                                " FROM deployments JOIN (SELECT id FROM deployments WHERE " + where + order +
-                                " LIMIT " + std::to_string(q.size) + " OFFSET " +
-                                std::to_string(static_cast<std::int64_t>(q.page) * q.size) + ") AS page USING (id)" +
-                                order;
-        const auto rows = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params));
+        // One statement, so no BEGIN/COMMIT: the page and its total share the statement's snapshot.
+        pqxx::nontransaction tx(conn);
+        const auto rows =
+            tx.exec_prepared(Prepared(conn, shape.page_sql), pqxx::prepare::make_dynamic_params(shape.params));
         Page<domain::Deployment> page;
-        page.total = total[0][0].as<std::int64_t>();
+        page.items.reserve(rows.size());
         for (const auto& row : rows) {
-            page.items.push_back(RowToDeployment(row));
+            page.items.push_back(RowToListedDeployment(row));
         }
+        if (!rows.empty()) {
+            page.total = rows[0][kListColumnCount].as<std::int64_t>();
+            return page;
+        }
+        // Past the last page (or nothing at all): the total still has to be told.
+        std::vector<std::string> filters(shape.params.begin(), shape.params.end() - 2);
+        page.total =
+            tx.exec_prepared(Prepared(conn, shape.total_sql), pqxx::prepare::make_dynamic_params(filters))[0][0]
+                .as<std::int64_t>();
         return page;
     });
 }
@@ -262,8 +324,9 @@ Status PgDeploymentStore::BeginUpdate(const UpdateRequest& u) {
             "AND state NOT IN ('CREATING', 'DELETING', 'STARTED')",
             u.id
         );
-        tx.exec_params("INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'update', $2::jsonb)", u.id,
-                       WithRequestId(Json::object()).dump());
+        if (auto queued = QueueWorkflowJob(tx, u.id, "update", Json::object()); !queued) {
+            return queued;  // rolled back with the transaction
+        }
         tx.commit();
         return Ok();
     });
@@ -309,7 +372,7 @@ Result<Json> PgDeploymentStore::GetPlacement(const std::string& id) {
 Status PgDeploymentStore::BeginAction(const std::string& id, const std::string& resource_id, const std::string& action) {
     return pool_.Run([&](pqxx::connection& conn) -> Status {
         pqxx::work tx(conn);
-        auto status = CurrentStatus(tx, id);
+        auto status = LockedStatus(tx, id);
         if (!status) {
             return status.error();
         }
@@ -330,8 +393,10 @@ Status PgDeploymentStore::BeginAction(const std::string& id, const std::string& 
         }
         tx.exec_params("UPDATE resources SET state = $3, updated_at = now() WHERE deployment_id = $1::uuid AND id::text = $2",
                        id, resource_id, std::string(start ? "STARTING" : "STOPPING"));
-        tx.exec_params("INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'action', $2::jsonb)", id,
-                       WithRequestId(Json{{"resource", resource_id}, {"action", action}}).dump());
+        if (auto queued = QueueWorkflowJob(tx, id, "action", Json{{"resource", resource_id}, {"action", action}});
+            !queued) {
+            return queued;
+        }
         tx.commit();
         return Ok();
     });

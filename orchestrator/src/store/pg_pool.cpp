@@ -2,6 +2,9 @@
 
 #include "common/log.hpp"
 
+#include <random>
+#include <thread>
+
 namespace orch::store {
 
 PgPool::PgPool(PgPoolOptions options) : options_(std::move(options)), slots_(std::max<std::size_t>(1, options_.size)) {
@@ -71,15 +74,30 @@ Status PgPool::EnsureOpen(Slot& slot) {
     }
 }
 
+bool PgPool::IsConflict(const std::exception& e) {
+    // libpqxx 6 throws these two (40001, 40P01) as transaction_rollback, which is not an
+    // sql_error: a check of the SQLSTATE alone never saw them, and a deadlock became a 500.
+    return dynamic_cast<const pqxx::deadlock_detected*>(&e) != nullptr ||
+           dynamic_cast<const pqxx::serialization_failure*>(&e) != nullptr;
+}
+
+void PgPool::PauseBeforeRetry(int attempt) {
+    // A short random pause, growing with the attempt, so the transactions that just collided do
+    // not meet again in the same step.
+    thread_local std::minstd_rand rng(std::random_device{}());
+    std::uniform_int_distribution<int> jitter_us(0, 2000 * attempt);
+    std::this_thread::sleep_for(std::chrono::microseconds(500 + jitter_us(rng)));
+}
+
 Error PgPool::Classify(const std::exception& e) {
     if (dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr) {
         return Error::Unavailable("The database is unavailable; retry later");
     }
+    if (IsConflict(e)) {
+        return Error::Conflict("The request couldn't be fulfilled because of a concurrent update. Please retry later");
+    }
     if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
         const std::string state = sql->sqlstate();
-        if (state == "40001" || state == "40P01") {
-            return Error::Conflict("The request couldn't be fulfilled because of a concurrent update. Please retry later");
-        }
         if (state == "57014") {
             return Error::DeadlineExceeded("The database did not answer in time");
         }
@@ -91,6 +109,10 @@ Error PgPool::Classify(const std::exception& e) {
         if (state == "42P01") {
             return Error::Unavailable("The database schema is not ready yet; retry later");
         }
+    }
+    // The connection went away while a statement ran (also a transaction_rollback in libpqxx 6).
+    if (dynamic_cast<const pqxx::statement_completion_unknown*>(&e) != nullptr) {
+        return Error::Unavailable("The database connection was lost during a statement");
     }
     if (dynamic_cast<const pqxx::in_doubt_error*>(&e) != nullptr) {
         return Error::Unavailable("The database connection was lost during a commit");

@@ -4,7 +4,7 @@
 
 namespace orch::store {
 
-domain::Deployment RowToDeployment(const pqxx::row& row) {
+domain::Deployment RowToListedDeployment(const pqxx::row& row) {
     domain::Deployment d;
     d.id = row[0].as<std::string>();
     d.created_at = FromMicros(row[1].as<std::int64_t>());
@@ -21,6 +21,11 @@ domain::Deployment RowToDeployment(const pqxx::row& row) {
     d.cloud_provider_name = TextOr(row[11]);
     d.cloud_provider_endpoint = JsonOr(row[12], nullptr);
     d.outputs = JsonOr(row[13], Json::object());
+    return d;
+}
+
+domain::Deployment RowToDeployment(const pqxx::row& row) {
+    domain::Deployment d = RowToListedDeployment(row);
     d.template_text = TextOr(row[14]);
     d.parameters = JsonOr(row[15], Json::object());
     if (!row[16].is_null()) {

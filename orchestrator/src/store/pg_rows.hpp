@@ -32,13 +32,22 @@ inline Json JsonOr(const pqxx::field& f, Json fallback) {
     return parsed.is_discarded() ? fallback : parsed;
 }
 
-/// The select list matching RowToDeployment.
-inline constexpr const char* kDeploymentColumns =
+/// What a deployment list shows (api::DeploymentView), matching RowToListedDeployment: the
+/// template, parameters and workflow columns stay in the table.
+inline constexpr const char* kListColumns =
     "id::text, (extract(epoch from created_at)*1000000)::bigint, (extract(epoch from updated_at)*1000000)::bigint, "
     "status, status_reason, task, physical_id, callback, user_group, owner_issuer, owner_subject, "
-    "cloud_provider_name, cloud_provider_endpoint::text, outputs::text, template, parameters::text, timeout_mins, "
-    "provider_timeout_mins, max_providers_retry, keep_last_attempt, kind, req_cpus, req_mem_mb, req_gpus, req_instances";
+    "cloud_provider_name, cloud_provider_endpoint::text, outputs::text";
+inline constexpr int kListColumnCount = 14;
 
+/// The select list matching RowToDeployment: the list columns first, then the rest.
+inline const std::string kDeploymentColumns =
+    std::string(kListColumns) +
+    ", template, parameters::text, timeout_mins, provider_timeout_mins, max_providers_retry, keep_last_attempt, kind, "
+    "req_cpus, req_mem_mb, req_gpus, req_instances";
+
+/// The list view's fields of a deployment (kListColumns); the others keep their defaults.
+domain::Deployment RowToListedDeployment(const pqxx::row& row);
 domain::Deployment RowToDeployment(const pqxx::row& row);
 
 inline constexpr const char* kResourceColumns =

@@ -15,6 +15,13 @@ bool HoldsLease(pqxx::work& tx, const Job& job, const std::string& owner) {
     return !tx.exec_params("SELECT 1 FROM jobs WHERE id = $1 AND lease_owner = $2 FOR UPDATE", job.id, owner).empty();
 }
 
+// Lock order deployment → jobs → counters (docs/api.md, "Lock order"), the order of the request handlers,
+// which update the deployment row before they cancel its jobs. NO KEY UPDATE is the lock an
+// UPDATE of the row takes anyway, and it lets foreign-key checks (resources, attempts) through.
+void LockDeployment(pqxx::work& tx, const std::string& deployment_id) {
+    tx.exec_params("SELECT 1 FROM deployments WHERE id = $1::uuid FOR NO KEY UPDATE", deployment_id);
+}
+
 void InsertJob(pqxx::work& tx, const std::string& deployment_id, const workflow::NextJob& next) {
     tx.exec_params(
         "INSERT INTO jobs (deployment_id, kind, workflow, payload, run_at) "
@@ -137,9 +144,12 @@ Result<std::vector<std::int64_t>> PgWorkflowStore::Heartbeat(const std::string& 
     return pool_.Run([&](pqxx::connection& conn) {
         pqxx::work tx(conn);
         const auto rows = tx.exec_params(
-            "UPDATE jobs SET lease_until = now() + make_interval(secs => $2 / 1000.0) WHERE lease_owner = $1 AND "
-            "id = ANY (ARRAY(SELECT jsonb_array_elements_text($3::jsonb)::bigint)) RETURNING id",
-            owner, static_cast<std::int64_t>(lease.count()), Json(ids).dump()
+            "UPDATE jobs SET lease_until = now() + make_interval(secs => $2 / 1000.0) WHERE id IN (SELECT id FROM jobs "
+            "WHERE lease_owner = $1 AND id = ANY (ARRAY(SELECT jsonb_array_elements_text($3::jsonb)::bigint)) "
+            "ORDER BY id FOR UPDATE) RETURNING id",
+            owner,
+            static_cast<std::int64_t>(lease.count()),
+            Json(ids).dump()
         );
         tx.commit();
         std::vector<std::int64_t> lost = ids;
@@ -218,6 +228,7 @@ Status PgWorkflowStore::StartAttempt(const Job& job, const std::string& owner, c
 Status PgWorkflowStore::Commit(const Job& job, const std::string& owner, const Transition& t) {
     return pool_.Run([&](pqxx::connection& conn) -> Status {
         pqxx::work tx(conn);
+        LockDeployment(tx, job.deployment_id);
         if (!HoldsLease(tx, job, owner)) {
             return kLeaseLost;
         }

@@ -102,6 +102,10 @@ TEST_CASE("lists page with absolute links that orchent and the dashboard follow"
     const auto first = Json::parse(api.Call("GET", "/deployments?size=5").body);
     CHECK(first["content"].size() == 5);
     CHECK(first["page"] == Json{{"size", 5}, {"totalElements", 12}, {"totalPages", 3}, {"number", 0}});
+    // Past the last page: no rows, and still the total (the store asks the counters separately).
+    const auto beyond = Json::parse(api.Call("GET", "/deployments?size=5&page=7").body);
+    CHECK(beyond["content"].empty());
+    CHECK(beyond["page"] == Json{{"size", 5}, {"totalElements", 12}, {"totalPages", 3}, {"number", 7}});
     std::vector<std::string> rels;
     std::string next;
     for (const auto& link : first["links"]) {

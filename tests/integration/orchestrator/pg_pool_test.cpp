@@ -103,3 +103,35 @@ TEST_CASE("the pool bounds concurrency and times out waiters", "[store][pg]") {
     CHECK(waited.error().code == ErrorCode::kUnavailable);
     CHECK(pool.Stats().in_use == 0);
 }
+
+TEST_CASE("deadlocks and serialization failures are retried, then a retryable conflict", "[store][pg]") {
+    orch::test::TestDatabase db;
+    PgPool pool(PgPoolOptions{.dsn = db.dsn(), .size = 2});
+    // PostgreSQL raising the SQLSTATE itself: libpqxx throws what it throws for a real deadlock.
+    const auto raise = [](pqxx::connection& c, const char* state) {
+        pqxx::work tx(c);
+        tx.exec0(std::string("DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '") + state + "'; END $$");
+    };
+    int calls = 0;
+    auto recovered = pool.Run([&](pqxx::connection& c) {
+        ++calls;
+        if (calls == 1) {
+            raise(c, "40P01");
+        }
+        if (calls == 2) {
+            raise(c, "40001");
+        }
+        return calls;
+    });
+    REQUIRE(recovered);
+    CHECK(*recovered == 3);
+
+    calls = 0;
+    auto persistent = pool.Run([&](pqxx::connection& c) {
+        ++calls;
+        raise(c, "40P01");
+    });
+    REQUIRE_FALSE(persistent);
+    CHECK(persistent.error().code == ErrorCode::kConflict);  // 409 with the contract body, not 500
+    CHECK(calls == PgPool::kConflictAttempts);
+}

@@ -58,12 +58,17 @@ public:
     PgPool(const PgPool&) = delete;
     PgPool& operator=(const PgPool&) = delete;
 
-    /// Runs `fn(pqxx::connection&)` on a leased connection. Database failures become errors:
-    /// kUnavailable (cannot connect, connection lost, pool exhausted), kConflict (serialization
-    /// failure or deadlock: the caller may retry), kInternal (anything else). `fn` may also
-    /// return a Result itself, which is passed through.
+    /// Runs `fn(pqxx::connection&)` on a leased connection. A serialization failure or deadlock
+    /// (40001, 40P01: PostgreSQL rolled the transaction back) runs `fn` again, up to
+    /// kConflictAttempts times in all, so `fn` must keep no state across calls beyond its
+    /// transaction. Database failures become errors: kUnavailable (cannot connect, connection
+    /// lost, pool exhausted), kConflict (still conflicting after the retries: the caller may
+    /// retry later), kInternal (anything else). `fn` may also return a Result itself, which is
+    /// passed through.
     template <typename F>
     auto Run(F&& fn) -> typename detail::RunResult<std::invoke_result_t<F, pqxx::connection&>>::type;
+
+    static constexpr int kConflictAttempts = 4;
 
     PgPoolStats Stats() const;
     const PgPoolOptions& options() const { return options_; }
@@ -78,6 +83,8 @@ private:
     void Release(std::size_t index, bool broken);
     Status EnsureOpen(Slot& slot);
     static Error Classify(const std::exception& e);
+    static bool IsConflict(const std::exception& e);
+    static void PauseBeforeRetry(int attempt);
 
     PgPoolOptions options_;
     std::string dsn_with_timeout_;
@@ -90,35 +97,37 @@ private:
 template <typename F>
 auto PgPool::Run(F&& fn) -> typename detail::RunResult<std::invoke_result_t<F, pqxx::connection&>>::type {
     using R = std::invoke_result_t<F, pqxx::connection&>;
-    auto index = Acquire();
-    if (!index) {
-        return std::move(index).error();
-    }
-    Slot& slot = slots_[*index];
-    if (auto status = EnsureOpen(slot); !status) {
-        Release(*index, true);
-        return status.error();
-    }
-    try {
-        if constexpr (std::is_void_v<R>) {
-            fn(*slot.conn);
-            Release(*index, false);
-            return Ok();
-        } else if constexpr (detail::kIsResult<R>) {
-            R value = fn(*slot.conn);
-            Release(*index, false);
-            return value;
-        } else {
-            R value = fn(*slot.conn);
-            Release(*index, false);
-            return value;
+    for (int attempt = 1;; ++attempt) {
+        auto index = Acquire();
+        if (!index) {
+            return std::move(index).error();
         }
-    } catch (const pqxx::broken_connection& e) {
-        Release(*index, true);
-        return Classify(e);
-    } catch (const std::exception& e) {
-        Release(*index, !slot.conn || !slot.conn->is_open());
-        return Classify(e);
+        Slot& slot = slots_[*index];
+        if (auto status = EnsureOpen(slot); !status) {
+            Release(*index, true);
+            return status.error();
+        }
+        try {
+            if constexpr (std::is_void_v<R>) {
+                fn(*slot.conn);
+                Release(*index, false);
+                return Ok();
+            } else {
+                R value = fn(*slot.conn);
+                Release(*index, false);
+                return value;
+            }
+        } catch (const pqxx::broken_connection& e) {
+            Release(*index, true);
+            return Classify(e);
+        } catch (const std::exception& e) {
+            Release(*index, !slot.conn || !slot.conn->is_open());
+            if (attempt < kConflictAttempts && IsConflict(e)) {
+                PauseBeforeRetry(attempt);
+                continue;
+            }
+            return Classify(e);
+        }
     }
 }
 
