@@ -50,8 +50,10 @@ const Rig& TheRig() {
         r.dir = BinaryDir() + "/test-kube";
         if (std::filesystem::exists(r.dir + "/skipped")) {
             // Catch2 v2 has no skip; the whole process stands for one test case under CTest.
+            // _Exit: nothing needs cleaning up, and an exit-time leak check (ASan build) would
+            // judge a process stopped halfway through a test.
             std::cout << "SKIPPED: " << ReadFile(r.dir + "/skipped") << std::flush;
-            std::exit(kSkipStatus);
+            std::_Exit(kSkipStatus);
         }
         try {
             r.url = ReadLine(r.dir + "/url");
