@@ -10,7 +10,10 @@ namespace {
 
 constexpr double kEpsilon = 1e-9;
 constexpr char kGpuTaintReason[] = "node(s) had taint {nvidia.com/gpu: present}, that the pod didn't tolerate";
-constexpr char kSelectorReason[] = "node(s) didn't match node selector";
+// kube-scheduler 1.20 words a nodeSelector miss and a node-affinity miss alike (NodeAffinity
+// plugin; seen on the real tier, tests/integration/kubernetes_real). Older releases said
+// "didn't match node selector".
+constexpr char kSelectorReason[] = "node(s) didn't match Pod's node affinity";
 
 Json NodeLabels(const KubeNodeSpec& node) {
     Json labels = {{"kubernetes.io/hostname", node.name}, {"kubernetes.io/os", "linux"}};

@@ -186,7 +186,7 @@ TEST_CASE("Kubernetes: insufficient GPUs or no matching GPU model means try anot
     const Observation unmatched = PollUntilSettled(f.connector, h2, model, *f.site);
     REQUIRE(unmatched.phase == Phase::kFailed);
     CHECK(unmatched.failure == FailureKind::kTryAnotherSite);
-    CHECK(unmatched.reason.find("didn't match node selector") != std::string::npos);
+    CHECK(unmatched.reason.find("didn't match Pod's node affinity") != std::string::npos);
 
     REQUIRE(f.site->AddFault({{"api", "kubernetes"}, {"kind", "capacity"}, {"resource", "gpus"}}));
     const auto fits = SpecOf(DeploymentKind::kKubernetes, {KubeGpuApp("fits", 1, "")});

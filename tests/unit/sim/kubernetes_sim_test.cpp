@@ -134,7 +134,7 @@ TEST_CASE("GPU pods that fit nowhere are Unschedulable with the scheduler's mess
     const Json pods = Get(*site, "/api/v1/namespaces/ns1/pods?labelSelector=app%3Dmodel")["items"];
     CHECK(
         pods[0]["status"]["conditions"][0]["message"] ==
-        "0/3 nodes are available: 3 node(s) didn't match node selector."
+        "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity."
     );
 
     Json v100 = Deployment("v100", 1, {{"limits", {{"nvidia.com/gpu", 1}}}});

@@ -1,0 +1,56 @@
+# Helpers shared by scripts/kube/{build,setup,start,stop}. Source it; do not run it.
+# shellcheck shell=bash
+
+# The only Kubernetes source reachable from the build machines: Debian bookworm's source package
+# (upstream v1.20.2 with vendor/). See docs/connectors.md, "The real kube-apiserver tier".
+KUBE_DEB_VERSION="1.20.5+really1.20.2-1.1+deb12u1"
+KUBE_BINARIES=(kube-apiserver kube-controller-manager kube-scheduler)
+
+# Building needs Go 1.19 (GOPATH mode, as debian/rules does), rsync for the upstream Makefile,
+# dpkg-dev to unpack the source package, and Debian's reflect2 1.0.2 (see kube_fix_reflect2).
+KUBE_BUILD_PACKAGES=(golang-1.19-go rsync make dpkg-dev golang-github-modern-go-reflect2-dev ca-certificates)
+# Running the control plane needs etcd, openssl for the certificates and curl for readiness checks.
+KUBE_RUN_PACKAGES=(etcd-server openssl curl)
+
+# Where scripts/kube/build puts everything (ignored by git) unless told otherwise; the tests look
+# for the binaries in the same place (ORCH_KUBE_BIN_DIR overrides it).
+KUBE_DEFAULT_DIR="$ORCH_ROOT/var/kube"
+
+# kube_install_packages PKG...: installs the missing Debian packages (root or sudo).
+kube_install_packages() {
+  local missing=() pkg sudo=""
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  log "kube: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# kube_binaries_present BIN_DIR: true when all three control-plane binaries are there.
+kube_binaries_present() {
+  local name
+  for name in "${KUBE_BINARIES[@]}"; do
+    [ -x "$1/$name" ] || return 1
+  done
+}
+
+# kube_etcd: Debian installs etcd outside PATH on some releases; find it.
+kube_etcd() {
+  command -v etcd 2>/dev/null || { [ -x /usr/bin/etcd ] && echo /usr/bin/etcd; } || return 1
+}
+
+# The exit status the rig scripts and the tests use for "binaries not built: skipped" (CTest's
+# SKIP_RETURN_CODE in tests/integration/kubernetes_real/sources.cmake).
+KUBE_SKIP_STATUS=77
+
+# kube_bin_dir: where the control-plane binaries are looked for.
+kube_bin_dir() {
+  echo "${ORCH_KUBE_BIN_DIR:-$KUBE_DEFAULT_DIR/bin}"
+}
+
+kube_skip_message() {
+  echo "the real Kubernetes tier is skipped: kube-apiserver, kube-controller-manager and kube-scheduler 1.20 are not built in $(kube_bin_dir) (run scripts/kube/build once, ~10 min; see docs/connectors.md)"
+}
