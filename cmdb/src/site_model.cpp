@@ -51,12 +51,12 @@ Catalogue::Catalogue(std::vector<std::shared_ptr<const Provider>> providers) : p
     }
 }
 
-const Provider* Catalogue::FindProvider(const std::string& id) const {
+const Provider* Catalogue::FindProvider(std::string_view id) const {
     const auto it = by_provider_.find(id);
     return it == by_provider_.end() ? nullptr : it->second;
 }
 
-const Service* Catalogue::FindService(const std::string& id) const {
+const Service* Catalogue::FindService(std::string_view id) const {
     const auto it = services_.find(id);
     return it == services_.end() ? nullptr : it->second;
 }

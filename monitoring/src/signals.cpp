@@ -63,7 +63,7 @@ std::optional<double> ServiceSignals::Metric(const std::string& name) const {
     return std::nullopt;
 }
 
-const ServiceSignals* ProviderSignals::FindService(const std::string& service_id) const {
+const ServiceSignals* ProviderSignals::FindService(std::string_view service_id) const {
     for (const auto& service : services) {
         if (service.service_id == service_id) {
             return &service;
@@ -72,7 +72,7 @@ const ServiceSignals* ProviderSignals::FindService(const std::string& service_id
     return nullptr;
 }
 
-const ProviderSignals* Snapshot::FindProvider(const std::string& provider_id) const {
+const ProviderSignals* Snapshot::FindProvider(std::string_view provider_id) const {
     const auto it = providers.find(provider_id);
     return it == providers.end() ? nullptr : &it->second;
 }

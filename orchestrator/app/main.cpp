@@ -41,6 +41,7 @@
 #include "orchestrator/store/pg_schedule_store.hpp"
 #include "orchestrator/store/pg_side_stores.hpp"
 #include "orchestrator/store/pg_workflow_store.hpp"
+#include "orchestrator/workflow/caching_template_service.hpp"
 #include "orchestrator/workflow/deployment_steps.hpp"
 #include "orchestrator/workflow/engine.hpp"
 #include "orchestrator/workflow/tosca_template_service.hpp"
@@ -132,7 +133,10 @@ int main(int argc, char** argv) {
     }
     tosca_options->http_client = http->get();
     const tosca::TemplateEngine tosca_engine(*tosca_options);
-    workflow::ToscaTemplateService templates(tosca_engine);
+    workflow::ToscaTemplateService parser(tosca_engine);
+    // POST /deployments parses to validate, the workflow's first step parses the stored text
+    // again: the cache turns the second parse into a copy (and serves repeated templates).
+    workflow::CachingTemplateService templates(parser, 256);
 
     auto placement = placement::MakePlacementServices(config->tree, **http, usage, history);
     if (!placement) {

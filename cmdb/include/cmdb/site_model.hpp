@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -105,14 +106,22 @@ class Catalogue {
     explicit Catalogue(std::vector<std::shared_ptr<const Provider>> providers);
 
     const std::vector<std::shared_ptr<const Provider>>& providers() const { return providers_; }
-    const Provider* FindProvider(const std::string& id) const;
-    const Service* FindService(const std::string& id) const;
+    const Provider* FindProvider(std::string_view id) const;
+    const Service* FindService(std::string_view id) const;
     std::size_t service_count() const { return services_.size(); }
 
    private:
+    // Transparent, so placement looks ids up by view without building a std::string each time.
+    struct Hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+    };
+    template <typename T>
+    using ById = std::unordered_map<std::string, T, Hash, std::equal_to<>>;
+
     std::vector<std::shared_ptr<const Provider>> providers_;
-    std::unordered_map<std::string, const Provider*> by_provider_;
-    std::unordered_map<std::string, const Service*> services_;
+    ById<const Provider*> by_provider_;
+    ById<const Service*> services_;
 };
 
 }  // namespace orch::cmdb

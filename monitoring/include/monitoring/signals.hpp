@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -48,15 +50,22 @@ struct ProviderSignals {
     std::optional<double> response_ms;
     Capacity capacity;  ///< site-wide capacity (series without service_id)
 
-    const ServiceSignals* FindService(const std::string& service_id) const;
+    const ServiceSignals* FindService(std::string_view service_id) const;
+};
+
+/// Hashes any text the same way, so maps keyed by std::string are searched with a string_view.
+struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
 };
 
 /// One collection over the providers asked for. Providers without data are absent (unknown).
+/// Hashed by provider id: a placement looks up thousands of providers in it.
 struct Snapshot {
-    std::map<std::string, ProviderSignals> providers;
+    std::unordered_map<std::string, ProviderSignals, TextHash, std::equal_to<>> providers;
     std::vector<std::string> notes;  ///< failures, e.g. "monitoring: no metrics for provider X"
 
-    const ProviderSignals* FindProvider(const std::string& provider_id) const;
+    const ProviderSignals* FindProvider(std::string_view provider_id) const;
 };
 
 /// Derives up/response time/capacity of a service from its raw metrics (Zabbix probe names:

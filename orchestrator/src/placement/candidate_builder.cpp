@@ -76,8 +76,8 @@ Candidate BuildCandidate(const Evaluation& eval, const Requester& requester) {
     const auto& service = *eval.service;
     Candidate candidate;
     auto& target = candidate.target;
-    target.site_id = eval.provider_id;
-    target.service_id = eval.service_id;
+    target.site_id = std::string(eval.provider_id);
+    target.service_id = std::string(eval.service_id);
     target.kind = TargetKindFor(service.kind);
     target.endpoint = service.endpoint;
     target.region = service.region;
@@ -91,15 +91,15 @@ Candidate BuildCandidate(const Evaluation& eval, const Requester& requester) {
         target.project =
             service.StringProperty("project", service.StringProperty("namespace", service.StringProperty("account")));
     }
-    for (const auto& choice : eval.vm_choices) {
+    eval.vm_choices.ForEach([&](const Evaluation::VmChoice& choice) {
         connectors::NodePlacement placement;
         placement.flavor_id = choice.flavor->flavor_id;
         placement.flavor_name = choice.flavor->name;
         placement.image_id = choice.image != nullptr ? choice.image->image_id : choice.image_uri;
         placement.image_name = choice.image != nullptr ? choice.image->name : choice.image_uri;
         candidate.placements[choice.node->name] = std::move(placement);
-    }
-    candidate.provider_name = eval.provider_id;
+    });
+    candidate.provider_name = std::string(eval.provider_id);
     candidate.endpoint = EndpointJson(target);
     candidate.score = eval.score;
     return candidate;

@@ -61,7 +61,7 @@ void CheckGpuLive(
         return;
     }
     if (!capacity.free_gpus) {
-        eval.notes.push_back("free GPUs unknown (no live data); the catalogue's capacity was used");
+        eval.notes.push_back(Reason::Fixed("free GPUs unknown (no live data); the catalogue's capacity was used"));
         eval.fit = std::min(eval.fit, 0.5);
         return;
     }
@@ -142,7 +142,7 @@ void CheckLive(const PlacementContext& context, const monitoring::Snapshot& snap
     eval.response_ms =
         own != nullptr && own->response_ms ? own->response_ms : (site != nullptr ? site->response_ms : std::nullopt);
     if (site == nullptr) {
-        eval.notes.push_back("no monitoring data for this site (availability unknown)");
+        eval.notes.push_back(Reason::Fixed("no monitoring data for this site (availability unknown)"));
     }
     if (eval.up == false) {
         const auto status = own != nullptr ? own->Metric("create_status") : std::nullopt;

@@ -33,14 +33,14 @@ Json PlacementsJson(const std::map<std::string, connectors::NodePlacement>& plac
 
 Json VerdictJson(const SiteVerdict& verdict) {
     return {
-        {"provider_id", verdict.provider_id},
-        {"provider_name", verdict.provider_name},
-        {"service_id", verdict.service_id},
-        {"service_type", verdict.service_type},
+        {"provider_id", verdict.provider_id.view()},
+        {"provider_name", verdict.provider_name.view()},
+        {"service_id", verdict.service_id.view()},
+        {"service_type", verdict.service_type.view()},
         {"accepted", verdict.accepted},
         {"rank", verdict.rank},
         {"score", verdict.score},
-        {"reasons", verdict.reasons},
+        {"reasons", verdict.reasons.Texts()},
         {"score_breakdown", verdict.score_breakdown.ToJson()},
     };
 }
@@ -99,10 +99,10 @@ SiteVerdict VerdictFromJson(const Json& json) {
 }
 
 std::string SiteLabel(const SiteVerdict& verdict) {
-    const std::string name = verdict.provider_name.empty() ? verdict.provider_id : verdict.provider_name;
+    const std::string name = (verdict.provider_name.empty() ? verdict.provider_id : verdict.provider_name).str();
     const auto kind = cmdb::ParseServiceKind(verdict.service_type);
     const std::string word =
-        kind == cmdb::ServiceKind::kUnknown ? verdict.service_type : std::string(cmdb::ServiceKindWord(kind));
+        kind == cmdb::ServiceKind::kUnknown ? verdict.service_type.str() : std::string(cmdb::ServiceKindWord(kind));
     return word.empty() ? name : name + " (" + word + ")";
 }
 
@@ -178,7 +178,7 @@ std::string PlacementDecision::NoCandidateMessage() const {
         }
         std::string why;
         for (const auto& reason : verdict.reasons) {
-            why += (why.empty() ? "" : "; ") + reason;
+            why += (why.empty() ? "" : "; ") + reason.Text();
         }
         message += "\n- " + SiteLabel(verdict) + ": " + (why.empty() ? "not usable" : why);
     }

@@ -22,16 +22,28 @@ namespace {
 // Rejections are counted by the filter that gave them (a bounded set), never by their text.
 // Counted locally during a placement and published once at its end: thousands of services may
 // be rejected per placement, and the registry's lookup is not free.
-enum RejectionFilter { kSla, kCatalogue, kKind, kIdentity, kPolicy, kVmMatch, kCapacity, kQuota, kMonitoring, kFilters };
-constexpr std::array<const char*, kFilters> kFilterNames = {"sla",      "catalogue", "kind",  "identity",  "policy",
-                                                            "vm_match", "capacity",  "quota", "monitoring"};
+enum RejectionFilter {
+    kSla,
+    kCatalogue,
+    kKind,
+    kIdentity,
+    kPolicy,
+    kVmMatch,
+    kCapacity,
+    kQuota,
+    kMonitoring,
+    kFilters
+};
+constexpr std::array<const char*, kFilters> kFilterNames = {
+    "sla", "catalogue", "kind", "identity", "policy", "vm_match", "capacity", "quota", "monitoring"};
 
 struct RejectionTally {
     std::array<std::size_t, kFilters> counts{};
 
     void Publish() const {
         static auto& family = metrics::DefaultRegistry().AddCounter(
-            "orch_placement_rejections_total", "Reasons placement gave for rejecting a service, by filter", {"reason"});
+            "orch_placement_rejections_total", "Reasons placement gave for rejecting a service, by filter", {"reason"}
+        );
         for (std::size_t i = 0; i < counts.size(); ++i) {
             if (counts[i] > 0) {
                 family.With({kFilterNames[i]}).Inc(static_cast<double>(counts[i]));
@@ -56,6 +68,35 @@ std::string Rfc3339(std::chrono::system_clock::time_point at) {
     return buffer;
 }
 
+// A set of strings seen, for de-duplicating thousands of ids per placement: open addressing in
+// one array, so adding an id allocates nothing (std::unordered_set allocates a node per id).
+class SeenIds {
+   public:
+    explicit SeenIds(std::size_t expected) {
+        std::size_t size = 16;
+        while (size < expected * 2) {
+            size *= 2;
+        }
+        slots_.resize(size);
+    }
+    /// True when `id` was not seen before (and remembers it). The views must outlive the set.
+    bool Insert(std::string_view id) {
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = std::hash<std::string_view>{}(id)&mask;; i = (i + 1) & mask) {
+            if (slots_[i].data() == nullptr) {
+                slots_[i] = id.data() == nullptr ? std::string_view("", 0) : id;
+                return true;
+            }
+            if (slots_[i] == id) {
+                return false;
+            }
+        }
+    }
+
+   private:
+    std::vector<std::string_view> slots_;  ///< a null data() marks a free slot
+};
+
 // The candidate universe: the compute services the group's SLAs name, each once, SLAM order.
 std::vector<Evaluation> BuildUniverse(const cmdb::SlaSet& slas) {
     std::vector<Evaluation> evals;
@@ -64,14 +105,13 @@ std::vector<Evaluation> BuildUniverse(const cmdb::SlaSet& slas) {
         listed += preference.priority.size();
     }
     evals.reserve(listed);  // no reallocation: every Evaluation is large
-    std::unordered_set<std::string_view> seen;
-    seen.reserve(listed);
+    SeenIds seen(listed);
     for (const auto& preference : slas.preferences) {
         if (Lower(preference.service_type) != "compute") {
             continue;
         }
         for (const auto& priority : preference.priority) {
-            if (!seen.insert(priority.service_id).second) {
+            if (!seen.Insert(priority.service_id)) {
                 continue;
             }
             Evaluation eval;
@@ -83,7 +123,12 @@ std::vector<Evaluation> BuildUniverse(const cmdb::SlaSet& slas) {
                 eval.Reject("its SLA " + priority.sla_id + " is listed by SLAM but does not exist");
             } else {
                 eval.provider_id = sla->provider;
-                eval.sla_service = slas.FindSlaService(priority.sla_id, priority.service_id);
+                for (const auto& entry : sla->services) {  // FindSlaService without finding the SLA again
+                    if (entry.service_id == priority.service_id) {
+                        eval.sla_service = &entry;
+                        break;
+                    }
+                }
             }
             evals.push_back(std::move(eval));
         }
@@ -93,13 +138,13 @@ std::vector<Evaluation> BuildUniverse(const cmdb::SlaSet& slas) {
 
 std::vector<std::string> ProviderIds(const std::vector<Evaluation>& evals, bool survivors_only) {
     std::vector<std::string> ids;
-    std::unordered_set<std::string_view> seen;
+    SeenIds seen(evals.size());
     for (const auto& eval : evals) {
         if ((survivors_only && eval.rejected()) || eval.provider_id.empty()) {
             continue;
         }
-        if (seen.insert(eval.provider_id).second) {
-            ids.push_back(eval.provider_id);
+        if (seen.Insert(eval.provider_id)) {
+            ids.emplace_back(eval.provider_id);
         }
     }
     return ids;
@@ -117,13 +162,15 @@ void Attach(const cmdb::Catalogue& catalogue, Evaluation& eval) {
     eval.provider = catalogue.FindProvider(eval.provider_id);
 }
 
-// Moves the evaluation's texts into the verdict: evaluations are not used after this.
+// Moves the evaluation's reasons into the verdict: evaluations are not used after this.
 SiteVerdict ToVerdict(Evaluation& eval, int rank) {
     SiteVerdict verdict;
-    verdict.provider_name = eval.provider != nullptr ? eval.provider->name : eval.provider_id;
-    verdict.provider_id = std::move(eval.provider_id);
-    verdict.service_id = std::move(eval.service_id);
-    verdict.service_type = eval.service != nullptr ? eval.service->service_type : "";
+    verdict.provider_name =
+        AnchoredText::View(eval.provider != nullptr ? std::string_view(eval.provider->name) : eval.provider_id);
+    verdict.provider_id = AnchoredText::View(eval.provider_id);
+    verdict.service_id = AnchoredText::View(eval.service_id);
+    verdict.service_type =
+        AnchoredText::View(eval.service != nullptr ? std::string_view(eval.service->service_type) : std::string_view());
     verdict.accepted = !eval.rejected();
     verdict.reasons = eval.rejected() ? std::move(eval.reasons) : std::move(eval.notes);
     verdict.score_breakdown = std::move(eval.breakdown);
@@ -131,6 +178,23 @@ SiteVerdict ToVerdict(Evaluation& eval, int rank) {
     verdict.rank = rank;
     return verdict;
 }
+
+// What every node's flavor look-up needs, prepared once per placement.
+struct CompiledNodes {
+    std::shared_ptr<const FlavorIndex> index;
+    std::vector<FlavorIndex::Query> queries;  ///< per profile node
+    std::shared_ptr<const std::vector<std::string>> names;
+
+    CompiledNodes(const RequestProfile& profile, std::shared_ptr<const FlavorIndex> flavor_index)
+        : index(std::move(flavor_index)) {
+        auto node_names = std::make_shared<std::vector<std::string>>();
+        for (const auto& need : profile.nodes) {
+            queries.push_back(index->Compile(need.ForFlavor()));
+            node_names->push_back(need.node->name);
+        }
+        names = std::move(node_names);
+    }
+};
 
 std::string ScoreFormula(const ScoreWeights& w) {
     std::ostringstream text;
@@ -217,6 +281,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     Append(decision.notes, catalogue->notes);
 
     const RequestProfile profile = BuildProfile(*request.spec);
+    const CompiledNodes nodes(profile, flavor_indexes_.For(*catalogue->catalogue));
     const PlacementContext context{
         *request.spec,
         profile,
@@ -225,7 +290,12 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         group,
         *slas->slas,
         *catalogue->catalogue,
-        options_};
+        options_,
+        nodes.index.get(),
+        &nodes.queries,
+        nodes.names.get()};
+    // Verdicts and notes refer to these texts instead of copying them.
+    decision.anchors = {catalogue->catalogue, slas->slas, nodes.names};
     const PolicyScope scope = BuildPolicyScope(*request.spec, *slas->slas, group);
     Append(decision.notes, scope.notes);
     QuotaCheck quota(context, usage_);

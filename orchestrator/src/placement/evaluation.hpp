@@ -17,17 +17,18 @@
 namespace orch::placement {
 
 /// One candidate service while a placement runs: what the filters found and what ranking needs.
+/// Ids are views of the SLA set's and the catalogue's own texts, which the decision anchors.
 struct Evaluation {
-    std::string provider_id;
-    std::string service_id;
+    std::string_view provider_id;
+    std::string_view service_id;
     const cmdb::Provider* provider = nullptr;  ///< null when the catalogue lacks it
     const cmdb::Service* service = nullptr;
-    std::string sla_id;
+    std::string_view sla_id;
     std::optional<double> weight;
     const cmdb::SlaService* sla_service = nullptr;
 
-    std::vector<std::string> reasons;  ///< rejections, in words a user understands
-    std::vector<std::string> notes;    ///< informational (chosen flavor, unknown monitoring, ...)
+    Reasons reasons;  ///< rejections (every one found)
+    Reasons notes;    ///< informational (chosen flavor, unknown monitoring, ...)
     /// Flavor and image chosen per VM node (turned into NodePlacements only for candidates).
     struct VmChoice {
         const tosca::NodeSpec* node = nullptr;
@@ -35,7 +36,30 @@ struct Evaluation {
         const cmdb::Image* image = nullptr;
         std::string image_uri;  ///< when the template names an IM image URI
     };
-    std::vector<VmChoice> vm_choices;
+    /// One per VM node, in node order. The first is kept inline: most templates have one VM node,
+    /// and thousands of accepted sites then allocate nothing for their choice.
+    struct VmChoices {
+        std::optional<VmChoice> first;
+        std::vector<VmChoice> more;
+
+        void push_back(VmChoice choice) {
+            if (!first) {
+                first = std::move(choice);
+            } else {
+                more.push_back(std::move(choice));
+            }
+        }
+        template <typename Visit>
+        void ForEach(Visit&& visit) const {
+            if (first) {
+                visit(*first);
+            }
+            for (const auto& choice : more) {
+                visit(choice);
+            }
+        }
+    };
+    VmChoices vm_choices;
     const cmdb::Tenant* tenant = nullptr;
 
     // Live signals (gpu-aware mode); unknown stays empty.
@@ -48,7 +72,7 @@ struct Evaluation {
     ScoreBreakdown breakdown;  ///< empty until ranking fills it
 
     bool rejected() const { return !reasons.empty(); }
-    void Reject(std::string reason) { reasons.push_back(std::move(reason)); }
+    void Reject(std::string reason) { reasons.push_back(Reason(std::move(reason))); }
 };
 
 /// Everything about the request that every service is checked against.
@@ -61,6 +85,12 @@ struct PlacementContext {
     const cmdb::SlaSet& slas;
     const cmdb::Catalogue& catalogue;
     const PlacementOptions& options;
+    /// The catalogue's flavor index and each profile node's need compiled against it (same
+    /// order as profile.nodes); without them flavors are scanned.
+    const FlavorIndex* flavor_index = nullptr;
+    const std::vector<FlavorIndex::Query>* flavor_queries = nullptr;
+    /// profile.nodes' names, kept alive by the decision (notes refer to them).
+    const std::vector<std::string>* node_names = nullptr;
 };
 
 /// What the template's placement policies allow, decided once per placement.

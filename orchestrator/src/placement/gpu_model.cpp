@@ -100,23 +100,6 @@ bool GpuModelMatches(std::string_view requested, std::string_view offered) {
     }
 }
 
-bool GpuModelMemo::Matches(std::string_view requested, std::string_view offered) {
-    if (requested != requested_) {
-        requested_ = requested;
-        slots_.clear();
-    }
-    for (const auto& slot : slots_) {
-        if (slot.offered == offered) {
-            return slot.matches;
-        }
-    }
-    const bool matches = GpuModelMatches(requested, offered);
-    if (slots_.size() < kSlots) {
-        slots_.push_back({std::string(offered), matches});
-    }
-    return matches;
-}
-
 std::optional<std::uint64_t> MemoryFromModelName(std::string_view model) {
     for (const auto& word : Words(model)) {
         if (word.size() < 3 || word.compare(word.size() - 2, 2, "gb") != 0) {

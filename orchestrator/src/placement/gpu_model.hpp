@@ -14,24 +14,6 @@ namespace orch::placement {
 /// An empty request matches everything.
 bool GpuModelMatches(std::string_view requested, std::string_view offered);
 
-/// GpuModelMatches for one request, remembered per distinct offered name. A federation repeats a
-/// few model names over thousands of flavors and a placement asks the same question of each, so
-/// the word-by-word comparison runs once per name. Bounded: past kSlots names it just computes.
-/// Not thread-safe: each placement owns its own (in its RequestProfile).
-class GpuModelMemo {
-public:
-    bool Matches(std::string_view requested, std::string_view offered);
-
-private:
-    static constexpr std::size_t kSlots = 16;
-    struct Slot {
-        std::string offered;
-        bool matches = false;
-    };
-    std::string requested_;
-    std::vector<Slot> slots_;
-};
-
 /// Case-insensitive equality (vendors: "NVIDIA" = "nvidia"). Empty request matches everything.
 bool SameWord(std::string_view requested, std::string_view offered);
 

@@ -19,9 +19,9 @@ CprInput BuildInput(
     std::set<std::string> providers;
     std::set<std::string> services;
     for (const auto* eval : accepted) {
-        input.priorities.push_back({"compute", eval->sla_id, eval->service_id, eval->weight});
-        providers.insert(eval->provider_id);
-        services.insert(eval->service_id);
+        input.priorities.push_back({"compute", std::string(eval->sla_id), std::string(eval->service_id), eval->weight});
+        providers.emplace(eval->provider_id);
+        services.emplace(eval->service_id);
     }
     for (const auto& sla : slas.slas) {
         if (providers.count(sla.provider) != 0) {
@@ -84,13 +84,18 @@ std::vector<std::string> RankIndigoMode(
         accepted.clear();
         return {note};
     }
-    std::map<std::string, const CprRecord*> by_service;
+    std::map<std::string, const CprRecord*, std::less<>> by_service;
     for (const auto& record : *records) {
         by_service[record.service_id] = &record;
     }
     std::vector<std::pair<int, Evaluation*>> ranked;
     for (auto* eval : accepted) {
-        const CprRecord* record = by_service.at(eval->service_id);
+        const auto found = by_service.find(eval->service_id);
+        if (found == by_service.end()) {
+            eval->Reject("the indigo ranker gave no record for it");
+            continue;
+        }
+        const CprRecord* record = found->second;
         eval->breakdown = ScoreBreakdown(Breakdown(*record));
         eval->score = record->total;
         if (!record->ranked) {

@@ -126,10 +126,10 @@ void QuotaCheck::Check(Evaluation& eval) {
     }
     const std::string group = "group '" + context_.group + "'";
     const auto by_service = [&](const std::map<std::string, ResourceTotals>& map) {
-        const auto it = map.find(eval.service_id);
+        const auto it = map.find(std::string(eval.service_id));
         return it == map.end() ? ResourceTotals{} : it->second;
     };
-    const std::string where = " on this service (SLA " + eval.sla_id + ")";
+    const std::string where = " on this service (SLA " + std::string(eval.sla_id) + ")";
     std::vector<std::string> reasons;
     CheckScope(sla.group, by_service(usage->group_by_service), group, where, reasons);
     CheckScope(sla.user, by_service(usage->user_by_service), "you", where, reasons);

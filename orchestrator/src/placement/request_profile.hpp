@@ -1,7 +1,7 @@
 #pragma once
 
 #include "gpu_model.hpp"
-
+#include "orchestrator/placement/flavor_index.hpp"
 #include "orchestrator/placement/usage.hpp"
 #include "tosca/deployment_spec.hpp"
 
@@ -19,8 +19,8 @@ struct NodeNeed {
     std::uint64_t mem_mb = 0;
     std::uint64_t disk_mb = 0;
     tosca::GpuRequest gpu;
-    /// Flavor model names already compared with gpu.model (this placement's own; see GpuModelMemo).
-    mutable GpuModelMemo model_memo;
+
+    FlavorNeed ForFlavor() const { return {gpu, cpus, mem_mb, disk_mb}; }
 };
 
 /// GPUs needed at one site for one (vendor, model) wish, summed over nodes and instances.

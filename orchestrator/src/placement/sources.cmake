@@ -3,6 +3,7 @@ set(SOURCES
   ${AREA_DIR}/indigo_ranker.cpp
   ${AREA_DIR}/request_profile.cpp
   ${AREA_DIR}/gpu_model.cpp
+  ${AREA_DIR}/flavor_index.cpp
   ${AREA_DIR}/vm_match.cpp
   ${AREA_DIR}/static_filters.cpp
   ${AREA_DIR}/vm_filter.cpp
@@ -12,6 +13,7 @@ set(SOURCES
   ${AREA_DIR}/indigo_adapter.cpp
   ${AREA_DIR}/candidate_builder.cpp
   ${AREA_DIR}/score_breakdown.cpp
+  ${AREA_DIR}/reason.cpp
   ${AREA_DIR}/decision.cpp
   ${AREA_DIR}/default_placer.cpp
   ${AREA_DIR}/placer_factory.cpp

@@ -29,7 +29,7 @@ std::string_view TrimSlash(std::string_view text) {
     return text;
 }
 
-bool Contains(const std::vector<std::string>& list, const std::string& value) {
+bool Contains(const std::vector<std::string>& list, std::string_view value) {
     return std::any_of(list.begin(), list.end(), [&](const std::string& item) { return Lower(item) == Lower(value); });
 }
 

@@ -82,15 +82,58 @@ void InMemorySiteHistory::Record(const std::string& service_id, AttemptOutcome o
     }
 }
 
+std::vector<AttemptOutcome> InMemorySiteHistory::NewestLocked(
+    const std::vector<AttemptOutcome>& list, std::size_t limit
+) const {
+    std::vector<AttemptOutcome> out;
+    for (auto rit = list.rbegin(); rit != list.rend() && out.size() < limit; ++rit) {
+        out.push_back(*rit);
+    }
+    return out;
+}
+
 std::vector<AttemptOutcome> InMemorySiteHistory::RecentAttempts(const std::string& service_id, std::size_t limit) {
     const std::lock_guard lock(mutex_);
-    std::vector<AttemptOutcome> out;
+    ++reads_;
     const auto it = by_service_.find(service_id);
-    if (it == by_service_.end()) {
+    return it == by_service_.end() ? std::vector<AttemptOutcome>{} : NewestLocked(it->second, limit);
+}
+
+AttemptsByService InMemorySiteHistory::RecentAttemptsOf(
+    const std::vector<std::string_view>& service_ids, std::size_t limit
+) {
+    const std::lock_guard lock(mutex_);
+    ++reads_;
+    AttemptsByService out;
+    // Nothing recorded yet is common (fresh orchestrator, tests): skip thousands of look-ups.
+    if (by_service_.empty()) {
         return out;
     }
-    for (auto rit = it->second.rbegin(); rit != it->second.rend() && out.size() < limit; ++rit) {
-        out.push_back(*rit);
+    for (const auto id : service_ids) {
+        const auto it = by_service_.find(id);
+        if (it != by_service_.end() && !out.contains(it->first)) {
+            out.emplace(it->first, NewestLocked(it->second, limit));
+        }
+    }
+    return out;
+}
+
+std::size_t InMemorySiteHistory::reads() const {
+    const std::lock_guard lock(mutex_);
+    return reads_;
+}
+
+AttemptsByService SiteHistory::RecentAttemptsOf(const std::vector<std::string_view>& service_ids, std::size_t limit) {
+    AttemptsByService out;
+    for (const auto id : service_ids) {
+        std::string key(id);
+        if (out.contains(key)) {
+            continue;
+        }
+        auto attempts = RecentAttempts(key, limit);
+        if (!attempts.empty()) {
+            out.emplace(std::move(key), std::move(attempts));
+        }
     }
     return out;
 }

@@ -35,6 +35,18 @@ void CheckVolumes(const RequestProfile& profile, Evaluation& eval) {
     }
 }
 
+// The index answers when the node names no flavor and one fits; the scan and its narrowing
+// still decide named flavors and explain misses.
+FlavorChoice PickFlavor(const PlacementContext& context, std::size_t node, const cmdb::Tenant& tenant) {
+    const auto& need = context.profile.nodes[node];
+    if (context.flavor_index != nullptr && need.node->resources.instance_type.empty()) {
+        if (const auto* flavor = context.flavor_index->Smallest(tenant, (*context.flavor_queries)[node])) {
+            return {flavor, {}};
+        }
+    }
+    return ChooseFlavor(need, tenant.flavors);
+}
+
 }  // namespace
 
 void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval) {
@@ -54,8 +66,10 @@ void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval) {
     }
     double waste = 0;
     int sized = 0;
-    for (const auto& need : context.profile.nodes) {
-        const auto flavor = ChooseFlavor(need, eval.tenant->flavors);
+    const auto& nodes = context.profile.nodes;
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+        const auto& need = nodes[n];
+        const auto flavor = PickFlavor(context, n, *eval.tenant);
         const auto image = ChooseImage(need.node->resources, eval.tenant->images);
         if (flavor.flavor == nullptr) {
             eval.Reject(NodeLabel(need) + flavor.reason);
@@ -66,17 +80,13 @@ void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval) {
         if (flavor.flavor == nullptr || !image.found()) {
             continue;
         }
-        const std::string& image_name = image.image != nullptr ? image.image->name : image.uri;
-        std::string note;
-        note.reserve(32 + need.node->name.size() + flavor.flavor->name.size() + image_name.size());
-        note.append("node '")
-            .append(need.node->name)
-            .append("': flavor ")
-            .append(flavor.flavor->name)
-            .append(", image '")
-            .append(image_name)
-            .append("'");
-        eval.notes.push_back(std::move(note));
+        // The catalogue and the node names outlive the decision's notes (its anchors); an image
+        // URI is the request's own text, so that rarer note is put into words now.
+        const std::string_view node_name = (*context.node_names)[n];
+        eval.notes.push_back(
+            image.image != nullptr ? Reason::VmChoice(node_name, flavor.flavor->name, image.image->name)
+                                   : Reason(Reason::VmChoice(node_name, flavor.flavor->name, image.uri).Text())
+        );
         eval.vm_choices.push_back({need.node, flavor.flavor, image.image, image.uri});
         waste += Waste(need, *flavor.flavor);
         ++sized;

@@ -41,19 +41,6 @@ bool GpuMemoryFits(const NodeNeed& need, const cmdb::Flavor& f) {
     return memory && *memory >= *need.gpu.memory_mb;
 }
 
-// Every check of the narrowing below, in one pass.
-bool Fits(const NodeNeed& need, const cmdb::Flavor& f) {
-    const auto& gpu = need.gpu;
-    if (f.gpus < gpu.count || f.vcpus < need.cpus || f.ram_mb < need.mem_mb || f.disk_gb * 1024 < need.disk_mb) {
-        return false;
-    }
-    if (gpu.count <= 0) {
-        return true;
-    }
-    return SameWord(gpu.vendor, f.gpu_vendor) && need.model_memo.Matches(gpu.model, f.gpu_model) &&
-           GpuMemoryFits(need, f);
-}
-
 // Keeps the flavors passing `keep`; when none does, `explain` says why (from what was left).
 bool Narrow(
     FlavorList& list,
@@ -277,14 +264,8 @@ FlavorChoice ChooseFlavor(const NodeNeed& need, const std::vector<cmdb::Flavor>&
     if (need.node->resources.instance_type.empty()) {
         // Fast path, no allocation: the smallest flavor passing every check. The narrowing below
         // runs only to explain a miss.
-        const cmdb::Flavor* best = nullptr;
-        for (const auto& flavor : flavors) {
-            if (Fits(need, flavor) && (best == nullptr || SizeKey(flavor) < SizeKey(*best))) {
-                best = &flavor;
-            }
-        }
-        if (best != nullptr) {
-            choice.flavor = best;
+        choice.flavor = ScanSmallestFlavor(need.ForFlavor(), flavors);
+        if (choice.flavor != nullptr) {
             return choice;
         }
     }

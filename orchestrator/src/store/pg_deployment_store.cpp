@@ -133,14 +133,6 @@ ListShape ShapeOf(const ListQuery& q) {
     return shape;
 }
 
-// Names the statement after its text and prepares it on this connection on first use (libpqxx
-// keeps the definitions per connection; a reopened connection prepares again).
-std::string Prepared(pqxx::connection& conn, const std::string& sql) {
-    std::string name = "q" + std::to_string(std::hash<std::string>{}(sql));
-    conn.prepare(name, sql);
-    return name;
-}
-
 }  // namespace
 
 std::optional<std::string> SortColumnFor(const std::string& property) {
@@ -158,33 +150,56 @@ std::optional<std::string> SortColumnFor(const std::string& property) {
     return std::nullopt;
 }
 
-void InsertDeployment(pqxx::work& tx, const NewDeployment& created) {
+void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created) {
+    // One statement, one round trip: the deployment, its resources and its first job. The
+    // resources' foreign-key checks run at the end of the statement, when the deployment exists.
+    static const std::string kInsert =
+        "WITH d AS (INSERT INTO deployments (id, created_at, updated_at, status, task, callback, user_group, "
+        "owner_issuer, owner_subject, template, parameters, timeout_mins, provider_timeout_mins, max_providers_retry, "
+        "keep_last_attempt, kind, deadline, req_cpus, req_mem_mb, req_gpus, req_instances) VALUES ("
+        "$1::uuid, to_timestamp($2::bigint / 1e6), to_timestamp($2::bigint / 1e6), $3, 'NONE', NULLIF($4, ''), $5, $6, "
+        "$7, $8, $9::jsonb, NULLIF($10::int, -1), NULLIF($11::int, -1), NULLIF($12::int, -1), $13::boolean, $14, "
+        "CASE WHEN $10::int = -1 THEN NULL ELSE to_timestamp($2::bigint / 1e6) + make_interval(mins => $10::int) END, "
+        "$15::float8, $16::bigint, $17::int, $18::int) RETURNING id), "
+        "r AS (INSERT INTO resources (id, deployment_id, created_at, updated_at, state, node_type, node_name, "
+        "type_chain, instance_index, metadata) "
+        "SELECT (r->>'id')::uuid, d.id, to_timestamp((r->>'created_us')::bigint / 1e6), "
+        "to_timestamp((r->>'created_us')::bigint / 1e6), r->>'state', r->>'node_type', r->>'node_name', "
+        "ARRAY(SELECT jsonb_array_elements_text(r->'type_chain')), (r->>'instance_index')::int, r->'metadata' "
+        "FROM d, jsonb_array_elements($19::jsonb) AS r) "
+        "INSERT INTO jobs (deployment_id, kind, payload) SELECT id, 'deploy', $20::jsonb FROM d";
     const domain::Deployment& d = created.deployment;
     const int no_value = -1;
-    tx.exec_params(
-        "INSERT INTO deployments (id, created_at, updated_at, status, task, callback, user_group, owner_issuer, "
-        "owner_subject, template, parameters, timeout_mins, provider_timeout_mins, max_providers_retry, "
-        "keep_last_attempt, kind, deadline, req_cpus, req_mem_mb, req_gpus, req_instances) VALUES ("
-        "$1::uuid, to_timestamp($2 / 1e6), to_timestamp($2 / 1e6), $3, 'NONE', NULLIF($4, ''), $5, $6, $7, $8, "
-        "$9::jsonb, NULLIF($10, -1), NULLIF($11, -1), NULLIF($12, -1), $13, $14, "
-        "CASE WHEN $10 = -1 THEN NULL ELSE to_timestamp($2 / 1e6) + make_interval(mins => $10) END, "
-        "$15, $16, $17, $18)",
-        d.id, ToMicros(d.created_at), std::string(domain::StatusName(d.status)), d.callback, d.user_group,
-        d.owner ? d.owner->issuer : std::string(), d.owner ? d.owner->subject : std::string(), d.template_text,
-        d.parameters.dump(), d.options.timeout_mins.value_or(no_value),
-        d.options.provider_timeout_mins.value_or(no_value), d.options.max_providers_retry.value_or(no_value),
-        d.options.keep_last_attempt, d.kind, d.req_cpus, d.req_mem_mb, d.req_gpus, d.req_instances
+    tx.exec_prepared(
+        Prepared(tx.conn(), kInsert),
+        d.id,
+        ToMicros(d.created_at),
+        std::string(domain::StatusName(d.status)),
+        d.callback,
+        d.user_group,
+        d.owner ? d.owner->issuer : std::string(),
+        d.owner ? d.owner->subject : std::string(),
+        d.template_text,
+        d.parameters.dump(),
+        d.options.timeout_mins.value_or(no_value),
+        d.options.provider_timeout_mins.value_or(no_value),
+        d.options.max_providers_retry.value_or(no_value),
+        d.options.keep_last_attempt,
+        d.kind,
+        d.req_cpus,
+        d.req_mem_mb,
+        d.req_gpus,
+        d.req_instances,
+        ResourcesJson(created.resources).dump(),
+        WithRequestId(Json::object()).dump()
     );
-    InsertResources(tx, d.id, created.resources);
-    tx.exec_params("INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'deploy', $2::jsonb)", d.id,
-                   WithRequestId(Json::object()).dump());
 }
 
 Status PgDeploymentStore::Create(const NewDeployment& created) {
     return pool_.Run([&](pqxx::connection& conn) {
-        pqxx::work tx(conn);
+        // A single statement is its own transaction: no BEGIN/COMMIT round trips.
+        pqxx::nontransaction tx(conn);
         InsertDeployment(tx, created);
-        tx.commit();
     });
 }
 

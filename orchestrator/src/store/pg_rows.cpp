@@ -2,6 +2,8 @@
 
 #include "common/log.hpp"
 
+#include <functional>
+
 namespace orch::store {
 
 domain::Deployment RowToListedDeployment(const pqxx::row& row) {
@@ -64,6 +66,12 @@ domain::Resource RowToResource(const pqxx::row& row) {
     r.instance_index = row[9].as<int>();
     r.metadata = JsonOr(row[10], Json::object());
     return r;
+}
+
+std::string Prepared(pqxx::connection_base& conn, const std::string& sql) {
+    std::string name = "q" + std::to_string(std::hash<std::string>{}(sql));
+    conn.prepare(name, sql);
+    return name;
 }
 
 Json WithRequestId(Json payload) {

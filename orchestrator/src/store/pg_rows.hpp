@@ -57,9 +57,13 @@ inline constexpr const char* kResourceColumns =
 
 domain::Resource RowToResource(const pqxx::row& row);
 
-/// Inserts a new deployment, its resources and its first workflow step (POST /deployments and
-/// schedule events share it, so both start the same workflow).
-void InsertDeployment(pqxx::work& tx, const NewDeployment& created);
+/// Inserts a new deployment, its resources and its first workflow step in one statement
+/// (POST /deployments and schedule events share it, so both start the same workflow).
+void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created);
+
+/// The name of `sql` as a prepared statement on `conn`, prepared there on first use (libpqxx
+/// keeps the definitions per connection; a reopened connection prepares again).
+std::string Prepared(pqxx::connection_base& conn, const std::string& sql);
 
 /// A job payload carrying the request id of the thread's log context (the API request that
 /// caused the job, inherited by each next step), so workflow log lines name the request too.

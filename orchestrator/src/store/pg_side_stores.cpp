@@ -16,19 +16,49 @@ placement::ResourceTotals Totals(const pqxx::row& row, int first) {
     return t;
 }
 
+// A PostgreSQL text[] literal: libpqxx 6 has no array parameters.
+std::string TextArray(const std::vector<std::string_view>& items) {
+    std::string out = "{";
+    for (const auto item : items) {
+        out += out.size() > 1 ? ",\"" : "\"";
+        for (const char c : item) {
+            if (c == '"' || c == '\\') {
+                out += '\\';
+            }
+            out += c;
+        }
+        out += '"';
+    }
+    return out + "}";
+}
+
+placement::AttemptOutcome Outcome(const pqxx::row& row, int first) {
+    return {
+        FromMicros(row[first].as<std::int64_t>()),
+        row[first + 1].as<bool>(),
+        row[first + 2].as<std::string>(),
+        row[first + 3].as<std::string>()};
+}
+
 }  // namespace
 
-Result<placement::Usage> PgUsageSource::ActiveUsage(const placement::Requester& requester,
-                                                    const std::string& exclude_deployment_id) {
+Result<placement::Usage> PgUsageSource::ActiveUsage(
+    const placement::Requester& requester, const std::string& exclude_deployment_id
+) {
     return pool_.Run([&](pqxx::connection& conn) {
         pqxx::read_transaction tx(conn);
         // One scan of the group's active rows gives the group and the user totals per service.
         const auto rows = tx.exec_params(
-            std::string("SELECT COALESCE(handle->'target'->>'service_id', ''), (owner_issuer = $2 AND owner_subject = $3), "
-                        "sum(req_cpus), sum(req_mem_mb)::bigint, sum(req_gpus)::int, sum(req_instances)::int "
-                        "FROM deployments WHERE user_group = $1 AND ") +
-                kActive + " AND id::text <> $4 GROUP BY 1, 2",
-            requester.user_group, requester.issuer, requester.subject, exclude_deployment_id
+            std::string(
+                "SELECT COALESCE(handle->'target'->>'service_id', ''), (owner_issuer = $2 AND owner_subject = $3), "
+                "sum(req_cpus), sum(req_mem_mb)::bigint, sum(req_gpus)::int, sum(req_instances)::int "
+                "FROM deployments WHERE user_group = $1 AND "
+            ) + kActive +
+                " AND id::text <> $4 GROUP BY 1, 2",
+            requester.user_group,
+            requester.issuer,
+            requester.subject,
+            exclude_deployment_id
         );
         placement::Usage usage;
         for (const auto& row : rows) {
@@ -57,24 +87,55 @@ std::vector<placement::AttemptOutcome> PgSiteHistory::RecentAttempts(const std::
             "SELECT (extract(epoch from finished_at)*1000000)::bigint, outcome = 'SUCCEEDED', deployment_id::text, "
             "COALESCE(reason, '') FROM attempts WHERE service_id = $1 AND finished_at IS NOT NULL "
             "AND outcome <> 'RUNNING' ORDER BY finished_at DESC LIMIT $2",
-            service_id, static_cast<std::int64_t>(limit)
+            service_id,
+            static_cast<std::int64_t>(limit)
         );
         std::vector<placement::AttemptOutcome> out;
         for (const auto& row : r) {
-            out.push_back({FromMicros(row[0].as<std::int64_t>()), row[1].as<bool>(), row[2].as<std::string>(),
-                           row[3].as<std::string>()});
+            out.push_back(Outcome(row, 0));
         }
         return out;
     });
     return rows ? std::move(*rows) : std::vector<placement::AttemptOutcome>{};
 }
 
+placement::AttemptsByService PgSiteHistory::RecentAttemptsOf(
+    const std::vector<std::string_view>& service_ids, std::size_t limit
+) {
+    if (service_ids.empty() || limit == 0) {
+        return {};
+    }
+    auto rows = pool_.Run([&](pqxx::connection& conn) {
+        pqxx::read_transaction tx(conn);
+        const auto r = tx.exec_params(
+            "SELECT service_id, micros, ok, deployment_id, reason FROM ("
+            "SELECT service_id, (extract(epoch from finished_at)*1000000)::bigint AS micros, "
+            "outcome = 'SUCCEEDED' AS ok, deployment_id::text AS deployment_id, COALESCE(reason, '') AS reason, "
+            "row_number() OVER (PARTITION BY service_id ORDER BY finished_at DESC) AS n "
+            "FROM attempts WHERE service_id = ANY($1::text[]) AND finished_at IS NOT NULL "
+            "AND outcome <> 'RUNNING') recent WHERE n <= $2 ORDER BY service_id, n",
+            TextArray(service_ids),
+            static_cast<std::int64_t>(limit)
+        );
+        placement::AttemptsByService out;
+        for (const auto& row : r) {
+            out[row[0].as<std::string>()].push_back(Outcome(row, 1));
+        }
+        return out;
+    });
+    return rows ? std::move(*rows) : placement::AttemptsByService{};
+}
+
 Status PgRefreshTokenStore::Put(const std::string& issuer, const std::string& subject, const std::string& ciphertext) {
     return pool_.Run([&](pqxx::connection& conn) {
         pqxx::work tx(conn);
-        tx.exec_params("INSERT INTO oidc_refresh_tokens (issuer, subject, ciphertext) VALUES ($1, $2, $3) "
-                       "ON CONFLICT (issuer, subject) DO UPDATE SET ciphertext = EXCLUDED.ciphertext, updated_at = now()",
-                       issuer, subject, ciphertext);
+        tx.exec_params(
+            "INSERT INTO oidc_refresh_tokens (issuer, subject, ciphertext) VALUES ($1, $2, $3) "
+            "ON CONFLICT (issuer, subject) DO UPDATE SET ciphertext = EXCLUDED.ciphertext, updated_at = now()",
+            issuer,
+            subject,
+            ciphertext
+        );
         tx.commit();
     });
 }
@@ -82,8 +143,9 @@ Status PgRefreshTokenStore::Put(const std::string& issuer, const std::string& su
 Result<std::optional<std::string>> PgRefreshTokenStore::Get(const std::string& issuer, const std::string& subject) {
     return pool_.Run([&](pqxx::connection& conn) -> std::optional<std::string> {
         pqxx::read_transaction tx(conn);
-        const auto r = tx.exec_params("SELECT ciphertext FROM oidc_refresh_tokens WHERE issuer = $1 AND subject = $2",
-                                      issuer, subject);
+        const auto r = tx.exec_params(
+            "SELECT ciphertext FROM oidc_refresh_tokens WHERE issuer = $1 AND subject = $2", issuer, subject
+        );
         if (r.empty()) {
             return std::nullopt;
         }

@@ -8,3 +8,4 @@ set(SOURCES
   ${AREA_DIR}/deployment_steps.cpp
 )
 list(APPEND SOURCES ${AREA_DIR}/tosca_template_service.cpp)
+list(APPEND SOURCES ${AREA_DIR}/caching_template_service.cpp)

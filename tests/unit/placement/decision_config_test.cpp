@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 namespace orch::test {
 namespace {
 
@@ -35,6 +37,23 @@ TEST_CASE("the decision JSON is stable, complete, and reads back", "[placement][
     REQUIRE(back);
     CHECK(back->ToJson() == json);
     CHECK(back->ranked[0].placements.at("vm").image_id == "bd44de58-022c-5319-8754-471e65282dc8");
+}
+
+TEST_CASE("notes kept as records read as words, after the catalogue and the request are gone", "[placement][json]") {
+    std::optional<placement::PlacementDecision> kept;
+    {
+        FixtureWorld world;
+        const auto spec = GpuVmSpec();
+        kept = world.Place(spec);  // the world (catalogue source, placer) and the spec end here
+    }
+    const auto& chosen = kept->verdicts.front();
+    REQUIRE(chosen.accepted);
+    REQUIRE(chosen.reasons.size() >= 1);
+    CHECK_THAT(chosen.reasons[0].Text(), Catch::StartsWith("node 'vm': flavor g1.t4x1, image '"));
+    const placement::PlacementDecision copy = *kept;
+    kept.reset();
+    const Json json = copy.ToJson();
+    CHECK(json.at("sites").at(0).at("reasons").at(0) == copy.verdicts.front().reasons[0].Text());
 }
 
 TEST_CASE("malformed stored decisions are errors", "[placement][json]") {

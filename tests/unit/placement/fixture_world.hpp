@@ -75,7 +75,7 @@ inline const placement::SiteVerdict* FindVerdict(
 inline std::string AllReasons(const placement::SiteVerdict& verdict) {
     std::string text;
     for (const auto& reason : verdict.reasons) {
-        text += reason + "\n";
+        text += reason.Text() + "\n";
     }
     return text;
 }

@@ -42,7 +42,8 @@ TEST_CASE("gpu-aware: recent failures lower the success rate, an open breaker ra
     CHECK(last.score_breakdown.at("circuit_breaker") == "open");
     CHECK(last.score_breakdown.at("recent_failures") == 3);
     CHECK_THAT(
-        last.reasons.back(), Catch::Contains("ranked last: its last 3 attempts failed (Marathon refused the app)")
+        last.reasons.back().Text(),
+        Catch::Contains("ranked last: its last 3 attempts failed (Marathon refused the app)")
     );
 
     world.now += std::chrono::hours(1);  // after the cooldown the breaker closes, the low success rate stays

@@ -5,5 +5,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/quota_test.cpp
   ${TEST_DIR}/ranking_test.cpp
   ${TEST_DIR}/decision_config_test.cpp
+  ${TEST_DIR}/flavor_index_test.cpp
 )
 set(TEST_LIBS orch::orchestrator)

@@ -95,7 +95,9 @@ bool FastParser::ParseFlowSequenceEntry() {
     const char c = cur_.Peek();
     if (c == '"' || c == '\'' || CanStartPlain(c, cur_.PeekAt(1), true)) {
         const Cursor::State start = cur_.Save();
-        const bool is_key = IsFlowKey();
+        std::string_view text;
+        bool plain = true;
+        const bool is_key = ScanImplicitKey(true, text, plain);
         cur_.Restore(start);
         if (is_key) {
             return ParseFlowPair();
@@ -104,25 +106,10 @@ bool FastParser::ParseFlowSequenceEntry() {
     return ParseFlowNode(Props{cur_.MarkHere()});
 }
 
-bool FastParser::IsFlowKey() {
-    std::string_view text;
-    if (cur_.Peek() == '"' || cur_.Peek() == '\'') {
-        if (!ScanQuoted(text)) {
-            return false;
-        }
-        while (cur_.Peek() == ' ') {
-            cur_.Advance();
-        }
-        return cur_.Peek() == ':';
-    }
-    PlainEnd end = PlainEnd::kEnd;
-    return ScanPlainLine(true, text, end) && end == PlainEnd::kColon;
-}
-
 bool FastParser::ParseFlowPair() {
     // yaml-cpp reads "[a, k: v]" as a sequence holding a one-entry mapping marked at its key.
     if (!Enter() || !builder_.StartCollection(NodeKind::kMapping, cur_.MarkHere(), TreeBuilder::kNoAnchor) ||
-        !ParseFlowKey() || !SkipFlowSpace()) {
+        !ParseImplicitKey(true) || !SkipFlowSpace()) {
         return false;
     }
     const char c = cur_.Peek();
@@ -148,7 +135,7 @@ bool FastParser::ParseFlowMapping(Props props) {
         if (cur_.Peek() == '}') {
             break;
         }
-        if (!ParseFlowKey() || !SkipFlowSpace()) {
+        if (!ParseImplicitKey(true) || !SkipFlowSpace()) {
             return false;
         }
         char c = cur_.Peek();
@@ -172,37 +159,6 @@ bool FastParser::ParseFlowMapping(Props props) {
     builder_.EndCollection();
     Leave();
     return true;
-}
-
-bool FastParser::ParseFlowKey() {
-    const Mark mark = cur_.MarkHere();
-    const char* start = cur_.Here();
-    std::string_view text;
-    bool plain = true;
-    const char c = cur_.Peek();
-    if (c == '"' || c == '\'') {
-        if (!ScanQuoted(text)) {
-            return false;
-        }
-        plain = false;
-        while (cur_.Peek() == ' ') {
-            cur_.Advance();
-        }
-        if (cur_.Peek() != ':') {
-            return false;
-        }
-    } else {
-        PlainEnd end = PlainEnd::kEnd;
-        if (!CanStartPlain(c, cur_.PeekAt(1), true) || !ScanPlainLine(true, text, end) || end != PlainEnd::kColon ||
-            IsNullText(text)) {
-            return false;
-        }
-    }
-    if (cur_.Here() - start > kMaxImplicitKey) {
-        return false;
-    }
-    cur_.Advance();  // ':'
-    return builder_.Scalar(mark, text, plain, TreeBuilder::kNoAnchor);
 }
 
 }  // namespace orch::tosca::yaml

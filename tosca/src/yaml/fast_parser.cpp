@@ -199,7 +199,7 @@ bool FastParser::ParseBlockMapping(int column, Props props) {
         return false;
     }
     for (;;) {
-        if (!ParseKey() || !ParseMapValue(column)) {
+        if (!ParseImplicitKey(false) || !ParseMapValue(column)) {
             return false;
         }
         if (cur_.AtEnd()) {
@@ -218,32 +218,32 @@ bool FastParser::ParseBlockMapping(int column, Props props) {
     return true;
 }
 
-bool FastParser::ParseKey() {
+bool FastParser::ScanImplicitKey(bool in_flow, std::string_view& text, bool& plain) {
+    const char c = cur_.Peek();
+    if (c == '"' || c == '\'') {
+        plain = false;
+        if (!ScanQuoted(text)) {
+            return false;
+        }
+        while (cur_.Peek() == ' ') {
+            cur_.Advance();
+        }
+        // After a quoted key a flow context takes ':' alone, as JSON writes it.
+        return cur_.Peek() == ':' && (in_flow || IsBlankOrBreak(cur_.PeekAt(1)));
+    }
+    plain = true;
+    PlainEnd end = PlainEnd::kEnd;
+    return CanStartPlain(c, cur_.PeekAt(1), in_flow) && ScanPlainLine(in_flow, text, end) && end == PlainEnd::kColon;
+}
+
+bool FastParser::ParseImplicitKey(bool in_flow) {
     const Mark mark = cur_.MarkHere();
     const char* start = cur_.Here();
     std::string_view text;
     bool plain = true;
-    const char c = cur_.Peek();
-    if (c == '"' || c == '\'') {
-        if (!ScanQuoted(text)) {
-            return false;
-        }
-        plain = false;
-        while (cur_.Peek() == ' ') {
-            cur_.Advance();
-        }
-        if (cur_.Peek() != ':' || !IsBlankOrBreak(cur_.PeekAt(1))) {
-            return false;
-        }
-    } else {
-        PlainEnd end = PlainEnd::kEnd;
-        if (!CanStartPlain(c, cur_.PeekAt(1), false) || !ScanPlainLine(false, text, end) || end != PlainEnd::kColon ||
-            IsNullText(text)) {
-            return false;  // not "key:", or a null key (an error yaml-cpp's path reports)
-        }
-    }
-    if (cur_.Here() - start > kMaxImplicitKey) {
-        return false;
+    if (!ScanImplicitKey(in_flow, text, plain) || (plain && IsNullText(text)) ||
+        cur_.Here() - start > kMaxImplicitKey) {
+        return false;  // not "key:", a null key (an error yaml-cpp's path reports) or too long a key
     }
     cur_.Advance();  // ':'
     return builder_.Scalar(mark, text, plain, TreeBuilder::kNoAnchor);

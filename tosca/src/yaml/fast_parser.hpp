@@ -67,7 +67,8 @@ class FastParser {
     bool ParseBlockMapping(int column, Props props);
     bool ParseBlockSequence(int column, Props props);
     bool ParseMapValue(int map_column);
-    bool ParseKey();
+    bool ScanImplicitKey(bool in_flow, std::string_view& text, bool& plain);
+    bool ParseImplicitKey(bool in_flow);
     bool ParseInlineScalarOrKey(const Context& context, Props props);
     bool FinishLine();
     Mark EndMark(int collection_column, bool is_sequence) const;
@@ -78,9 +79,7 @@ class FastParser {
     bool ParseFlowNode(Props props);
     bool ParseFlowSequence(Props props);
     bool ParseFlowMapping(Props props);
-    bool ParseFlowKey();
     bool ParseFlowSequenceEntry();
-    bool IsFlowKey();
     bool ParseFlowPair();
     bool SkipFlowSpace();
 

@@ -3,6 +3,7 @@
 #include "cmdb/catalogue_source.hpp"
 #include "cmdb/sla_source.hpp"
 #include "monitoring/feed.hpp"
+#include "orchestrator/placement/flavor_index.hpp"
 #include "orchestrator/placement/placement_options.hpp"
 #include "orchestrator/placement/placer.hpp"
 #include "orchestrator/placement/usage.hpp"
@@ -36,6 +37,8 @@ class DefaultPlacer : public Placer {
     std::map<std::string, std::string> ConfigurationEndpoints() const override;
 
     const PlacementOptions& options() const { return options_; }
+    /// Flavor indexes built so far: one per catalogue version (see FlavorIndexCache).
+    std::size_t flavor_index_builds() const { return flavor_indexes_.builds(); }
 
    private:
     cmdb::CatalogueSource& catalogue_;
@@ -45,6 +48,7 @@ class DefaultPlacer : public Placer {
     SiteHistory& history_;
     PlacementOptions options_;
     cmdb::NowFn now_;
+    FlavorIndexCache flavor_indexes_;
 };
 
 }  // namespace orch::placement

@@ -1,15 +1,18 @@
 #pragma once
 
-#include <map>
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "common/json.hpp"
 #include "common/result.hpp"
 #include "connectors/connector.hpp"
+#include "orchestrator/placement/anchored_text.hpp"
+#include "orchestrator/placement/reason.hpp"
 #include "orchestrator/placement/score_breakdown.hpp"
 #include "tosca/deployment_spec.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace orch::placement {
 
@@ -33,28 +36,32 @@ struct PlacementRequest {
 struct Candidate {
     connectors::SiteTarget target;  ///< credentials are left empty: the workflow fills them per call
     std::map<std::string, connectors::NodePlacement> placements;
-    std::string provider_name;      ///< cloudProviderName in the API
-    Json endpoint = Json::object(); ///< cloudProviderEndpoint in the API (cpEndpoint, region, deploymentType, ...)
+    std::string provider_name;       ///< cloudProviderName in the API
+    Json endpoint = Json::object();  ///< cloudProviderEndpoint in the API (cpEndpoint, region, deploymentType, ...)
     double score = 0;
 };
 
 /// The verdict on one candidate service, with every reason and the score breakdown.
 struct SiteVerdict {
-    std::string provider_id, provider_name, service_id, service_type;
+    AnchoredText provider_id, provider_name, service_id, service_type;
     bool accepted = false;
-    std::vector<std::string> reasons;          ///< why rejected (all of them), or notes when accepted
-    ScoreBreakdown score_breakdown;            ///< rendered by ToJson (ScoreBreakdown::ToJson)
+    Reasons reasons;                 ///< why rejected (all of them), or notes when accepted
+    ScoreBreakdown score_breakdown;  ///< rendered by ToJson (ScoreBreakdown::ToJson)
     double score = 0;
-    int rank = 0;                               ///< 1-based among accepted; 0 when rejected
+    int rank = 0;  ///< 1-based among accepted; 0 when rejected
 };
 
 /// A placement and its explanation; stored with the deployment and served as JSON.
 struct PlacementDecision {
-    std::vector<Candidate> ranked;        ///< best first; empty when nothing fits
-    std::vector<SiteVerdict> verdicts;    ///< every service considered
-    std::vector<std::string> notes;       ///< e.g. "monitoring feed unavailable: ..."
-    std::string mode;                     ///< "gpu-aware" or "indigo"
-    std::string evaluated_at;             ///< RFC 3339 UTC time of the placement
+    std::vector<Candidate> ranked;      ///< best first; empty when nothing fits
+    std::vector<SiteVerdict> verdicts;  ///< every service considered
+    std::vector<std::string> notes;     ///< e.g. "monitoring feed unavailable: ..."
+    std::string mode;                   ///< "gpu-aware" or "indigo"
+    std::string evaluated_at;           ///< RFC 3339 UTC time of the placement
+    /// What the verdicts' reasons point into (the catalogue, the request's node names): kept
+    /// alive with the decision and its copies. A verdict copied out of every decision must be
+    /// put into words (Reasons::Texts) while one still exists.
+    std::vector<std::shared_ptr<const void>> anchors;
 
     /// The explanation record (documented in docs/placement.md): stable keys, credentials never included.
     Json ToJson() const;
@@ -67,7 +74,7 @@ struct PlacementDecision {
 /// Chooses and ranks sites for a deployment. Failures of feeds are recorded in `notes`, not
 /// returned as errors; an error means placement itself could not run (e.g. no catalogue at all).
 class Placer {
-public:
+   public:
     virtual ~Placer() = default;
     virtual Result<PlacementDecision> Place(const PlacementRequest& request) = 0;
     /// The endpoints shown by GET /configuration (cmdb_url, slam_url, monitoring_url, ...).

@@ -9,6 +9,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace orch::placement {
@@ -62,6 +64,15 @@ struct AttemptOutcome {
     std::string error;  ///< the failure text when !success (shown in explanations)
 };
 
+/// Hashes ids so a map keyed by std::string is searched with a string_view.
+struct IdHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view id) const { return std::hash<std::string_view>{}(id); }
+};
+
+/// Attempts per service id; a service without attempts has no entry.
+using AttemptsByService = std::unordered_map<std::string, std::vector<AttemptOutcome>, IdHash, std::equal_to<>>;
+
 /// Recent attempts per CMDB service, newest first, at most `limit`. Failures are attempts that
 /// ended with a provider error (the workflow's "try another site" / provider timeout), not user
 /// errors; an attempt still running is not an outcome. An unreachable store yields an empty list.
@@ -69,6 +80,9 @@ class SiteHistory {
    public:
     virtual ~SiteHistory() = default;
     virtual std::vector<AttemptOutcome> RecentAttempts(const std::string& service_id, std::size_t limit) = 0;
+    /// RecentAttempts of every service in `service_ids` at once. Placement ranks thousands of
+    /// services: stores answer in one round trip (this default asks service by service).
+    virtual AttemptsByService RecentAttemptsOf(const std::vector<std::string_view>& service_ids, std::size_t limit);
 };
 
 /// In-memory UsageSource for tests and the database-less demo.
@@ -104,10 +118,16 @@ class InMemorySiteHistory : public SiteHistory {
    public:
     void Record(const std::string& service_id, AttemptOutcome outcome);
     std::vector<AttemptOutcome> RecentAttempts(const std::string& service_id, std::size_t limit) override;
+    AttemptsByService RecentAttemptsOf(const std::vector<std::string_view>& service_ids, std::size_t limit) override;
+    /// How many times the history was read (one per placement when batched).
+    std::size_t reads() const;
 
    private:
-    std::mutex mutex_;
-    std::map<std::string, std::vector<AttemptOutcome>> by_service_;  ///< oldest first
+    std::vector<AttemptOutcome> NewestLocked(const std::vector<AttemptOutcome>& list, std::size_t limit) const;
+
+    mutable std::mutex mutex_;
+    std::map<std::string, std::vector<AttemptOutcome>, std::less<>> by_service_;  ///< oldest first
+    std::size_t reads_ = 0;
 };
 
 }  // namespace orch::placement

@@ -1,0 +1,90 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace orch::placement {
+
+/// One reason (a rejected site) or note (an accepted one), kept as what was found and put into
+/// words only when shown (Text). A placement explains thousands of sites and most of those
+/// explanations are never read, so the frequent ones are a code and a few views instead of a
+/// string built per site. The views point into data the decision keeps alive (the catalogue, the
+/// request's node names: PlacementDecision::anchors).
+class Reason {
+   public:
+    Reason() = default;
+    /// Already in words: rarer reasons, and reasons read back from a stored decision.
+    Reason(std::string text) : text_(std::move(text)) {}  // NOLINT(google-explicit-constructor)
+    Reason(const char* text) : text_(text) {}             // NOLINT(google-explicit-constructor)
+    /// A text that lives as long as the program (a literal): no copy.
+    static Reason Fixed(std::string_view text);
+    /// "node '<node>': flavor <flavor>, image '<image>'".
+    static Reason VmChoice(std::string_view node, std::string_view flavor, std::string_view image);
+
+    std::string Text() const;
+    bool operator==(const Reason& other) const { return Text() == other.Text(); }
+
+   private:
+    enum class Code : std::uint8_t { kText, kFixed, kVmChoice };
+    Code code_ = Code::kText;
+    std::string text_;
+    std::string_view args_[3];
+};
+
+/// The reasons of one site, in order. The first lives inline, so the usual one-note site
+/// allocates nothing.
+class Reasons {
+   public:
+    class const_iterator {
+       public:
+        using iterator_category = std::forward_iterator_tag;
+        using value_type = Reason;
+        using difference_type = std::ptrdiff_t;
+        using pointer = const Reason*;
+        using reference = const Reason&;
+
+        const_iterator() = default;
+        const_iterator(const Reasons* owner, std::size_t at) : owner_(owner), at_(at) {}
+        reference operator*() const { return (*owner_)[at_]; }
+        pointer operator->() const { return &(*owner_)[at_]; }
+        const_iterator& operator++() {
+            ++at_;
+            return *this;
+        }
+        const_iterator operator++(int) {
+            auto copy = *this;
+            ++at_;
+            return copy;
+        }
+        bool operator==(const const_iterator& other) const { return at_ == other.at_; }
+
+       private:
+        const Reasons* owner_ = nullptr;
+        std::size_t at_ = 0;
+    };
+
+    Reasons() = default;
+    Reasons(const std::vector<std::string>& texts);  // NOLINT(google-explicit-constructor)
+
+    void push_back(Reason reason);
+    std::size_t size() const { return first_ ? 1 + rest_.size() : 0; }
+    bool empty() const { return !first_; }
+    const Reason& operator[](std::size_t i) const { return i == 0 ? *first_ : rest_[i - 1]; }
+    const Reason& back() const { return (*this)[size() - 1]; }
+    const_iterator begin() const { return {this, 0}; }
+    const_iterator end() const { return {this, size()}; }
+
+    /// Every reason in words.
+    std::vector<std::string> Texts() const;
+
+   private:
+    std::optional<Reason> first_;
+    std::vector<Reason> rest_;
+};
+
+}  // namespace orch::placement
