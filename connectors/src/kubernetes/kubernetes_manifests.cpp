@@ -200,6 +200,14 @@ Json ServiceFor(
     };
 }
 
+// The default rollout (25% surge) starts a new pod before stopping an old one; with GPUs that
+// extra pod needs a GPU the deployment does not hold, and when the nodes have none free it stays
+// Unschedulable and the rollout never ends (seen with the real scheduler, kubernetes_real). GPU
+// Deployments are therefore updated one pod at a time, in place.
+Json GpuRolloutStrategy() {
+    return {{"type", "RollingUpdate"}, {"rollingUpdate", {{"maxSurge", 0}, {"maxUnavailable", 1}}}};
+}
+
 ConnectorResult<KubeManifest> Workload(
     const tosca::NodeSpec& node,
     const std::string& name,
@@ -215,18 +223,17 @@ ConnectorResult<KubeManifest> Workload(
     if (kind == KubeWorkload::kDeployment) {
         const int replicas =
             node.count == 1 && node.properties.contains("replicas") ? PropertyInt(node, "replicas", 1) : node.count;
+        Json spec = {
+            {"replicas", std::max(0, replicas)}, {"selector", Selector(name, instance)}, {"template", pod_template}};
+        if (node.resources.gpu.count > 0) {
+            spec["strategy"] = GpuRolloutStrategy();
+        }
         return KubeManifest{
             node.name,
             "Deployment",
             name,
             "/apis/apps/v1/namespaces/" + ns + "/deployments",
-            {{"apiVersion", "apps/v1"},
-             {"kind", "Deployment"},
-             {"metadata", metadata},
-             {"spec",
-              {{"replicas", std::max(0, replicas)},
-               {"selector", Selector(name, instance)},
-               {"template", pod_template}}}}};
+            {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", metadata}, {"spec", spec}}};
     }
     const int count = std::max(1, node.count);
     const Json job_spec = {

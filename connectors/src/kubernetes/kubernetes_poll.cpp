@@ -4,6 +4,7 @@
 
 #include "connectors/workload.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace orch::connectors::kubernetes {
@@ -70,18 +71,38 @@ Verdict JudgeJob(const Json& job) {
     return v;
 }
 
+bool Terminating(const Json& pod) {
+    const auto metadata = pod.find("metadata");
+    return metadata != pod.end() && metadata->contains("deletionTimestamp");
+}
+
 // What the pods of one workload say: unplaceable (another site may have the GPUs), a bad image
 // name (the user's mistake), or a waiting reason worth showing.
-std::optional<Failure> JudgePods(const std::vector<const Json*>& pods, std::string& waiting) {
+//
+// Unschedulable is a verdict on the site only when nothing is about to free resources. Pods being
+// deleted (`terminating` in the namespace) keep their GPUs until their kubelets confirm the end,
+// and the scheduler retries a second or so after that; during a Deployment's later rollouts
+// (`rollout`: generation > 1) old pods go and new ones come all the time. A pod replacing one of
+// them is Unschedulable for a while although the site is fine (seen with the real scheduler), so
+// then it is waiting, and a rollout that really cannot finish ends with its progress deadline.
+std::optional<Failure> JudgePods(
+    const std::vector<const Json*>& pods, int terminating, bool rollout, std::string& waiting
+) {
     for (const Json* pod : pods) {
         const Json status = pod->value("status", Json::object());
         const std::string name = (*pod)["metadata"].value("name", "");
         const Json* scheduled = FindCondition(status, "PodScheduled");
         if (scheduled != nullptr && scheduled->value("status", "") == "False" &&
-            scheduled->value("reason", "") == "Unschedulable") {
-            return Failure{
-                FailureKind::kTryAnotherSite,
-                "pod " + name + " cannot be scheduled: " + scheduled->value("message", "")};
+            scheduled->value("reason", "") == "Unschedulable" && !Terminating(*pod)) {
+            const std::string verdict = "pod " + name + " cannot be scheduled: " + scheduled->value("message", "");
+            if (terminating == 0 && !rollout) {
+                return Failure{FailureKind::kTryAnotherSite, verdict};
+            }
+            waiting += "; " + verdict +
+                       (terminating > 0 ? " (waiting for " + std::to_string(terminating) +
+                                              " terminating pod(s) to free their resources)"
+                                        : " (a rollout: its progress deadline decides)");
+            continue;
         }
         for (const auto& cs : status.value("containerStatuses", Json::array())) {
             const Json waiting_state = cs.value("state", Json::object()).value("waiting", Json::object());
@@ -171,6 +192,9 @@ ConnectorResult<Observation> PollNamespace(
     }
     ORCH_CONNECTOR_TRY(Json pod_list, rest.ParseBody(pr, "listing pods of " + ns));
     const Json pod_items = pod_list.value("items", Json::array());  // outlives the pointers below
+    const int terminating =
+        static_cast<int>(std::count_if(pod_items.begin(), pod_items.end(), [](const Json& p) { return Terminating(p); })
+        );
     std::vector<std::string> waiting;
     std::map<std::string, int> index;
     for (std::size_t i = 1; i < manifests.size(); ++i) {
@@ -222,7 +246,8 @@ ConnectorResult<Observation> PollNamespace(
         }
         std::string detail;
         if (!v.ready) {
-            if (auto pod_failure = JudgePods(pods, detail)) {
+            const bool rollout = m.kind == "Deployment" && object["metadata"].value("generation", 1) > 1;
+            if (auto pod_failure = JudgePods(pods, terminating, rollout, detail)) {
                 v.failure = pod_failure;
             }
         }

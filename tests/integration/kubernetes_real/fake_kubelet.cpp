@@ -130,14 +130,28 @@ Json StartedStatus(const Json& pod) {
 
 }  // namespace
 
-void RegisterNodes() {
-    RegisterNode(kGpuNode, true);
-    RegisterNode(kCpuNode, false);
+void EnsureNodes() {
+    static std::once_flag registered;
+    std::call_once(registered, [] {
+        RegisterNode(kGpuNode, true);
+        RegisterNode(kCpuNode, false);
+    });
+}
+
+void RemoveNamespace(const std::string& ns) {
+    const Answer list = AdminCall("GET", "/api/v1/namespaces/" + ns + "/pods");
+    if (list.status == 404) {
+        return;
+    }
+    AdminCall("DELETE", "/api/v1/namespaces/" + ns);
+    const Json now = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"gracePeriodSeconds", 0}};
+    for (const auto& pod : list.body.value("items", Json::array())) {
+        AdminCall("DELETE", "/api/v1/namespaces/" + ns + "/pods/" + pod["metadata"].value("name", ""), &now);
+    }
 }
 
 void Pass(const std::string& ns) {
-    static std::once_flag registered;
-    std::call_once(registered, RegisterNodes);
+    EnsureNodes();
     const Answer list = AdminCall("GET", "/api/v1/namespaces/" + ns + "/pods");
     if (list.status == 404) {
         return;

@@ -18,10 +18,14 @@ inline constexpr int kGpus = 2;
 /// pods that are not restarted: Jobs); every other container runs or succeeds.
 inline constexpr char kExitCodeVariable[] = "FAKE_KUBELET_EXIT_CODE";
 
-/// Registers both nodes as Ready (idempotent, safe from several processes at once).
-void RegisterNodes();
+/// Registers both nodes as Ready, once per process (idempotent, safe from several processes).
+void EnsureNodes();
 
-/// One kubelet pass over namespace `ns` (registering the nodes first when needed): pods bound
+/// Deletes namespace `ns` and removes its pods at once, as after a kubelet confirmed their end
+/// (cleanup after a failed test; a missing namespace is fine).
+void RemoveNamespace(const std::string& ns);
+
+/// One kubelet pass over namespace `ns` (EnsureNodes first): pods bound
 /// to our nodes and still Pending start (Running and Ready when restartPolicy is Always, else
 /// Succeeded or Failed by kExitCodeVariable); pods being deleted are removed at once, since no
 /// kubelet confirms their termination.

@@ -69,16 +69,31 @@ NodeSpec BatchJob(const std::string& name) {
     return node;
 }
 
+// One deployment of a test. The nodes are registered before anything is created, so the
+// scheduler never sees a pod before them. Whatever a failed test leaves is removed at the end
+// (pods at once, as they would keep GPUs the next test needs), even where the test did not get
+// to its own delete.
 struct Deployment {
     orch::tosca::DeploymentSpec spec;
     DeployRequest request;
 
     Deployment(std::vector<NodeSpec> nodes, SiteTarget target) {
+        kubelet::EnsureNodes();
         spec.kind = orch::tosca::DeploymentKind::kKubernetes;
         spec.nodes = std::move(nodes);
         request.deployment_id = orch::RandomUuid();
         request.spec = &spec;
         request.target = std::move(target);
+    }
+    Deployment(const Deployment&) = delete;
+    Deployment& operator=(const Deployment&) = delete;
+
+    ~Deployment() {
+        try {
+            kubelet::RemoveNamespace(orch::connectors::KubernetesNamespace(request.deployment_id, request.target));
+        } catch (const std::exception&) {
+            // The control plane is gone already; the fixture's stop removes everything anyway.
+        }
     }
 };
 
@@ -224,7 +239,9 @@ TEST_CASE(
 
     CheckNothingDropped(d.request);
 
+    // Scale and a new image at once: the real Deployment controller rolls out a new ReplicaSet.
     d.spec.nodes[0].count = 3;
+    d.spec.nodes[0].image = "nginx:1.27";
     auto updated_result = connector.Update(handle, d.request);
     if (auto* failure = std::get_if<Failure>(&updated_result)) {
         FAIL("Update failed: " << failure->message);
@@ -237,6 +254,16 @@ TEST_CASE(
     REQUIRE(obs.phase == Phase::kReady);
     CHECK(CountStarted(obs, "web") == 3);
     CHECK(obs.attributes["web"]["service_ports"].begin().value()["target"] == node_port);
+    const auto web_pods =
+        rig::AdminCall("GET", "/api/v1/namespaces/" + ns + "/pods?labelSelector=app.kubernetes.io/name%3Dweb");
+    int current = 0;
+    for (const auto& pod : web_pods.body["items"]) {
+        if (!pod["metadata"].contains("deletionTimestamp")) {
+            CHECK(pod["spec"]["containers"][0]["image"] == "nginx:1.27");
+            ++current;
+        }
+    }
+    CHECK(current == 3);
 
     DeleteAndWaitGone(connector, updated, d.spec);
 }
@@ -266,6 +293,43 @@ TEST_CASE(
         CHECK(obs.reason.find("didn't match Pod's node affinity") != std::string::npos);
         DeleteAndWaitGone(connector, handle, d.spec);
     }
+}
+
+TEST_CASE(
+    "real rollout: a new image for a GPU Deployment that holds every GPU of the node completes", "[kubernetes_real]"
+) {
+    KubernetesConnector connector(rig::Clients());
+    NodeSpec trainer = GpuApp("trainer", 1, "Tesla V100");
+    trainer.count = kubelet::kGpus;
+    Deployment d({trainer}, rig::TokenTarget());
+    const Handle handle = MustCreate(connector, d.request);
+    Observation obs = rig::PollUntil(connector, handle, d.spec, Settled, 120s);
+    INFO(obs.reason);
+    REQUIRE(obs.phase == Phase::kReady);
+    REQUIRE(CountStarted(obs, "trainer") == kubelet::kGpus);
+
+    // A surge pod would need a third GPU that no node has: the rollout must replace pods in place.
+    d.spec.nodes[0].image = "tensorflow/tensorflow:2.16.1-gpu";
+    auto updated_result = connector.Update(handle, d.request);
+    if (auto* failure = std::get_if<Failure>(&updated_result)) {
+        FAIL("Update failed: " << failure->message);
+    }
+    const Handle updated = std::get<Handle>(updated_result);
+    obs = rig::PollUntil(connector, updated, d.spec, Settled, 120s);
+    INFO(obs.reason);
+    REQUIRE(obs.phase == Phase::kReady);
+    const auto pods = rig::AdminCall(
+        "GET", "/api/v1/namespaces/" + handle.physical_id + "/pods?labelSelector=app.kubernetes.io/name%3Dtrainer"
+    );
+    int current = 0;
+    for (const auto& pod : pods.body["items"]) {
+        if (!pod["metadata"].contains("deletionTimestamp")) {
+            CHECK(pod["spec"]["containers"][0]["image"] == "tensorflow/tensorflow:2.16.1-gpu");
+            ++current;
+        }
+    }
+    CHECK(current == kubelet::kGpus);
+    DeleteAndWaitGone(connector, updated, d.spec);
 }
 
 TEST_CASE(
@@ -370,6 +434,15 @@ TEST_CASE("real API server: a scheduled node becomes a batch/v1beta1 CronJob", "
     REQUIRE(cron.status == 200);
     CHECK(cron.body["spec"]["schedule"] == "30 2 * * *");
     CheckNothingDropped(d.request);
+
+    d.spec.nodes[0].schedule = "R/2024-01-01T03:00:00Z/PT6H";
+    auto updated = connector.Update(handle, d.request);
+    if (auto* failure = std::get_if<Failure>(&updated)) {
+        FAIL("Update failed: " << failure->message);
+    }
+    const auto changed =
+        rig::AdminCall("GET", "/apis/batch/v1beta1/namespaces/" + handle.physical_id + "/cronjobs/nightly");
+    CHECK(changed.body["spec"]["schedule"] == "0 3-23/6 * * *");  // 03:00, 09:00, 15:00, 21:00
     DeleteAndWaitGone(connector, handle, d.spec);
 }
 
@@ -378,7 +451,8 @@ TEST_CASE(
 ) {
     KubernetesConnector connector(rig::Clients());
     SECTION("client certificate") {
-        Deployment d({WebApp("web")}, rig::CertTarget());
+        // A TOSCA node name that is no DNS label: the names derived from it must pass the server.
+        Deployment d({WebApp("Web_App.v2")}, rig::CertTarget());
         const Handle handle = MustCreate(connector, d.request);
         const Observation obs = rig::PollUntil(connector, handle, d.spec, Settled, 180s);
         INFO(obs.reason);

@@ -109,6 +109,28 @@ TEST_CASE(
     CHECK(affinity.dump().find("NVIDIA-A100-PCIE-40GB") != std::string::npos);
 }
 
+TEST_CASE(
+    "Kubernetes: GPU Deployments roll out one pod at a time without a surge pod, others keep the default",
+    "[connectors][kubernetes]"
+) {
+    // A surge pod needs a GPU nobody frees: on a full GPU node the real scheduler leaves it
+    // Unschedulable and the rollout never ends (integration.kubernetes_real "real rollout ...").
+    const auto spec = SpecOf(DeploymentKind::kKubernetes, {KubeGpuApp("trainer", 1, ""), KubeApp("web")});
+    const auto manifests =
+        Ok(BuildKubernetesManifests(Request(kDeployment, spec, Target(TargetKind::kKubernetes, "http://k"))));
+    REQUIRE(manifests.size() == 4);  // namespace, trainer, web + service
+    REQUIRE(manifests[1].name == "trainer");
+    const Json strategy = manifests[1].body["spec"]["strategy"];
+    CHECK(strategy["type"] == "RollingUpdate");
+    CHECK(strategy["rollingUpdate"]["maxSurge"] == 0);
+    CHECK(strategy["rollingUpdate"]["maxUnavailable"] == 1);
+    auto violations = Schemas()->Validate("deployment-apps-v1.json", manifests[1].body);
+    REQUIRE(violations);
+    CHECK(violations->empty());
+    REQUIRE(manifests[2].name == "web");
+    CHECK_FALSE(manifests[2].body["spec"].contains("strategy"));
+}
+
 TEST_CASE("ISO 8601 repeating intervals become cron schedules where cron can say it", "[connectors][kubernetes]") {
     CHECK(Ok(IsoScheduleToCron("R/2024-01-01T00:00:00Z/PT15M")) == "*/15 * * * *");
     CHECK(Ok(IsoScheduleToCron("R5/2024-01-01T00:07:00Z/PT15M")) == "7-59/15 * * * *");
@@ -192,6 +214,69 @@ TEST_CASE("Kubernetes: insufficient GPUs or no matching GPU model means try anot
     const auto fits = SpecOf(DeploymentKind::kKubernetes, {KubeGpuApp("fits", 1, "")});
     const Handle h3 = Ok(f.connector.Create(Request("dep-capacity", fits, f.target)));
     CHECK(PollUntilSettled(f.connector, h3, fits, *f.site).failure == FailureKind::kTryAnotherSite);
+}
+
+TEST_CASE(
+    "Kubernetes: Unschedulable is waiting while pods terminate or a rollout runs, a verdict on a first rollout",
+    "[connectors][kubernetes]"
+) {
+    // The real 1.20 scheduler during a GPU rollout: the old pod keeps its GPU until its kubelet
+    // confirms the end, so the new one is Unschedulable meanwhile and a little after
+    // (integration.kubernetes_real "real rollout ...").
+    ScriptedHttpClient client;
+    SharedClientFactory factory(client);
+    KubernetesConnector connector(factory);
+    const auto spec = SpecOf(DeploymentKind::kKubernetes, {KubeGpuApp("trainer", 1, "")});
+    Handle handle;
+    handle.deployment_id = kDeployment;
+    handle.target = Target(TargetKind::kKubernetes, "http://k");
+    handle.physical_id = KubernetesNamespace(kDeployment, handle.target);
+    const Json ns = {{"metadata", {{"name", handle.physical_id}}}, {"status", {{"phase", "Active"}}}};
+    Json deployment = {
+        {"metadata", {{"name", "trainer"}, {"generation", 1}}},
+        {"spec", {{"replicas", 1}}},
+        {"status", {{"observedGeneration", 2}, {"replicas", 1}, {"updatedReplicas", 1}, {"availableReplicas", 0}}}};
+    const auto pod = [](const std::string& name, bool terminating) {
+        Json p = {
+            {"metadata", {{"name", name}, {"labels", {{"app.kubernetes.io/name", "trainer"}}}}},
+            {"status",
+             {{"phase", "Pending"},
+              {"conditions",
+               {{{"type", "PodScheduled"},
+                 {"status", "False"},
+                 {"reason", "Unschedulable"},
+                 {"message", "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."}}}}}}};
+        if (terminating) {
+            p["metadata"]["deletionTimestamp"] = "2026-11-26T09:00:00Z";
+            p["status"] = {{"phase", "Running"}};
+        }
+        return p;
+    };
+    const auto script = [&](const Json& pods) {
+        client.PushStatus(200, ns.dump());
+        client.PushStatus(200, Json{{"items", pods}}.dump());
+        client.PushStatus(200, deployment.dump());
+    };
+
+    script(Json::array({pod("trainer-old", true), pod("trainer-new", false)}));
+    const Observation waiting = Ok(connector.Poll(handle, spec));
+    CHECK(waiting.phase == Phase::kInProgress);
+    CHECK(waiting.reason.find("waiting for 1 terminating pod(s)") != std::string::npos);
+
+    script(Json::array({pod("trainer-new", false)}));
+    const Observation failed = Ok(connector.Poll(handle, spec));
+    CHECK(failed.phase == Phase::kFailed);
+    CHECK(failed.failure == FailureKind::kTryAnotherSite);
+    CHECK(failed.reason.find("Insufficient nvidia.com/gpu") != std::string::npos);
+
+    // After an update (generation 2) the old pod may just have gone and the scheduler not yet
+    // retried: the Deployment's progress deadline is the verdict then.
+    deployment["metadata"]["generation"] = 2;
+    deployment["status"]["observedGeneration"] = 2;
+    script(Json::array({pod("trainer-new", false)}));
+    const Observation rollout = Ok(connector.Poll(handle, spec));
+    CHECK(rollout.phase == Phase::kInProgress);
+    CHECK(rollout.reason.find("progress deadline") != std::string::npos);
 }
 
 TEST_CASE("Kubernetes jobs: complete, or fail after their retries", "[connectors][kubernetes]") {
