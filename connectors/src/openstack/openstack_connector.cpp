@@ -305,7 +305,7 @@ ConnectorResult<Handle> OpenStackConnector::UpdateUnguarded(const Handle& handle
     return MakeHandle(request, servers);
 }
 
-ConnectorResult<bool> OpenStackConnector::DeleteUnguarded(const Handle& handle, bool force) {
+ConnectorResult<Deletion> OpenStackConnector::DeleteUnguarded(const Handle& handle, bool force) {
     auto refs = openstack::ServerRefs(handle);
     if (std::holds_alternative<Failure>(refs) && !force) {
         return std::get<Failure>(refs);
@@ -347,7 +347,7 @@ ConnectorResult<bool> OpenStackConnector::DeleteUnguarded(const Handle& handle, 
         }
         anything_left = anything_left || std::get<bool>(deleted);
     }
-    return !anything_left;
+    return anything_left ? Deletion::kInProgress : Deletion::kComplete;
 }
 
 ConnectorResult<bool> OpenStackConnector::ActUnguarded(
@@ -392,7 +392,7 @@ ConnectorResult<Handle> OpenStackConnector::Update(const Handle& handle, const D
     return GuardJson(request.target.site_id, [&] { return UpdateUnguarded(handle, request); });
 }
 
-ConnectorResult<bool> OpenStackConnector::Delete(const Handle& handle, bool force) {
+ConnectorResult<Deletion> OpenStackConnector::Delete(const Handle& handle, bool force) {
     return GuardJson(handle.target.site_id, [&] { return DeleteUnguarded(handle, force); });
 }
 
