@@ -50,16 +50,27 @@ std::string Microversion(const OpenStackOptions& options, const SiteTarget& targ
     return it != target.options.end() && it->is_string() ? it->get<std::string>() : options.compute_microversion;
 }
 
+/// False for a server another catalogue service made for the same deployment (an earlier attempt
+/// on another site of the same cloud and project): deleting or adopting it by name would break
+/// that attempt (found end to end: a failed attempt's cleanup deleted the next site's server).
+bool MadeThrough(const Json& server, const SiteTarget& target) {
+    const Json metadata = server.value("metadata", Json::object());
+    return !metadata.is_object() || metadata.value("orch_service", target.service_id) == target.service_id;
+}
+
 /// Live servers of the deployment by name; servers on their way out do not count.
-ConnectorResult<std::map<std::string, std::string>> LiveByName(OpenStackApi& api, const std::string& deployment_id) {
+ConnectorResult<std::map<std::string, std::string>> LiveByName(
+    OpenStackApi& api, const std::string& deployment_id, const SiteTarget& target
+) {
     auto listed = api.ListServers(Prefix(deployment_id));
     if (auto* failure = std::get_if<Failure>(&listed)) {
         return *failure;
     }
     std::map<std::string, std::string> out;
     for (const auto& server : std::get<std::vector<Json>>(listed)) {
-        if (server.value("OS-EXT-STS:task_state", Json()).is_string() &&
-            server["OS-EXT-STS:task_state"] == "deleting") {
+        if ((server.value("OS-EXT-STS:task_state", Json()).is_string() && server["OS-EXT-STS:task_state"] == "deleting"
+            ) ||
+            !MadeThrough(server, target)) {
             continue;
         }
         out[server.value("name", "")] = server.value("id", "");
@@ -167,7 +178,7 @@ ConnectorResult<Handle> OpenStackConnector::CreateUnguarded(const DeployRequest&
         return *failure;
     }
     auto& api = std::get<OpenStackApi>(made);
-    auto live = LiveByName(api, request.deployment_id);
+    auto live = LiveByName(api, request.deployment_id, request.target);
     if (auto* failure = std::get_if<Failure>(&live)) {
         return *failure;
     }
@@ -267,7 +278,7 @@ ConnectorResult<Handle> OpenStackConnector::UpdateUnguarded(const Handle& handle
             return std::get<Failure>(deleted);
         }
     }
-    auto live = LiveByName(api, request.deployment_id);
+    auto live = LiveByName(api, request.deployment_id, request.target);
     if (auto* failure = std::get_if<Failure>(&live)) {
         return *failure;
     }
@@ -329,7 +340,9 @@ ConnectorResult<Deletion> OpenStackConnector::DeleteUnguarded(const Handle& hand
         }
     } else {
         for (const auto& server : std::get<std::vector<Json>>(listed)) {
-            ids.insert(server.value("id", ""));
+            if (MadeThrough(server, handle.target)) {
+                ids.insert(server.value("id", ""));
+            }
         }
     }
     bool anything_left = false;
