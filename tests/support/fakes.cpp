@@ -56,6 +56,7 @@ Result<placement::PlacementDecision> FakePlacer::Place(const placement::Placemen
         c.target.kind = connectors::TargetKind::kMarathon;
         c.target.endpoint = "http://" + site + ".invalid/";
         c.provider_name = site;
+        c.placements["app"] = {"flavor-" + site, "small", "image-" + site, "ubuntu"};
         c.endpoint = {{"cpEndpoint", c.target.endpoint}, {"deploymentType", "MARATHON"}};
         decision.ranked.push_back(c);
         placement::SiteVerdict v;
@@ -103,7 +104,7 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(const c
     const std::string key = Key(handle.target.site_id, handle.deployment_id);
     const std::lock_guard lock(mutex_);
     connectors::Observation obs;
-    if (live_.count(key) == 0) {
+    if (live_.count(key) == 0 && listed_after_delete_.count(key) == 0) {
         obs.phase = connectors::Phase::kGone;
         return obs;
     }
@@ -130,23 +131,40 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(const c
 
 connectors::ConnectorResult<connectors::Handle> FakeConnector::Update(const connectors::Handle& handle,
                                                                       const connectors::DeployRequest& request) {
-    (void)request;
+    const std::lock_guard lock(mutex_);
+    update_placements_[request.deployment_id] = request.placements;
     return handle;
 }
 
-connectors::ConnectorResult<bool> FakeConnector::Delete(const connectors::Handle& handle, bool force) {
+connectors::ConnectorResult<connectors::Deletion> FakeConnector::Delete(const connectors::Handle& handle, bool force) {
     (void)force;
     const std::lock_guard lock(mutex_);
-    if (auto& b = behaviour_[handle.target.site_id]; b.deletes_without_effect > 0) {
+    const std::string key = Key(handle.target.site_id, handle.deployment_id);
+    auto& b = behaviour_[handle.target.site_id];
+    if (b.deletes_without_effect > 0) {
         --b.deletes_without_effect;
-        return true;
+        return connectors::Deletion::kInProgress;
     }
-    live_.erase(Key(handle.target.site_id, handle.deployment_id));
-    return true;
+    const bool existed = live_.erase(key) > 0;
+    if (b.ended_work_stays_listed) {
+        if (existed) {
+            listed_after_delete_.insert(key);
+        }
+        return connectors::Deletion::kComplete;
+    }
+    // Like the asynchronous sites: what existed is gone only when a later Poll says so.
+    return existed ? connectors::Deletion::kInProgress : connectors::Deletion::kComplete;
 }
 
 connectors::ConnectorResult<bool> FakeConnector::Act(const connectors::Handle&, const std::string&, const std::string&) {
     return connectors::Failure{connectors::FailureKind::kUserError, "actions are not supported by the fake site"};
+}
+
+std::map<std::string, connectors::NodePlacement> FakeConnector::UpdatePlacements(const std::string& deployment_id
+) const {
+    const std::lock_guard lock(mutex_);
+    const auto it = update_placements_.find(deployment_id);
+    return it == update_placements_.end() ? std::map<std::string, connectors::NodePlacement>{} : it->second;
 }
 
 std::set<std::string> FakeConnector::Live() const {

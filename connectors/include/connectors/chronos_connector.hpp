@@ -41,7 +41,9 @@ class ChronosConnector final : public Connector {
     ConnectorResult<Handle> Create(const DeployRequest& request) override;
     ConnectorResult<Observation> Poll(const Handle& handle, const tosca::DeploymentSpec& spec) override;
     ConnectorResult<Handle> Update(const Handle& handle, const DeployRequest& request) override;
-    ConnectorResult<bool> Delete(const Handle& handle, bool force) override;
+    /// Kills and removes the deployment's jobs: kInProgress (running tasks end asynchronously),
+    /// kComplete when there was no job left.
+    ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
 
    private:

@@ -102,6 +102,14 @@ struct Handle {
     Json state = Json::object();  ///< connector-private bookkeeping persisted by the workflow
 };
 
+/// What a Delete call achieved. The workflow ends the delete at once on kComplete and polls
+/// until Poll reports kGone on kInProgress, so a connector must never answer kComplete while
+/// something of the deployment is still on its way out.
+enum class Deletion {
+    kComplete,    ///< nothing of the deployment is left (or was ever there): no polling needed
+    kInProgress,  ///< removal accepted; Poll reports kGone once the site has finished it
+};
+
 /// One interface for every target. Every call is bounded by the connector's timeout; calls are
 /// idempotent by deployment id (a create re-run after a crash finds what it already created).
 class Connector {
@@ -113,8 +121,11 @@ public:
     virtual ConnectorResult<Observation> Poll(const Handle& handle, const tosca::DeploymentSpec& spec) = 0;
     /// Brings the deployment to `spec` (scale count, removal_list of instance physical ids).
     virtual ConnectorResult<Handle> Update(const Handle& handle, const DeployRequest& request) = 0;
-    /// Starts removal; Poll then reports kGone when everything is gone. `force` tolerates failures.
-    virtual ConnectorResult<bool> Delete(const Handle& handle, bool force) = 0;
+    /// Removes everything of the deployment (idempotent: deleting what is gone is kComplete).
+    /// Asynchronous sites (Marathon, Chronos, Kubernetes, servers Nova still deletes) answer
+    /// kInProgress; synchronous outcomes and "already gone" answer kComplete. `force` tolerates
+    /// failures other than transient ones.
+    virtual ConnectorResult<Deletion> Delete(const Handle& handle, bool force) = 0;
     /// Start/stop one instance where the target can (VMs); others answer kUserError.
     virtual ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) = 0;
 };

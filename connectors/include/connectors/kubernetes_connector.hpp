@@ -55,7 +55,9 @@ class KubernetesConnector final : public Connector {
     ConnectorResult<Handle> Create(const DeployRequest& request) override;
     ConnectorResult<Observation> Poll(const Handle& handle, const tosca::DeploymentSpec& spec) override;
     ConnectorResult<Handle> Update(const Handle& handle, const DeployRequest& request) override;
-    ConnectorResult<bool> Delete(const Handle& handle, bool force) override;
+    /// Foreground-deletes the workloads, then the namespace: kInProgress until Poll sees the
+    /// namespace gone; kComplete only when every object was already gone (404).
+    ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
 
    private:

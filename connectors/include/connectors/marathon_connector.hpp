@@ -32,7 +32,9 @@ class MarathonConnector final : public Connector {
     ConnectorResult<Handle> Create(const DeployRequest& request) override;
     ConnectorResult<Observation> Poll(const Handle& handle, const tosca::DeploymentSpec& spec) override;
     ConnectorResult<Handle> Update(const Handle& handle, const DeployRequest& request) override;
-    ConnectorResult<bool> Delete(const Handle& handle, bool force) override;
+    /// Removes the deployment's group: kInProgress (Marathon kills the tasks asynchronously),
+    /// kComplete when the group was already gone.
+    ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
 
    private:

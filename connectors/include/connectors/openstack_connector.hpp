@@ -39,9 +39,9 @@ class OpenStackConnector final : public Connector {
     /// instances are deleted, missing ones created. Existing servers are not resized.
     ConnectorResult<Handle> Update(const Handle& handle, const DeployRequest& request) override;
     /// Deletes every server of the deployment (also ones created by an interrupted Create that
-    /// the handle does not list). True when nothing was left; otherwise Poll reports kGone once
-    /// Nova has removed them.
-    ConnectorResult<bool> Delete(const Handle& handle, bool force) override;
+    /// the handle does not list). kComplete when nothing was left; otherwise kInProgress and Poll
+    /// reports kGone once Nova has removed them.
+    ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
     /// "start" (os-start), "stop" (os-stop) or "reboot" (soft) one server of the deployment.
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
 
@@ -51,7 +51,7 @@ class OpenStackConnector final : public Connector {
     ConnectorResult<Handle> CreateUnguarded(const DeployRequest& request);
     ConnectorResult<Observation> PollUnguarded(const Handle& handle, const tosca::DeploymentSpec& spec);
     ConnectorResult<Handle> UpdateUnguarded(const Handle& handle, const DeployRequest& request);
-    ConnectorResult<bool> DeleteUnguarded(const Handle& handle, bool force);
+    ConnectorResult<Deletion> DeleteUnguarded(const Handle& handle, bool force);
     ConnectorResult<bool> ActUnguarded(const Handle& handle, const std::string& physical_id, const std::string& action);
 
     SiteClientFactory& clients_;

@@ -31,9 +31,10 @@ class SlurmConnector final : public Connector {
     /// beyond the count (highest indexes first) are cancelled, missing instances submitted with
     /// the lowest free indexes. Jobs that stay are not changed.
     ConnectorResult<Handle> Update(const Handle& handle, const DeployRequest& request) override;
-    /// Cancels every job still pending or running. Returns true when nothing is left running
-    /// (then Poll reports kGone), false when jobs are still completing.
-    ConnectorResult<bool> Delete(const Handle& handle, bool force) override;
+    /// Cancels every job still pending or running. kComplete when every job has ended (a
+    /// deployment whose jobs all completed stays "ready" in Poll: this is the only answer),
+    /// kInProgress while cancelled jobs are still completing (Poll then reports kGone).
+    ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
     /// Batch jobs cannot be started or stopped: always kUserError.
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
 
@@ -43,7 +44,7 @@ class SlurmConnector final : public Connector {
     ConnectorResult<Handle> CreateUnguarded(const DeployRequest& request);
     ConnectorResult<Observation> PollUnguarded(const Handle& handle, const tosca::DeploymentSpec& spec);
     ConnectorResult<Handle> UpdateUnguarded(const Handle& handle, const DeployRequest& request);
-    ConnectorResult<bool> DeleteUnguarded(const Handle& handle, bool force);
+    ConnectorResult<Deletion> DeleteUnguarded(const Handle& handle, bool force);
 
     SiteClientFactory& clients_;
     SlurmOptions options_;

@@ -206,10 +206,13 @@ ConnectorResult<Handle> ChronosConnector::Update(const Handle& handle, const Dep
     });
 }
 
-ConnectorResult<bool> ChronosConnector::Delete(const Handle& handle, bool force) {
-    return GuardJson("Chronos site " + handle.target.site_id, [&]() -> ConnectorResult<bool> {
+ConnectorResult<Deletion> ChronosConnector::Delete(const Handle& handle, bool force) {
+    return GuardJson("Chronos site " + handle.target.site_id, [&]() -> ConnectorResult<Deletion> {
         ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(handle.target));
         ORCH_CONNECTOR_TRY(std::vector<std::string> names, ExistingJobs(rest, handle.deployment_id));
+        if (names.empty()) {
+            return Deletion::kComplete;
+        }
         // Children were submitted after their parents; removing them first (reverse submission
         // order, kept in the handle) never leaves a child pointing at a deleted parent.
         std::vector<std::string> ordered;
@@ -238,7 +241,7 @@ ConnectorResult<bool> ChronosConnector::Delete(const Handle& handle, bool force)
             }
             ORCH_LOG_WARN("Chronos job deletion failed; forced", {{"job", name}, {"error", failure.message}});
         }
-        return true;
+        return Deletion::kInProgress;
     });
 }
 

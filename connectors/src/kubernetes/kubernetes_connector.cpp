@@ -145,8 +145,8 @@ ConnectorResult<Handle> KubernetesConnector::Update(const Handle& handle, const 
     });
 }
 
-ConnectorResult<bool> KubernetesConnector::Delete(const Handle& handle, bool force) {
-    return GuardJson("Kubernetes site " + handle.target.site_id, [&]() -> ConnectorResult<bool> {
+ConnectorResult<Deletion> KubernetesConnector::Delete(const Handle& handle, bool force) {
+    return GuardJson("Kubernetes site " + handle.target.site_id, [&]() -> ConnectorResult<Deletion> {
         ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(handle.target));
         const std::string ns =
             handle.physical_id.empty() ? KubernetesNamespace(handle.deployment_id, handle.target) : handle.physical_id;
@@ -158,9 +158,14 @@ ConnectorResult<bool> KubernetesConnector::Delete(const Handle& handle, bool for
             }
         }
         paths.push_back("/api/v1/namespaces/" + ns);
+        bool all_gone = true;
         for (const auto& path : paths) {
             ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("DELETE", path, &ForegroundDelete()));
-            if (r.Ok() || r.status == 404) {
+            if (r.status == 404) {
+                continue;
+            }
+            all_gone = false;
+            if (r.Ok()) {
                 continue;
             }
             Failure failure = rest.StatusFailure(r, "deleting " + path);
@@ -169,8 +174,11 @@ ConnectorResult<bool> KubernetesConnector::Delete(const Handle& handle, bool for
             }
             ORCH_LOG_WARN("Kubernetes deletion failed; forced", {{"path", path}, {"error", failure.message}});
         }
+        if (all_gone) {
+            return Deletion::kComplete;
+        }
         ORCH_LOG_INFO("Kubernetes namespace deletion started", {{"namespace", ns}, {"site", handle.target.site_id}});
-        return true;
+        return Deletion::kInProgress;
     });
 }
 

@@ -136,19 +136,22 @@ ConnectorResult<Handle> MarathonConnector::Update(const Handle& handle, const De
     });
 }
 
-ConnectorResult<bool> MarathonConnector::Delete(const Handle& handle, bool force) {
-    return GuardJson("Marathon site " + handle.target.site_id, [&]() -> ConnectorResult<bool> {
+ConnectorResult<Deletion> MarathonConnector::Delete(const Handle& handle, bool force) {
+    return GuardJson("Marathon site " + handle.target.site_id, [&]() -> ConnectorResult<Deletion> {
         ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(handle.target));
         const std::string group = MarathonGroupId(handle.deployment_id);
         ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("DELETE", "/v2/groups" + group + "?force=true"));
-        if (r.Ok() || r.status == 404) {
+        if (r.status == 404) {
+            return Deletion::kComplete;
+        }
+        if (r.Ok()) {
             ORCH_LOG_INFO("Marathon group deletion started", {{"group", group}, {"site", handle.target.site_id}});
-            return true;
+            return Deletion::kInProgress;
         }
         Failure failure = rest.StatusFailure(r, "deleting Marathon group " + group);
         if (force && failure.kind != FailureKind::kRetryHere) {
             ORCH_LOG_WARN("Marathon group deletion failed; forced", {{"group", group}, {"error", failure.message}});
-            return true;
+            return Deletion::kInProgress;  // whatever is left, polling tells
         }
         return failure;
     });

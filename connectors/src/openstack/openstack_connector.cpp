@@ -50,16 +50,27 @@ std::string Microversion(const OpenStackOptions& options, const SiteTarget& targ
     return it != target.options.end() && it->is_string() ? it->get<std::string>() : options.compute_microversion;
 }
 
+/// False for a server another catalogue service made for the same deployment (an earlier attempt
+/// on another site of the same cloud and project): deleting or adopting it by name would break
+/// that attempt (found end to end: a failed attempt's cleanup deleted the next site's server).
+bool MadeThrough(const Json& server, const SiteTarget& target) {
+    const Json metadata = server.value("metadata", Json::object());
+    return !metadata.is_object() || metadata.value("orch_service", target.service_id) == target.service_id;
+}
+
 /// Live servers of the deployment by name; servers on their way out do not count.
-ConnectorResult<std::map<std::string, std::string>> LiveByName(OpenStackApi& api, const std::string& deployment_id) {
+ConnectorResult<std::map<std::string, std::string>> LiveByName(
+    OpenStackApi& api, const std::string& deployment_id, const SiteTarget& target
+) {
     auto listed = api.ListServers(Prefix(deployment_id));
     if (auto* failure = std::get_if<Failure>(&listed)) {
         return *failure;
     }
     std::map<std::string, std::string> out;
     for (const auto& server : std::get<std::vector<Json>>(listed)) {
-        if (server.value("OS-EXT-STS:task_state", Json()).is_string() &&
-            server["OS-EXT-STS:task_state"] == "deleting") {
+        if ((server.value("OS-EXT-STS:task_state", Json()).is_string() && server["OS-EXT-STS:task_state"] == "deleting"
+            ) ||
+            !MadeThrough(server, target)) {
             continue;
         }
         out[server.value("name", "")] = server.value("id", "");
@@ -167,7 +178,7 @@ ConnectorResult<Handle> OpenStackConnector::CreateUnguarded(const DeployRequest&
         return *failure;
     }
     auto& api = std::get<OpenStackApi>(made);
-    auto live = LiveByName(api, request.deployment_id);
+    auto live = LiveByName(api, request.deployment_id, request.target);
     if (auto* failure = std::get_if<Failure>(&live)) {
         return *failure;
     }
@@ -267,7 +278,7 @@ ConnectorResult<Handle> OpenStackConnector::UpdateUnguarded(const Handle& handle
             return std::get<Failure>(deleted);
         }
     }
-    auto live = LiveByName(api, request.deployment_id);
+    auto live = LiveByName(api, request.deployment_id, request.target);
     if (auto* failure = std::get_if<Failure>(&live)) {
         return *failure;
     }
@@ -305,7 +316,7 @@ ConnectorResult<Handle> OpenStackConnector::UpdateUnguarded(const Handle& handle
     return MakeHandle(request, servers);
 }
 
-ConnectorResult<bool> OpenStackConnector::DeleteUnguarded(const Handle& handle, bool force) {
+ConnectorResult<Deletion> OpenStackConnector::DeleteUnguarded(const Handle& handle, bool force) {
     auto refs = openstack::ServerRefs(handle);
     if (std::holds_alternative<Failure>(refs) && !force) {
         return std::get<Failure>(refs);
@@ -329,7 +340,9 @@ ConnectorResult<bool> OpenStackConnector::DeleteUnguarded(const Handle& handle, 
         }
     } else {
         for (const auto& server : std::get<std::vector<Json>>(listed)) {
-            ids.insert(server.value("id", ""));
+            if (MadeThrough(server, handle.target)) {
+                ids.insert(server.value("id", ""));
+            }
         }
     }
     bool anything_left = false;
@@ -347,7 +360,7 @@ ConnectorResult<bool> OpenStackConnector::DeleteUnguarded(const Handle& handle, 
         }
         anything_left = anything_left || std::get<bool>(deleted);
     }
-    return !anything_left;
+    return anything_left ? Deletion::kInProgress : Deletion::kComplete;
 }
 
 ConnectorResult<bool> OpenStackConnector::ActUnguarded(
@@ -392,7 +405,7 @@ ConnectorResult<Handle> OpenStackConnector::Update(const Handle& handle, const D
     return GuardJson(request.target.site_id, [&] { return UpdateUnguarded(handle, request); });
 }
 
-ConnectorResult<bool> OpenStackConnector::Delete(const Handle& handle, bool force) {
+ConnectorResult<Deletion> OpenStackConnector::Delete(const Handle& handle, bool force) {
     return GuardJson(handle.target.site_id, [&] { return DeleteUnguarded(handle, force); });
 }
 

@@ -61,6 +61,9 @@ Json Metadata(const DeployRequest& request, const tosca::NodeSpec& node, int ind
     metadata["orch_deployment_id"] = request.deployment_id;
     metadata["orch_node"] = node.name.substr(0, kMaxMetadataValue);
     metadata["orch_index"] = std::to_string(index);
+    // Which catalogue service made it: two services on one cloud and project see each other's
+    // servers under the same deployment name prefix.
+    metadata["orch_service"] = request.target.service_id.substr(0, kMaxMetadataValue);
     return metadata;
 }
 

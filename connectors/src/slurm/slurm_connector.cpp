@@ -265,7 +265,7 @@ ConnectorResult<Handle> SlurmConnector::UpdateUnguarded(const Handle& handle, co
     return MakeHandle(request, std::get<std::vector<JobRef>>(all));
 }
 
-ConnectorResult<bool> SlurmConnector::DeleteUnguarded(const Handle& handle, bool force) {
+ConnectorResult<Deletion> SlurmConnector::DeleteUnguarded(const Handle& handle, bool force) {
     auto jobs = JobsOf(handle);
     if (auto* failure = std::get_if<Failure>(&jobs)) {
         return *failure;
@@ -289,7 +289,7 @@ ConnectorResult<bool> SlurmConnector::DeleteUnguarded(const Handle& handle, bool
         }
         all_ended = all_ended && std::get<bool>(outcome);
     }
-    return all_ended;
+    return all_ended ? Deletion::kComplete : Deletion::kInProgress;
 }
 
 ConnectorResult<bool> SlurmConnector::Act(
@@ -310,7 +310,7 @@ ConnectorResult<Handle> SlurmConnector::Update(const Handle& handle, const Deplo
     return GuardJson(request.target.site_id, [&] { return UpdateUnguarded(handle, request); });
 }
 
-ConnectorResult<bool> SlurmConnector::Delete(const Handle& handle, bool force) {
+ConnectorResult<Deletion> SlurmConnector::Delete(const Handle& handle, bool force) {
     return GuardJson(handle.target.site_id, [&] { return DeleteUnguarded(handle, force); });
 }
 

@@ -182,6 +182,41 @@ void AddResources(const DeployRequest& request, const tosca::NodeSpec& node, Jso
     }
 }
 
+std::string SiteWorkingDirectory(const DeployRequest& request) {
+    const std::string directory = OptionString(request.target, "working_directory");
+    return directory.empty() ? std::string(kDefaultWorkDir) : directory;
+}
+
+// The user's home on the site: the option `home_directory` with %u replaced by the user name; a
+// site that declares none has its jobs run in its working directory instead.
+std::string SiteHome(const DeployRequest& request) {
+    std::string home = OptionString(request.target, "home_directory");
+    if (home.empty()) {
+        return SiteWorkingDirectory(request);
+    }
+    for (auto at = home.find("%u"); at != std::string::npos; at = home.find("%u", at)) {
+        home.replace(at, 2, request.target.credentials.username);
+        at += request.target.credentials.username.size();
+    }
+    return home;
+}
+
+// QCG templates put paths in the user's home ("${HOME}", "$HOME/out", "~/out"): QCG expanded
+// them on the site, but slurmrestd takes paths literally, and a job whose working directory is
+// the text "${HOME}" fails (found end to end with deep_qcg_job.yaml).
+std::string ExpandHome(const std::string& path, const DeployRequest& request) {
+    for (const std::string_view prefix : {"${HOME}", "$HOME", "~"}) {
+        if (path.rfind(prefix, 0) != 0) {
+            continue;
+        }
+        const std::string rest = path.substr(prefix.size());
+        if (rest.empty() || rest[0] == '/') {  // not "$HOMEDIR" nor "~user"
+            return SiteHome(request) + rest;
+        }
+    }
+    return path;
+}
+
 }  // namespace
 
 std::string SlurmJobName(const std::string& deployment_id, const std::string& node, int index) {
@@ -209,20 +244,18 @@ ConnectorResult<Json> BuildSlurmSubmission(const DeployRequest& request, const t
         {"environment", Environment(request, node, index)},
         {"requeue", false},
     };
-    std::string directory = PropertyString(node, "directory");
-    if (directory.empty()) {
-        directory = OptionString(request.target, "working_directory");
-    }
-    job["current_working_directory"] = directory.empty() ? std::string(kDefaultWorkDir) : directory;
+    const std::string directory = PropertyString(node, "directory");
+    job["current_working_directory"] =
+        directory.empty() ? SiteWorkingDirectory(request) : ExpandHome(directory, request);
 
     const std::string out = PropertyString(node, "std_outerr").empty() ? PropertyString(node, "stdout")
                                                                        : PropertyString(node, "std_outerr");
-    job["standard_output"] = out.empty() ? name + "-%j.out" : out;
+    job["standard_output"] = out.empty() ? name + "-%j.out" : ExpandHome(out, request);
     if (const auto err = PropertyString(node, "stderr"); !err.empty()) {
-        job["standard_error"] = err;
+        job["standard_error"] = ExpandHome(err, request);
     }
     if (const auto in = PropertyString(node, "stdin"); !in.empty()) {
-        job["standard_input"] = in;
+        job["standard_input"] = ExpandHome(in, request);
     }
 
     const std::string queue = PropertyString(node, "queue");

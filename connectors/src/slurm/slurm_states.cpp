@@ -165,7 +165,11 @@ Observation JobSetView::Observe() const {
         }
         if (IsFailed(e.state)) {
             obs.phase = Phase::kFailed;
-            obs.failure = OneOf(kUserFaultStates, e.state) ? FailureKind::kUserError : FailureKind::kTryAnotherSite;
+            // Slurm also ends a job FAILED with a reason that is the site's, not the job's: an
+            // impossible GPU request accepted at submission ends "FAILED (BadConstraints)" (seen
+            // end to end); another site may run it.
+            const bool job_at_fault = OneOf(kUserFaultStates, e.state) && !OneOf(kHopelessReasons, e.reason);
+            obs.failure = job_at_fault ? FailureKind::kUserError : FailureKind::kTryAnotherSite;
             obs.reason = "Slurm job " + e.name + " ended " + e.state + " (" + DescribeExit(e.exit_status) +
                          (e.reason.empty() || e.reason == "None" ? "" : ", " + e.reason) + ")";
             return obs;

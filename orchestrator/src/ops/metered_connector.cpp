@@ -41,7 +41,7 @@ public:
                                                const connectors::DeployRequest& request) override {
         return Timed("update", handle.target, [&] { return inner_.Update(handle, request); });
     }
-    ConnectorResult<bool> Delete(const connectors::Handle& handle, bool force) override {
+    ConnectorResult<connectors::Deletion> Delete(const connectors::Handle& handle, bool force) override {
         return Timed("delete", handle.target, [&] { return inner_.Delete(handle, force); });
     }
     ConnectorResult<bool> Act(const connectors::Handle& handle, const std::string& physical_id,

@@ -8,6 +8,7 @@
 #include "gpu_model.hpp"
 #include "indigo_adapter.hpp"
 #include "quota.hpp"
+#include "vm_match.hpp"
 
 #include <algorithm>
 #include <array>
@@ -183,16 +184,16 @@ SiteVerdict ToVerdict(Evaluation& eval, int rank) {
 struct CompiledNodes {
     std::shared_ptr<const FlavorIndex> index;
     std::vector<FlavorIndex::Query> queries;  ///< per profile node
-    std::shared_ptr<const std::vector<std::string>> names;
+    std::shared_ptr<const std::vector<NodeFacts>> facts;
 
     CompiledNodes(const RequestProfile& profile, std::shared_ptr<const FlavorIndex> flavor_index)
         : index(std::move(flavor_index)) {
-        auto node_names = std::make_shared<std::vector<std::string>>();
+        auto all = std::make_shared<std::vector<NodeFacts>>();
         for (const auto& need : profile.nodes) {
             queries.push_back(index->Compile(need.ForFlavor()));
-            node_names->push_back(need.node->name);
+            all->push_back({need.node->name, need.node->resources.instance_type, need.ForFlavor()});
         }
-        names = std::move(node_names);
+        facts = std::move(all);
     }
 };
 
@@ -293,9 +294,9 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         options_,
         nodes.index.get(),
         &nodes.queries,
-        nodes.names.get()};
+        nodes.facts.get()};
     // Verdicts and notes refer to these texts instead of copying them.
-    decision.anchors = {catalogue->catalogue, slas->slas, nodes.names};
+    decision.anchors = {catalogue->catalogue, slas->slas, nodes.facts};
     const PolicyScope scope = BuildPolicyScope(*request.spec, *slas->slas, group);
     Append(decision.notes, scope.notes);
     QuotaCheck quota(context, usage_);

@@ -16,6 +16,8 @@
 
 namespace orch::placement {
 
+struct NodeFacts;  // vm_match.hpp
+
 /// One candidate service while a placement runs: what the filters found and what ranking needs.
 /// Ids are views of the SLA set's and the catalogue's own texts, which the decision anchors.
 struct Evaluation {
@@ -89,8 +91,8 @@ struct PlacementContext {
     /// order as profile.nodes); without them flavors are scanned.
     const FlavorIndex* flavor_index = nullptr;
     const std::vector<FlavorIndex::Query>* flavor_queries = nullptr;
-    /// profile.nodes' names, kept alive by the decision (notes refer to them).
-    const std::vector<std::string>* node_names = nullptr;
+    /// What each profile node asks, kept alive by the decision (reasons and notes refer to it).
+    const std::vector<NodeFacts>* nodes = nullptr;
 };
 
 /// What the template's placement policies allow, decided once per placement.

@@ -18,6 +18,15 @@ Reason Reason::VmChoice(std::string_view node, std::string_view flavor, std::str
     return reason;
 }
 
+Reason Reason::Deferred(Render render, const void* subject, const void* detail) {
+    Reason reason;
+    reason.code_ = Code::kDeferred;
+    reason.render_ = render;
+    reason.subject_ = subject;
+    reason.detail_ = detail;
+    return reason;
+}
+
 std::string Reason::Text() const {
     switch (code_) {
         case Code::kText:
@@ -36,6 +45,8 @@ std::string Reason::Text() const {
                 .append("'");
             return text;
         }
+        case Code::kDeferred:
+            return render_(subject_, detail_);
     }
     return text_;
 }

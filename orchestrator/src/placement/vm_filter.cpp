@@ -35,16 +35,25 @@ void CheckVolumes(const RequestProfile& profile, Evaluation& eval) {
     }
 }
 
-// The index answers when the node names no flavor and one fits; the scan and its narrowing
-// still decide named flavors and explain misses.
-FlavorChoice PickFlavor(const PlacementContext& context, std::size_t node, const cmdb::Tenant& tenant) {
-    const auto& need = context.profile.nodes[node];
-    if (context.flavor_index != nullptr && need.node->resources.instance_type.empty()) {
-        if (const auto* flavor = context.flavor_index->Smallest(tenant, (*context.flavor_queries)[node])) {
-            return {flavor, {}};
+// The index answers when the node names no flavor, and a miss is put into words (by the scan's
+// narrowing, which names the closest offer) only when the explanation is shown: thousands of
+// sites may miss per placement. A named flavor goes through ChooseFlavor.
+const cmdb::Flavor* PickFlavor(
+    const PlacementContext& context, std::size_t node, const cmdb::Tenant& tenant, Evaluation& eval
+) {
+    const auto& facts = (*context.nodes)[node];
+    if (context.flavor_index != nullptr && facts.instance_type.empty()) {
+        const auto* flavor = context.flavor_index->Smallest(tenant, (*context.flavor_queries)[node]);
+        if (flavor == nullptr) {
+            eval.reasons.push_back(Reason::Deferred(&ExplainFlavorMiss, &facts, &tenant));
         }
+        return flavor;
     }
-    return ChooseFlavor(need, tenant.flavors);
+    auto choice = ChooseFlavor(facts.need, facts.instance_type, tenant.flavors);
+    if (choice.flavor == nullptr) {
+        eval.Reject("node '" + facts.name + "': " + choice.reason);
+    }
+    return choice.flavor;
 }
 
 }  // namespace
@@ -69,28 +78,25 @@ void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval) {
     const auto& nodes = context.profile.nodes;
     for (std::size_t n = 0; n < nodes.size(); ++n) {
         const auto& need = nodes[n];
-        const auto flavor = PickFlavor(context, n, *eval.tenant);
+        const auto* flavor = PickFlavor(context, n, *eval.tenant, eval);
         const auto image = ChooseImage(need.node->resources, eval.tenant->images);
-        if (flavor.flavor == nullptr) {
-            eval.Reject(NodeLabel(need) + flavor.reason);
-        }
         if (!image.found()) {
             eval.Reject(NodeLabel(need) + image.reason);
         }
-        if (flavor.flavor == nullptr || !image.found()) {
+        if (flavor == nullptr || !image.found()) {
             continue;
         }
         // The catalogue and the node names outlive the decision's notes (its anchors); an image
         // URI is the request's own text, so that rarer note is put into words now.
-        const std::string_view node_name = (*context.node_names)[n];
+        const std::string_view node_name = (*context.nodes)[n].name;
         eval.notes.push_back(
-            image.image != nullptr ? Reason::VmChoice(node_name, flavor.flavor->name, image.image->name)
-                                   : Reason(Reason::VmChoice(node_name, flavor.flavor->name, image.uri).Text())
+            image.image != nullptr ? Reason::VmChoice(node_name, flavor->name, image.image->name)
+                                   : Reason(Reason::VmChoice(node_name, flavor->name, image.uri).Text())
         );
-        eval.vm_choices.push_back({need.node, flavor.flavor, image.image, image.uri});
-        waste += Waste(need, *flavor.flavor);
+        eval.vm_choices.push_back({need.node, flavor, image.image, image.uri});
+        waste += Waste(need, *flavor);
         ++sized;
-        eval.gpu_capable = eval.gpu_capable || flavor.flavor->gpus > 0;
+        eval.gpu_capable = eval.gpu_capable || flavor->gpus > 0;
     }
     eval.fit = sized > 0 ? 1.0 - waste / sized : 1.0;
 }

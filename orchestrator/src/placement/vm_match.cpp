@@ -33,7 +33,7 @@ std::tuple<int, int, std::uint64_t, std::uint64_t> SizeKey(const cmdb::Flavor& f
     return {f.gpus, f.vcpus, f.ram_mb, f.disk_gb};
 }
 
-bool GpuMemoryFits(const NodeNeed& need, const cmdb::Flavor& f) {
+bool GpuMemoryFits(const FlavorNeed& need, const cmdb::Flavor& f) {
     if (!need.gpu.memory_mb) {
         return true;
     }
@@ -67,7 +67,7 @@ const cmdb::Flavor* Largest(const FlavorList& list, Get get) {
     return *std::max_element(list.begin(), list.end(), [&](const auto* a, const auto* b) { return get(*a) < get(*b); });
 }
 
-bool NarrowGpus(FlavorList& list, const NodeNeed& need, std::string& reason) {
+bool NarrowGpus(FlavorList& list, const FlavorNeed& need, std::string& reason) {
     const auto& gpu = need.gpu;
     if (!Narrow(
             list,
@@ -123,7 +123,7 @@ bool NarrowGpus(FlavorList& list, const NodeNeed& need, std::string& reason) {
     );
 }
 
-bool NarrowSize(FlavorList& list, const NodeNeed& need, std::string& reason) {
+bool NarrowSize(FlavorList& list, const FlavorNeed& need, std::string& reason) {
     const std::string with = need.gpu.count > 0 ? " with the GPUs asked for" : "";
     if (!Narrow(
             list,
@@ -255,16 +255,18 @@ int CompareVersions(const std::string& a, const std::string& b) {
     }
 }
 
-FlavorChoice ChooseFlavor(const NodeNeed& need, const std::vector<cmdb::Flavor>& flavors) {
+FlavorChoice ChooseFlavor(
+    const FlavorNeed& need, const std::string& instance_type, const std::vector<cmdb::Flavor>& flavors
+) {
     FlavorChoice choice;
     if (flavors.empty()) {
         choice.reason = "no flavors are offered to your project";
         return choice;
     }
-    if (need.node->resources.instance_type.empty()) {
+    if (instance_type.empty()) {
         // Fast path, no allocation: the smallest flavor passing every check. The narrowing below
         // runs only to explain a miss.
-        choice.flavor = ScanSmallestFlavor(need.ForFlavor(), flavors);
+        choice.flavor = ScanSmallestFlavor(need, flavors);
         if (choice.flavor != nullptr) {
             return choice;
         }
@@ -274,7 +276,7 @@ FlavorChoice ChooseFlavor(const NodeNeed& need, const std::vector<cmdb::Flavor>&
         list.push_back(&flavor);
     }
     std::stable_sort(list.begin(), list.end(), [](const auto* a, const auto* b) { return SizeKey(*a) < SizeKey(*b); });
-    const std::string& named = need.node->resources.instance_type;
+    const std::string& named = instance_type;
     if (!named.empty()) {
         for (const auto* flavor : list) {
             if (flavor->name == named) {
@@ -324,6 +326,12 @@ ImageChoice ChooseImage(const tosca::ResourceRequest& wish, const std::vector<cm
     choice.reason = images.empty() ? "no images are offered to your project"
                                    : "no image has " + DescribeWish(wish) + " (images here: " + JoinSome(names) + ")";
     return choice;
+}
+
+std::string ExplainFlavorMiss(const void* node, const void* tenant) {
+    const auto& facts = *static_cast<const NodeFacts*>(node);
+    const auto& flavors = static_cast<const cmdb::Tenant*>(tenant)->flavors;
+    return "node '" + facts.name + "': " + ChooseFlavor(facts.need, facts.instance_type, flavors).reason;
 }
 
 }  // namespace orch::placement

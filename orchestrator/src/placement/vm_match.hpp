@@ -17,7 +17,21 @@ struct FlavorChoice {
 /// Flavors are tried smallest first by (GPUs, vCPUs, RAM, disk), so the choice wastes the least;
 /// an explicit `instance_type` wins when it exists. GPU vendor/model/memory are checked only
 /// when GPUs are asked for.
-FlavorChoice ChooseFlavor(const NodeNeed& need, const std::vector<cmdb::Flavor>& flavors);
+FlavorChoice ChooseFlavor(
+    const FlavorNeed& need, const std::string& instance_type, const std::vector<cmdb::Flavor>& flavors
+);
+
+/// What one VM node asks of flavors, kept with a decision (its anchors) so that a miss is
+/// explained in words only when the explanation is shown.
+struct NodeFacts {
+    std::string name;
+    std::string instance_type;
+    FlavorNeed need;
+};
+
+/// "node '<name>': <why no flavor of the tenant fits>" (ChooseFlavor's reason). For
+/// Reason::Deferred: `node` is a NodeFacts, `tenant` a cmdb::Tenant, both alive when shown.
+std::string ExplainFlavorMiss(const void* node, const void* tenant);
 
 struct ImageChoice {
     const cmdb::Image* image = nullptr;

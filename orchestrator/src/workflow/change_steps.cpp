@@ -1,6 +1,7 @@
 // update / update_poll, action / action_poll, and callback.
 #include "create_steps.hpp"
 
+#include <map>
 #include <variant>
 
 namespace orch::workflow::steps {
@@ -30,7 +31,22 @@ struct Current {
     connectors::Connector* connector = nullptr;
     connectors::Handle handle;
     tosca::DeploymentSpec spec;
+    std::map<std::string, connectors::NodePlacement> placements;  ///< by node, as chosen at create
 };
+
+// The flavors and images placement chose for the site the deployment runs on: an update that
+// adds VM instances creates them with the same choice (the current attempt keeps its candidate).
+std::map<std::string, connectors::NodePlacement> CurrentPlacements(const WorkflowState& st) {
+    for (const auto& a : st.attempts) {
+        if (a.seq != st.candidate_index) {
+            continue;
+        }
+        if (auto candidate = CandidateFromJson(a.target)) {
+            return candidate->placements;
+        }
+    }
+    return {};
+}
 
 Result<Current> CurrentTarget(StepServices& s, const WorkflowState& st) {
     if (!st.handle.is_object()) {
@@ -44,6 +60,7 @@ Result<Current> CurrentTarget(StepServices& s, const WorkflowState& st) {
     }
     ORCH_ASSIGN_OR_RETURN(c.handle, WithCredentials(s, std::move(c.handle), st.deployment.owner));
     ORCH_ASSIGN_OR_RETURN(c.spec, s.templates.Build(st.deployment.template_text, st.deployment.parameters));
+    c.placements = CurrentPlacements(st);
     return c;
 }
 
@@ -92,6 +109,7 @@ StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
     request.deployment_id = st.deployment.id;
     request.spec = &current->spec;
     request.target = current->handle.target;
+    request.placements = current->placements;
     const auto updated = current->connector->Update(current->handle, request);
     if (!Value(updated)) {
         const auto& failure = FailureOf(updated);

@@ -61,6 +61,28 @@ Result<std::pair<connectors::Connector*, connectors::Handle>> Prepare(StepServic
 
 Result<std::optional<WorkflowState>> LoadFor(StepServices& s, const Job& job) { return s.store.Load(job.deployment_id); }
 
+// Attempt `a` holds nothing on its site any more: mark it cleaned and, on the main line, go on
+// with the next attempt (or finish the delete).
+Transition Removed(StepServices& s, const Job& job, const Attempt& a, bool main_line) {
+    Transition t = MarkCleaned(a, "");
+    // A Create still running elsewhere when we deleted could re-create objects: look once more
+    // after the longest a connector call can take.
+    const auto age = std::chrono::system_clock::now() - a.started_at;
+    if (age < s.options.create_call_timeout && !job.payload.value("verify", false)) {
+        const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(s.options.create_call_timeout - age);
+        t.side_jobs.push_back(NextJob{"cleanup", Json{{"seq", a.seq}, {"verify", true}}, wait, false});
+    }
+    if (main_line) {
+        t.next = NextJob{"delete", Json{{"force", job.payload.value("force", false)}}, {}, true};
+    }
+    return t;
+}
+
+bool Completed(const connectors::ConnectorResult<connectors::Deletion>& deleted) {
+    const auto* outcome = Value(deleted);
+    return outcome != nullptr && *outcome == connectors::Deletion::kComplete;
+}
+
 // The side-job and main-line flavours share the poll logic; `main_line` decides what follows.
 StepResult PollGone(StepServices& s, const Job& job, const WorkflowState& st, const Attempt& a, bool main_line) {
     const bool force = job.payload.value("force", false);
@@ -74,24 +96,15 @@ StepResult PollGone(StepServices& s, const Job& job, const WorkflowState& st, co
     const auto observed = prepared->first->Poll(prepared->second, spec ? *spec : empty);
     const auto* obs = Value(observed);
     if (obs != nullptr && obs->phase == connectors::Phase::kGone) {
-        Transition t = MarkCleaned(a, "");
-        // A Create still running elsewhere when we deleted could re-create objects: look once more
-        // after the longest a connector call can take.
-        const auto age = std::chrono::system_clock::now() - a.started_at;
-        if (age < s.options.create_call_timeout && !job.payload.value("verify", false)) {
-            const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(s.options.create_call_timeout - age);
-            t.side_jobs.push_back(NextJob{"cleanup", Json{{"seq", a.seq}, {"verify", true}}, wait, false});
-        }
-        if (main_line) {
-            t.next = NextJob{"delete", Json{{"force", force}}, {}, true};
-        }
-        return StepResult::Commit(std::move(t));
+        return StepResult::Commit(Removed(s, job, a, main_line));
     }
     // A Create still in flight when Delete was sent can make its objects after the Delete
     // (found by the chaos test: a Chronos job posted just after the delete stayed forever), and
-    // nobody else removes them; ask the site again every few polls. Delete is idempotent.
-    if (polls > 0 && polls % kRedeleteEvery == 0) {
-        (void)prepared->first->Delete(prepared->second, main_line ? force : true);
+    // nobody else removes them; ask the site again every few polls. Delete is idempotent, and its
+    // kComplete ends the wait where Poll cannot tell (Slurm lists ended jobs as they were).
+    if (polls > 0 && polls % kRedeleteEvery == 0 &&
+        Completed(prepared->first->Delete(prepared->second, main_line ? force : true))) {
+        return StepResult::Commit(Removed(s, job, a, main_line));
     }
     const auto waited = PollDelay(s.options, polls) * polls;
     if (waited > s.options.delete_wait) {
@@ -142,6 +155,9 @@ StepResult Delete(StepServices& s, const Job& job, const CancelToken& cancel) {
             return StepResult::Retry(Backoff(job.attempts), failure.message);
         }
         return StepResult::Commit(GiveUp(*a, force, failure.message));
+    }
+    if (Completed(deleted)) {
+        return StepResult::Commit(Removed(s, job, *a, true));  // nothing left: no poll
     }
     Transition t;
     t.task = domain::Task::kDeployer;
@@ -198,6 +214,9 @@ StepResult Cleanup(StepServices& s, const Job& job, const CancelToken& cancel) {
     const auto deleted = prepared->first->Delete(prepared->second, true);
     if (!Value(deleted) && job.attempts <= s.options.max_transient_retries) {
         return StepResult::Retry(Backoff(job.attempts), FailureOf(deleted).message);
+    }
+    if (Completed(deleted)) {
+        return StepResult::Commit(Removed(s, job, *a, false));
     }
     Json payload = job.payload;
     payload["phase"] = "poll";

@@ -95,29 +95,57 @@ std::string Catalogue(const std::vector<SiteSpec>& sites) {
 }
 
 std::string Sla(const std::vector<SiteSpec>& sites) {
-    std::ostringstream prefs;
-    std::ostringstream slas;
+    std::vector<SlaEntry> entries;
     for (const auto& site : sites) {
         const std::vector<std::pair<bool, std::string>> services = {
             {site.marathon, "marathon"}, {site.chronos, "chronos"}, {site.kubernetes, "k8s"}};
         for (const auto& [on, suffix] : services) {
-            if (!on) {
-                continue;
+            if (on) {
+                entries.push_back({site.id, site.id + "_" + suffix, site.weight});
             }
-            const std::string service = site.id + "_" + suffix;
-            const std::string sla = "sla-" + service;
-            prefs << "            - {sla_id: " << sla << ", service_id: " << service << ", weight: " << site.weight
-                  << "}\n";
-            slas << "    - {id: " << sla << ", customer: e2e, provider: " << site.id
-                 << ", services: [{type: computing, service_id: " << service << ", targets: []}]}\n";
         }
+    }
+    return SlaYaml(entries);
+}
+
+}  // namespace
+
+std::string SlaYaml(const std::vector<SlaEntry>& entries) {
+    std::ostringstream prefs;
+    std::ostringstream slas;
+    for (const auto& e : entries) {
+        const std::string sla = "sla-" + e.service_id;
+        prefs << "            - {sla_id: " << sla << ", service_id: " << e.service_id << ", weight: " << e.weight
+              << "}\n";
+        slas << "    - {id: " << sla << ", customer: e2e, provider: " << e.provider_id
+             << ", services: [{type: computing, service_id: " << e.service_id << ", targets: []}]}\n";
     }
     return "e2e:\n  preferences:\n    - customer: e2e\n      preferences:\n        - service_type: compute\n"
            "          priority:\n" +
            prefs.str() + "  sla:\n" + slas.str();
 }
 
-}  // namespace
+std::string WriteOrchestratorFiles(
+    const std::string& catalogue_yaml,
+    const std::string& sla_yaml,
+    const std::string& workflow_yaml,
+    const std::string& top_level_yaml
+) {
+    const std::string dir = orch::test::BinaryDir() + "/e2e-sites-" + RandomUuid().substr(0, 8);
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/catalogue.yaml") << catalogue_yaml;
+    std::ofstream(dir + "/sla.yaml") << sla_yaml;
+    std::ofstream(dir + "/orchestrator.yaml")
+        << "auth:\n  mode: disabled\n"
+        << "log:\n  level: warn\n"
+        << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": "
+        << orch::test::SharedDir() << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
+        << "placement:\n  default_group: e2e\n  catalogue: {type: file, path: " << dir
+        << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
+        << top_level_yaml << "workflow:\n  first_poll: 200ms\n  max_poll: 1s\n  idle_poll: 100ms\n"
+        << workflow_yaml;
+    return dir + "/orchestrator.yaml";
+}
 
 SimProcess::SimProcess(const std::string& config_yaml) : client_(NewClient()) {
     std::vector<std::string> args = {orch::test::BinaryDir() + "/bin/site-sim", "--log-level", "error"};
@@ -192,20 +220,7 @@ Json SimProcess::Faults() const { return Admin("GET", "/__sim/faults"); }
 Json SimProcess::Rejections() const { return Admin("GET", "/__sim/rejections"); }
 
 std::string WriteOrchestratorConfig(const std::vector<SiteSpec>& sites, const std::string& workflow_yaml) {
-    const std::string dir = orch::test::BinaryDir() + "/e2e-sites-" + RandomUuid().substr(0, 8);
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir + "/catalogue.yaml") << Catalogue(sites);
-    std::ofstream(dir + "/sla.yaml") << Sla(sites);
-    std::ofstream(dir + "/orchestrator.yaml")
-        << "auth:\n  mode: disabled\n"
-        << "log:\n  level: warn\n"
-        << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": "
-        << orch::test::SharedDir() << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
-        << "placement:\n  default_group: e2e\n  catalogue: {type: file, path: " << dir
-        << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
-        << "workflow:\n  first_poll: 200ms\n  max_poll: 1s\n  idle_poll: 100ms\n"
-        << workflow_yaml;
-    return dir + "/orchestrator.yaml";
+    return WriteOrchestratorFiles(Catalogue(sites), Sla(sites), workflow_yaml);
 }
 
 Api::Api(std::string base_url) : base_(std::move(base_url)), client_(NewClient()) {}

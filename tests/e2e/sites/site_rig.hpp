@@ -58,6 +58,28 @@ struct SiteSpec {
     bool kubernetes = false;
 };
 
+/// One SLA of group "e2e": a provider's service and its priority weight (the higher, the earlier
+/// in the ranking).
+struct SlaEntry {
+    std::string provider_id;
+    std::string service_id;
+    double weight = 1.0;
+};
+
+/// The local SLAM file (group "e2e") granting `entries`.
+std::string SlaYaml(const std::vector<SlaEntry>& entries);
+
+/// Writes the given catalogue and SLA files and an orchestrator.yaml using them (auth off, corpus
+/// mirror, quick polls) into a fresh folder under the build directory; returns the path of
+/// orchestrator.yaml. `top_level_yaml` is added as written (e.g. a `credentials:` section),
+/// `workflow_yaml` under `workflow:` (indented by the caller).
+std::string WriteOrchestratorFiles(
+    const std::string& catalogue_yaml,
+    const std::string& sla_yaml,
+    const std::string& workflow_yaml = "",
+    const std::string& top_level_yaml = ""
+);
+
 /// Writes catalogue.yaml, sla.yaml and orchestrator.yaml into a fresh folder under the build
 /// directory and returns the path of orchestrator.yaml. `workflow_yaml` is appended verbatim
 /// under `workflow:` (indented by the caller).

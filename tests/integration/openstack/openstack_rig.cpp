@@ -94,6 +94,7 @@ std::pair<int, Json> AdminNovaGet(const std::string& path) {
     auth.method = "POST";
     auth.url = rig["auth_url"].get<std::string>() + "/auth/tokens";
     auth.headers = {{"Content-Type", "application/json"}};
+    auth.timeout = std::chrono::seconds(60);  // the rig answers slowly on a loaded machine
     auth.body = Json{{"auth",
                       {{"identity",
                         {{"methods", {"password"}},
@@ -111,6 +112,7 @@ std::pair<int, Json> AdminNovaGet(const std::string& path) {
     http::ClientRequest get;
     get.url = rig["compute_url"].get<std::string>() + path;
     get.headers = {{"X-Auth-Token", token->Header("X-Subject-Token")}, {"OpenStack-API-Version", "compute 2.52"}};
+    get.timeout = std::chrono::seconds(60);
     auto response = Client().Send(get);
     if (!response) {
         throw std::runtime_error("admin GET " + path + ": " + response.error().message);

@@ -166,7 +166,7 @@ TEST_CASE("Marathon over HTTP: GPU app on the site's attribute, scale, delete, g
     REQUIRE(obs.phase == Phase::kReady);
     CHECK(obs.instances.size() == 3);
 
-    CHECK(Ok(h.marathon->Delete(handle, false)));
+    CHECK(Ok(h.marathon->Delete(handle, false)) == Deletion::kInProgress);
     CHECK(PollUntil(*h.marathon, handle, spec).phase == Phase::kGone);
     const Json objects = h.sim.Admin("GET", "/__sim/objects")["marathon"];
     CHECK(objects["apps"].empty());
@@ -191,7 +191,7 @@ TEST_CASE(
     const Observation obs = PollUntil(*h.chronos, handle, spec);
     REQUIRE(obs.phase == Phase::kReady);
     CHECK(obs.instances.size() == 2);
-    CHECK(Ok(h.chronos->Delete(handle, false)));
+    CHECK(Ok(h.chronos->Delete(handle, false)) == Deletion::kInProgress);
     CHECK(Ok(h.chronos->Poll(handle, spec)).phase == Phase::kGone);
     CHECK(h.sim.Admin("GET", "/__sim/objects")["chronos"]["jobs"].empty());
     CHECK(h.sim.Admin("GET", "/__sim/rejections").empty());
@@ -220,7 +220,7 @@ TEST_CASE(
     Ok(h.kubernetes->Update(handle, Request(handle.deployment_id, spec, target)));
     CHECK(PollUntil(*h.kubernetes, handle, spec).phase == Phase::kReady);
 
-    CHECK(Ok(h.kubernetes->Delete(handle, false)));
+    CHECK(Ok(h.kubernetes->Delete(handle, false)) == Deletion::kInProgress);
     CHECK(PollUntil(*h.kubernetes, handle, spec).phase == Phase::kGone);
     const Json objects = h.sim.Admin("GET", "/__sim/objects")["kubernetes"];
     CHECK(objects["pods"].empty());
@@ -240,7 +240,7 @@ TEST_CASE("Kubernetes over HTTP: insufficient nvidia.com/gpu is 'try another sit
     REQUIRE(obs.phase == Phase::kFailed);
     CHECK(obs.failure == FailureKind::kTryAnotherSite);
     CHECK(obs.reason.find("Insufficient nvidia.com/gpu") != std::string::npos);
-    CHECK(Ok(h.kubernetes->Delete(handle, true)));
+    Ok(h.kubernetes->Delete(handle, true));
 }
 
 TEST_CASE("injected faults over HTTP are classified for every connector", "[integration][sim][faults]") {

@@ -13,6 +13,7 @@
 
 using namespace std::chrono_literals;
 using orch::Json;
+using orch::connectors::Deletion;
 using orch::connectors::DeployRequest;
 using orch::connectors::Failure;
 using orch::connectors::FailureKind;
@@ -181,7 +182,7 @@ TEST_CASE("Delete cancels a running job and Poll then reports it gone", "[slurm]
     REQUIRE(running.instances[0].attributes["job_state"] == "RUNNING");
 
     auto deleted = connector.Delete(handle, false);
-    REQUIRE(std::holds_alternative<bool>(deleted));
+    REQUIRE(std::holds_alternative<Deletion>(deleted));
     const Observation gone = rig::PollUntil(
         connector, handle, d.spec, [](const Observation& o) { return o.phase == Phase::kGone; }, 30s
     );
@@ -190,8 +191,8 @@ TEST_CASE("Delete cancels a running job and Poll then reports it gone", "[slurm]
 
     // A second delete of what is already gone is fine.
     auto again = connector.Delete(handle, false);
-    REQUIRE(std::holds_alternative<bool>(again));
-    CHECK(std::get<bool>(again));
+    REQUIRE(std::holds_alternative<Deletion>(again));
+    CHECK(std::get<Deletion>(again) == Deletion::kComplete);
 }
 
 TEST_CASE("re-running Create finds the jobs it submitted instead of submitting twice", "[slurm]") {
@@ -204,7 +205,7 @@ TEST_CASE("re-running Create finds the jobs it submitted instead of submitting t
     REQUIRE(first.state["jobs"].size() == 2);
     CHECK(first.state["jobs"] == second.state["jobs"]);
     auto deleted = connector.Delete(first, false);
-    REQUIRE(std::holds_alternative<bool>(deleted));
+    REQUIRE(std::holds_alternative<Deletion>(deleted));
     CHECK(rig::PollUntil(connector, first, d.spec, Finished, 30s).phase == Phase::kGone);
 }
 
@@ -257,7 +258,7 @@ TEST_CASE("Update submits added instances and cancels removed ones", "[slurm]") 
     CHECK(std::to_string(regrown_jobs[2]["job_id"].get<std::int64_t>()) != removed_id);
 
     auto deleted = connector.Delete(std::get<Handle>(regrown), false);
-    REQUIRE(std::holds_alternative<bool>(deleted));
+    REQUIRE(std::holds_alternative<Deletion>(deleted));
     CHECK(rig::PollUntil(connector, std::get<Handle>(regrown), d.spec, Finished, 30s).phase == Phase::kGone);
 }
 

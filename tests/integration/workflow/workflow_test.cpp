@@ -196,3 +196,39 @@ TEST_CASE("an expired overall deadline fails the deployment with the original's 
     CHECK(d.status == Status::kCreateFailed);
     CHECK(d.status_reason == "Timeout: Maximum execution time exceeded.");
 }
+
+TEST_CASE("a Delete that reports everything removed ends the delete without waiting for Poll", "[workflow]") {
+    WorkflowHarness h({"site-a"});
+    // Like Slurm: the jobs ended, Delete has nothing to cancel (kComplete), and the site keeps
+    // listing them as they were, so Poll never says "gone". Polling until delete_wait (10 min)
+    // would end DELETE_FAILED.
+    h.connector.SetBehaviour("site-a", {.ended_work_stays_listed = true});
+    const auto id = h.Create();
+    h.WaitFor(id, {Status::kCreateComplete});
+    REQUIRE(h.deployments.BeginDelete(id, false));
+    h.engine->Wake();
+    const auto d = h.WaitFor(id, {Status::kDeleteComplete, Status::kDeleteFailed}, std::chrono::seconds(20));
+    CHECK(d.status == Status::kDeleteComplete);
+    REQUIRE(h.WaitIdle(std::chrono::seconds(20)));
+    CHECK(h.connector.Live().empty());
+}
+
+TEST_CASE("an update passes the placement chosen at create time to the connector", "[workflow]") {
+    WorkflowHarness h({"site-a", "site-b"});
+    h.connector.SetBehaviour("site-a", {.create_fails = FailureKind::kTryAnotherSite});
+    const auto id = h.Create(orch::Json{{"count", 1}});
+    REQUIRE(h.WaitFor(id, {Status::kCreateComplete, Status::kCreateFailed}).status == Status::kCreateComplete);
+    orch::store::UpdateRequest update;
+    update.id = id;
+    update.template_text = "tosca_definitions_version: tosca_simple_yaml_1_0";
+    update.parameters = orch::Json{{"count", 2}};
+    REQUIRE(h.deployments.BeginUpdate(update));
+    h.engine->Wake();
+    CHECK(h.WaitFor(id, {Status::kUpdateComplete, Status::kUpdateFailed}).status == Status::kUpdateComplete);
+    // Site B's choice (the site the deployment runs on), not site A's nor none: new VM instances
+    // are created with the flavor and image placement picked.
+    const auto placements = h.connector.UpdatePlacements(id);
+    REQUIRE(placements.count("app") == 1);
+    CHECK(placements.at("app").flavor_id == "flavor-site-b");
+    CHECK(placements.at("app").image_id == "image-site-b");
+}

@@ -87,7 +87,7 @@ TEST_CASE("Chronos: dependent jobs run in order, ready after every first success
     Ok(f.connector.Create(Request(kDeployment, spec, f.target)));  // a re-run submits nothing new
     CHECK(f.client.Count("POST", "/v1/scheduler/") == 2);
 
-    CHECK(Ok(f.connector.Delete(handle, false)));
+    CHECK(Ok(f.connector.Delete(handle, false)) == Deletion::kInProgress);
     CHECK(Ok(f.connector.Poll(handle, spec)).phase == Phase::kGone);
     CHECK(f.site->Objects()["chronos"]["jobs"].empty());
     CHECK(f.site->Rejections().empty());

@@ -178,7 +178,7 @@ TEST_CASE(
     }
     CHECK(web_pods == 3);
 
-    CHECK(Ok(f.connector.Delete(updated, false)));
+    CHECK(Ok(f.connector.Delete(updated, false)) == Deletion::kInProgress);
     obs = Ok(f.connector.Poll(updated, spec));
     CHECK(obs.phase == Phase::kInProgress);
     obs = PollUntilSettled(f.connector, updated, spec, *f.site);

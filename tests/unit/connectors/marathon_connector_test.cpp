@@ -111,7 +111,7 @@ TEST_CASE("Marathon: create, poll to ready with outputs, scale, delete, gone", "
     REQUIRE(obs.phase == Phase::kReady);
     CHECK(obs.instances.size() == 4);
 
-    CHECK(Ok(f.connector.Delete(handle, false)));
+    CHECK(Ok(f.connector.Delete(handle, false)) == Deletion::kInProgress);  // Marathon kills asynchronously
     obs = Ok(f.connector.Poll(handle, spec));
     CHECK(obs.phase == Phase::kInProgress);  // tasks are being killed
     obs = PollUntilSettled(f.connector, handle, spec, *f.site);
@@ -120,7 +120,7 @@ TEST_CASE("Marathon: create, poll to ready with outputs, scale, delete, gone", "
     CHECK(objects["apps"].empty());
     CHECK(objects["tasks"].empty());
     CHECK(f.site->Rejections().empty());
-    CHECK(Ok(f.connector.Delete(handle, false)));  // deleting again is harmless
+    CHECK(Ok(f.connector.Delete(handle, false)) == Deletion::kComplete);  // deleting again: nothing left
 }
 
 TEST_CASE("Marathon create is idempotent by deployment id", "[connectors][marathon]") {

@@ -4,5 +4,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/marathon_connector_test.cpp
   ${TEST_DIR}/chronos_connector_test.cpp
   ${TEST_DIR}/kubernetes_connector_test.cpp
+  ${TEST_DIR}/slurm_job_test.cpp
 )
 set(TEST_LIBS orch::sim)

@@ -314,13 +314,13 @@ TEST_CASE("Delete removes listed servers and strays found by name and Act maps a
     CHECK(std::holds_alternative<Failure>(f.connector.Act(handle, "srv-1", "explode")));
 
     auto deleted = f.connector.Delete(handle, false);
-    REQUIRE(std::holds_alternative<bool>(deleted));
-    CHECK_FALSE(std::get<bool>(deleted));  // something was there: poll until gone
+    REQUIRE(std::holds_alternative<orch::connectors::Deletion>(deleted));
+    CHECK(std::get<orch::connectors::Deletion>(deleted) == orch::connectors::Deletion::kInProgress);  // poll until gone
     CHECK(f.nova.servers.empty());
     CHECK(f.MustPoll(handle).phase == Phase::kGone);
     auto again = f.connector.Delete(handle, false);
-    REQUIRE(std::holds_alternative<bool>(again));
-    CHECK(std::get<bool>(again));
+    REQUIRE(std::holds_alternative<orch::connectors::Deletion>(again));
+    CHECK(std::get<orch::connectors::Deletion>(again) == orch::connectors::Deletion::kComplete);
 }
 
 TEST_CASE("answers shaped unlike the API promises are failures, not crashes", "[openstack][connector]") {

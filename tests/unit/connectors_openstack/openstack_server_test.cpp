@@ -86,7 +86,8 @@ TEST_CASE(
             {"team", "hep"},
             {"orch_deployment_id", request.deployment_id},
             {"orch_node", "gpu_vm"},
-            {"orch_index", "1"}}
+            {"orch_index", "1"},
+            {"orch_service", request.target.service_id}}
     );
     CHECK_FALSE(server.contains("user_data"));
 

@@ -25,15 +25,23 @@ class Reason {
     static Reason Fixed(std::string_view text);
     /// "node '<node>': flavor <flavor>, image '<image>'".
     static Reason VmChoice(std::string_view node, std::string_view flavor, std::string_view image);
+    /// Put into words by `render(subject, detail)` when shown: for reasons that take work to
+    /// word (e.g. which flavor comes closest) and are rarely read. Both pointers must stay
+    /// valid as long as the reason (data the decision anchors).
+    using Render = std::string (*)(const void* subject, const void* detail);
+    static Reason Deferred(Render render, const void* subject, const void* detail);
 
     std::string Text() const;
     bool operator==(const Reason& other) const { return Text() == other.Text(); }
 
    private:
-    enum class Code : std::uint8_t { kText, kFixed, kVmChoice };
+    enum class Code : std::uint8_t { kText, kFixed, kVmChoice, kDeferred };
     Code code_ = Code::kText;
     std::string text_;
     std::string_view args_[3];
+    Render render_ = nullptr;
+    const void* subject_ = nullptr;
+    const void* detail_ = nullptr;
 };
 
 /// The reasons of one site, in order. The first lives inline, so the usual one-note site

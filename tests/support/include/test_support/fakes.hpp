@@ -51,6 +51,9 @@ struct FakeSiteBehaviour {
     /// The first N Delete calls remove nothing, as when a Create still in flight re-makes the
     /// objects right after the delete.
     int deletes_without_effect = 0;
+    /// Delete removes everything at once (Deletion::kComplete) while Poll keeps reporting the
+    /// finished deployment as ready, as Slurm lists completed jobs long after they ended.
+    bool ended_work_stays_listed = false;
 };
 
 /// A Marathon-kind connector whose sites are plain in-memory maps.
@@ -62,7 +65,7 @@ public:
                                                               const tosca::DeploymentSpec& spec) override;
     connectors::ConnectorResult<connectors::Handle> Update(const connectors::Handle& handle,
                                                            const connectors::DeployRequest& request) override;
-    connectors::ConnectorResult<bool> Delete(const connectors::Handle& handle, bool force) override;
+    connectors::ConnectorResult<connectors::Deletion> Delete(const connectors::Handle& handle, bool force) override;
     connectors::ConnectorResult<bool> Act(const connectors::Handle& handle, const std::string& physical_id,
                                           const std::string& action) override;
 
@@ -72,6 +75,8 @@ public:
     /// How many Create calls reached each deployment on each site.
     int CreateCalls(const std::string& site, const std::string& deployment_id) const;
     int TotalCreates() const;
+    /// The placements the last Update of `deployment_id` was given (empty when none).
+    std::map<std::string, connectors::NodePlacement> UpdatePlacements(const std::string& deployment_id) const;
 
 private:
     mutable std::mutex mutex_;
@@ -79,6 +84,8 @@ private:
     std::map<std::string, int> polls_;        // key site/deployment
     std::map<std::string, int> create_calls_;
     std::set<std::string> live_;
+    std::set<std::string> listed_after_delete_;  // key site/deployment
+    std::map<std::string, std::map<std::string, connectors::NodePlacement>> update_placements_;
 };
 
 class FakeRegistry final : public connectors::ConnectorRegistry {
