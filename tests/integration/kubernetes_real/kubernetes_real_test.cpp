@@ -393,7 +393,8 @@ TEST_CASE(
     // The web pod keeps the namespace Terminating until the (fake) kubelet confirms its end, so a
     // create right after the delete meets the namespace lifecycle admission's refusal.
     auto deleted = connector.Delete(updated, false);
-    REQUIRE(std::holds_alternative<bool>(deleted));
+    REQUIRE(std::holds_alternative<orch::connectors::Deletion>(deleted));
+    CHECK(std::get<orch::connectors::Deletion>(deleted) == orch::connectors::Deletion::kInProgress);
     auto again = connector.Create(d.request);
     REQUIRE(std::holds_alternative<Failure>(again));
     CHECK(std::get<Failure>(again).kind == FailureKind::kRetryHere);
