@@ -3,3 +3,4 @@ set(TEST_SOURCES
   ${TEST_DIR}/migrations_test.cpp
 )
 list(APPEND TEST_SOURCES ${TEST_DIR}/schedule_store_test.cpp)
+list(APPEND TEST_SOURCES ${TEST_DIR}/site_history_test.cpp)
