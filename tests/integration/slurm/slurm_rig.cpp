@@ -2,6 +2,7 @@
 
 #include <common/uuid.hpp>
 
+#include <test_support/connector_poll.hpp>
 #include <test_support/test_env.hpp>
 
 #include <stdexcept>
@@ -90,19 +91,7 @@ connectors::Observation PollUntil(
     const std::function<bool(const connectors::Observation&)>& done,
     std::chrono::seconds limit
 ) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    connectors::Observation last;
-    while (true) {
-        auto polled = connector.Poll(handle, spec);
-        if (auto* failure = std::get_if<connectors::Failure>(&polled)) {
-            throw std::runtime_error("Poll failed: " + failure->message);
-        }
-        last = std::get<connectors::Observation>(polled);
-        if (done(last) || std::chrono::steady_clock::now() > deadline) {
-            return last;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    }
+    return PollConnectorUntil(connector, handle, spec, done, limit, std::chrono::milliseconds(500));
 }
 
 }  // namespace orch::test::slurm
