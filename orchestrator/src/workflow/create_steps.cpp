@@ -8,6 +8,22 @@ bool PastDeadline(const WorkflowState& st) {
     return st.deadline && std::chrono::system_clock::now() > *st.deadline;
 }
 
+// A user error met while polling ends the deployment, but the attempt that met it is still
+// finished (its site and reason kept for statusReason and the placement record) and what it
+// left on the site is removed, unless the user asked to keep the last attempt.
+Transition FailOnAttempt(const WorkflowState& st, int seq, const std::string& reason) {
+    Transition t = FailCreate(st, reason);
+    Attempt failed;
+    failed.seq = seq;
+    failed.outcome = "FAILED";
+    failed.reason = reason;
+    t.finish_attempt = failed;
+    if (!st.deployment.options.keep_last_attempt) {
+        t.side_jobs.push_back(NextJob{"cleanup", Json{{"seq", seq}}, {}, false});
+    }
+    return t;
+}
+
 StepResult Place(StepServices& s, const WorkflowState& st, const tosca::DeploymentSpec& spec, const Job& job) {
     const auto& d = st.deployment;
     placement::PlacementRequest request;
@@ -186,8 +202,10 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
         if (failure.kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
             return StepResult::Retry(Backoff(job.attempts), failure.message);
         }
-        return StepResult::Commit(failure.kind == connectors::FailureKind::kUserError ? FailCreate(st, failure.message)
-                                                                                       : NextSite(st, seq, failure.message));
+        return StepResult::Commit(
+            failure.kind == connectors::FailureKind::kUserError ? FailOnAttempt(st, seq, failure.message)
+                                                                : NextSite(st, seq, failure.message)
+        );
     }
     const connectors::Observation& obs = *Value(observed);
     Transition t;
@@ -215,7 +233,7 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
             return StepResult::Commit(std::move(t));
         case connectors::Phase::kFailed:
             if (obs.failure == connectors::FailureKind::kUserError) {
-                return StepResult::Commit(FailCreate(st, obs.reason));
+                return StepResult::Commit(FailOnAttempt(st, seq, obs.reason));
             }
             return StepResult::Commit(NextSite(st, seq, obs.reason));
         case connectors::Phase::kGone:

@@ -98,6 +98,36 @@ TEST_CASE("a user error on a site fails at once without trying others", "[workfl
     CHECK(h.connector.CreateCalls("site-b", id) == 0);
 }
 
+TEST_CASE("a user error reported while polling finishes the attempt and removes what it left", "[workflow]") {
+    WorkflowHarness h({"site-a", "site-b"});
+    h.connector.SetBehaviour("site-a", {.poll_fails = FailureKind::kUserError});
+    const auto id = h.Create();
+    const auto d = h.WaitFor(id, {Status::kCreateComplete, Status::kCreateFailed});
+    CHECK(d.status == Status::kCreateFailed);
+    CHECK(d.status_reason == "fake failure reported by site-a");
+    const auto attempts = AttemptsOf(h, id);
+    REQUIRE(attempts.size() == 1);
+    CHECK(attempts[0].outcome == "FAILED");
+    CHECK(attempts[0].reason == "fake failure reported by site-a");
+    CHECK(h.connector.CreateCalls("site-b", id) == 0);
+    REQUIRE(h.WaitIdle());
+    CHECK(h.connector.Live().empty());
+}
+
+TEST_CASE("keepLastAttempt keeps what a poll-time user error left on the site", "[workflow]") {
+    WorkflowHarness h({"site-a"});
+    h.connector.SetBehaviour("site-a", {.poll_fails = FailureKind::kUserError});
+    orch::domain::RequestOptions options;
+    options.keep_last_attempt = true;
+    const auto id = h.Create(orch::Json::object(), options);
+    const auto d = h.WaitFor(id, {Status::kCreateComplete, Status::kCreateFailed});
+    CHECK(d.status == Status::kCreateFailed);
+    REQUIRE(AttemptsOf(h, id).size() == 1);
+    CHECK(AttemptsOf(h, id)[0].outcome == "FAILED");
+    REQUIRE(h.WaitIdle());
+    CHECK(h.connector.Live() == std::set<std::string>{"site-a/" + id});
+}
+
 TEST_CASE("delete removes everything and ends in DELETE_COMPLETE", "[workflow]") {
     WorkflowHarness h({"site-a"});
     const auto id = h.Create();
