@@ -101,14 +101,7 @@ ListShape ShapeOf(const ListQuery& q) {
     ListShape shape;
     auto& params = shape.params;
     std::string where = "true";
-    if (q.issuer) {
-        params.push_back(*q.issuer);
-        where += " AND owner_issuer IN ($" + std::to_string(params.size()) + (q.include_unowned ? ", '')" : ")");
-    }
-    if (q.subject) {
-        params.push_back(*q.subject);
-        where += " AND owner_subject = $" + std::to_string(params.size());
-    }
+    AppendOwnerFilter(q.issuer, q.include_unowned, q.subject, where, params);
     if (q.user_group) {
         params.push_back(*q.user_group);
         where += " AND user_group = $" + std::to_string(params.size());

@@ -68,6 +68,23 @@ domain::Resource RowToResource(const pqxx::row& row) {
     return r;
 }
 
+void AppendOwnerFilter(
+    const std::optional<std::string>& issuer,
+    bool include_unowned,
+    const std::optional<std::string>& subject,
+    std::string& where,
+    std::vector<std::string>& params
+) {
+    if (issuer) {
+        params.push_back(*issuer);
+        where += " AND owner_issuer IN ($" + std::to_string(params.size()) + (include_unowned ? ", '')" : ")");
+    }
+    if (subject) {
+        params.push_back(*subject);
+        where += " AND owner_subject = $" + std::to_string(params.size());
+    }
+}
+
 std::string Prepared(pqxx::connection_base& conn, const std::string& sql) {
     std::string name = "q" + std::to_string(std::hash<std::string>{}(sql));
     conn.prepare(name, sql);

@@ -1,14 +1,16 @@
 #pragma once
 
 // Row ↔ domain mapping shared by the PostgreSQL stores (private to the store area).
-#include <pqxx/pqxx>
-
-#include <chrono>
-#include <string>
-
 #include "common/json.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/store/deployment_store.hpp"
+
+#include <pqxx/pqxx>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace orch::store {
 
@@ -64,6 +66,17 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created);
 /// The name of `sql` as a prepared statement on `conn`, prepared there on first use (libpqxx
 /// keeps the definitions per connection; a reopened connection prepares again).
 std::string Prepared(pqxx::connection_base& conn, const std::string& sql);
+
+/// Appends the owner filter every list shares (deployments, schedules) to `where`, as numbered
+/// parameters in `params`: the issuer (with `include_unowned`, rows without an owner match too,
+/// as an issuer's admins see them), then the subject.
+void AppendOwnerFilter(
+    const std::optional<std::string>& issuer,
+    bool include_unowned,
+    const std::optional<std::string>& subject,
+    std::string& where,
+    std::vector<std::string>& params
+);
 
 /// A job payload carrying the request id of the thread's log context (the API request that
 /// caused the job, inherited by each next step), so workflow log lines name the request too.

@@ -102,14 +102,7 @@ Result<Page<domain::Schedule>> PgScheduleStore::List(const ScheduleQuery& q) {
     return pool_.Run([&](pqxx::connection& conn) {
         std::vector<std::string> params;
         std::string where = "true";
-        if (q.issuer) {
-            params.push_back(*q.issuer);
-            where += " AND owner_issuer IN ($" + std::to_string(params.size()) + (q.include_unowned ? ", '')" : ")");
-        }
-        if (q.subject) {
-            params.push_back(*q.subject);
-            where += " AND owner_subject = $" + std::to_string(params.size());
-        }
+        AppendOwnerFilter(q.issuer, q.include_unowned, q.subject, where, params);
         pqxx::read_transaction tx(conn);
         const auto total = tx.exec_params("SELECT count(*) FROM schedules WHERE " + where,
                                           pqxx::prepare::make_dynamic_params(params));

@@ -5,8 +5,6 @@
 #include "yaml/fast_parser.hpp"
 
 namespace orch::tosca::yaml {
-namespace {}  // namespace
-
 bool FastParser::SkipFlowSpace() {
     for (;;) {
         const char c = cur_.Peek();
