@@ -5,26 +5,6 @@
 #include "yaml/fast_parser.hpp"
 
 namespace orch::tosca::yaml {
-bool FastParser::SkipFlowSpace() {
-    for (;;) {
-        const char c = cur_.Peek();
-        if (c == ' ') {
-            cur_.Advance();
-        } else if (c == '#') {
-            while (!cur_.AtEnd() && !cur_.AtBreak()) {
-                cur_.Advance();
-            }
-        } else if (cur_.AtBreak()) {
-            cur_.EatBreak();
-            if (AtDocumentMarker()) {
-                return false;
-            }
-        } else {
-            return c != '\t';
-        }
-    }
-}
-
 bool FastParser::ParseFlowNode(Props props) {
     const char c = cur_.Peek();
     switch (c) {

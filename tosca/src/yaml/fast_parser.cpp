@@ -42,7 +42,7 @@ bool FastParser::Parse() {
     return cur_.AtEnd() && builder_.root() != nullptr;
 }
 
-bool FastParser::SkipToToken() {
+bool FastParser::SkipToToken(bool marker_ends) {
     for (;;) {
         const char c = cur_.Peek();
         if (c == ' ') {
@@ -53,6 +53,9 @@ bool FastParser::SkipToToken() {
             }
         } else if (cur_.AtBreak()) {
             cur_.EatBreak();
+            if (marker_ends && AtDocumentMarker()) {
+                return false;
+            }
         } else {
             // A tab between tokens changes yaml-cpp's notion of where a key may start.
             return c != '\t';

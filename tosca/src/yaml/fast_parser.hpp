@@ -59,7 +59,9 @@ class FastParser {
     // Document and block structure (fast_parser.cpp). Block parsers return with the cursor at
     // the next token.
     bool NextToken();
-    bool SkipToToken();
+    /// Skips spaces, comments and line breaks; false at a tab (yaml-cpp's rules differ there) or,
+    /// with `marker_ends`, at a document marker after a break (inside a flow collection).
+    bool SkipToToken(bool marker_ends = false);
     bool AtDocumentMarker() const;
     bool AtBlockEntry() const;
     bool ParseBlockNode(const Context& context, Props props);
@@ -81,7 +83,7 @@ class FastParser {
     bool ParseFlowMapping(Props props);
     bool ParseFlowSequenceEntry();
     bool ParseFlowPair();
-    bool SkipFlowSpace();
+    bool SkipFlowSpace() { return SkipToToken(/*marker_ends=*/true); }
 
     // Scalars and anchors (fast_scalar.cpp).
     bool ScanPlainLine(bool in_flow, std::string_view& text, PlainEnd& end);
