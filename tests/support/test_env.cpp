@@ -23,6 +23,18 @@ std::string SourceDir() { return ORCH_SOURCE_DIR; }
 std::string SharedDir() { return ORCH_SHARED_DIR; }
 std::string BinaryDir() { return ORCH_BINARY_DIR; }
 
+namespace {
+
+// The files our scripts write hold one value followed by a line break.
+std::string WithoutLineBreak(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
+        text.pop_back();
+    }
+    return text;
+}
+
+}  // namespace
+
 std::string ReadFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
@@ -31,6 +43,21 @@ std::string ReadFile(const std::string& path) {
     std::ostringstream out;
     out << in.rdbuf();
     return out.str();
+}
+
+std::string ReadRigValue(
+    const std::string& dir, const std::string& file, const std::string& rig, const std::string& fixture
+) {
+    std::string text;
+    try {
+        text = ReadFile(dir + "/" + file);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(
+            "the " + rig + " is not running (run through ctest, fixture `" + fixture + "`, or scripts/" + fixture +
+            "/start " + dir + "): " + e.what()
+        );
+    }
+    return WithoutLineBreak(std::move(text));
 }
 
 int FreePort() {
@@ -56,10 +83,7 @@ std::string AdminDsn() {
         throw std::runtime_error("ORCH_TEST_PG_DIR is not set: run the test through ctest (fixture pg)");
     }
     std::string dsn = ReadFile(std::string(dir) + "/dsn");
-    while (!dsn.empty() && (dsn.back() == '\n' || dsn.back() == '\r')) {
-        dsn.pop_back();
-    }
-    return dsn;
+    return WithoutLineBreak(std::move(dsn));
 }
 
 TestDatabase::TestDatabase() {

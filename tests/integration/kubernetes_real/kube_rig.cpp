@@ -18,14 +18,6 @@ namespace {
 // Must match KUBE_SKIP_STATUS in scripts/kube/lib.sh and SKIP_RETURN_CODE in sources.cmake.
 constexpr int kSkipStatus = 77;
 
-std::string ReadLine(const std::string& path) {
-    std::string text = ReadFile(path);
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
-        text.pop_back();
-    }
-    return text;
-}
-
 std::unique_ptr<http::Client> MustMakeClient(const http::ClientOptions& options) {
     auto made = http::MakeClient(options);
     if (!made) {
@@ -56,17 +48,12 @@ const Rig& TheRig() {
             std::cout << "SKIPPED: " << ReadFile(r.dir + "/skipped") << std::flush;
             std::_Exit(kSkipStatus);
         }
-        try {
-            r.url = ReadLine(r.dir + "/url");
-            r.admin_token = ReadLine(r.dir + "/admin-token");
-            r.token = ReadLine(r.dir + "/token");
-        } catch (const std::exception& e) {
-            throw std::runtime_error(
-                "the Kubernetes control plane is not running (run through ctest, fixture `kube`, or "
-                "scripts/kube/start " +
-                r.dir + "): " + e.what()
-            );
-        }
+        const auto value = [&r](const char* file) {
+            return ReadRigValue(r.dir, file, "Kubernetes control plane", "kube");
+        };
+        r.url = value("url");
+        r.admin_token = value("admin-token");
+        r.token = value("token");
         r.ca_file = r.dir + "/pki/ca.crt";
         r.cert_file = r.dir + "/pki/orchestrator.crt";
         r.key_file = r.dir + "/pki/orchestrator.key";

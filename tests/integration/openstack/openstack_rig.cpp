@@ -11,20 +11,11 @@ namespace orch::test::openstack {
 
 const Json& Rig() {
     static const Json rig = [] {
-        const std::string path = BinaryDir() + "/test-openstack/rig.json";
-        std::string text;
-        try {
-            text = ReadFile(path);
-        } catch (const std::exception& e) {
-            throw std::runtime_error(
-                std::string("the OpenStack rig is not running (run through ctest, fixture `openstack`, or "
-                            "scripts/openstack/start ") +
-                BinaryDir() + "/test-openstack): " + e.what()
-            );
-        }
+        const std::string dir = BinaryDir() + "/test-openstack";
+        const std::string text = ReadRigValue(dir, "rig.json", "OpenStack rig", "openstack");
         auto parsed = ParseJson(text);
         if (!parsed) {
-            throw std::runtime_error(path + ": " + parsed.error().message);
+            throw std::runtime_error(dir + "/rig.json: " + parsed.error().message);
         }
         return *parsed;
     }();

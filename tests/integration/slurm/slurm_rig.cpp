@@ -9,33 +9,16 @@
 #include <thread>
 
 namespace orch::test::slurm {
-namespace {
-
-std::string ReadLine(const std::string& path) {
-    std::string text = ReadFile(path);
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
-        text.pop_back();
-    }
-    return text;
-}
-
-}  // namespace
-
 const Rig& TheRig() {
     static const Rig rig = [] {
         Rig r;
         r.dir = BinaryDir() + "/test-slurm";
-        try {
-            r.url = ReadLine(r.dir + "/url");
-            r.user = ReadLine(r.dir + "/user");
-            r.token = ReadLine(r.dir + "/token");
-        } catch (const std::exception& e) {
-            throw std::runtime_error(
-                std::string("the Slurm test cluster is not running (run through ctest, fixture `slurm`, or "
-                            "scripts/slurm/start ") +
-                r.dir + "): " + e.what()
-            );
-        }
+        const auto value = [&r](const char* file) {
+            return ReadRigValue(r.dir, file, "Slurm test cluster", "slurm");
+        };
+        r.url = value("url");
+        r.user = value("user");
+        r.token = value("token");
         return r;
     }();
     return rig;

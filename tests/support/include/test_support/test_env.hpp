@@ -12,6 +12,13 @@ std::string BinaryDir();
 /// Reads a whole file; throws std::runtime_error when it cannot (tests only).
 std::string ReadFile(const std::string& path);
 
+/// One value file (no line break) from the state folder `dir` of a real-server rig started by
+/// scripts/<fixture>/start. When it is missing, throws saying which rig is not running and how to
+/// start it, so a test run without its CTest fixture fails with the reason.
+std::string ReadRigValue(
+    const std::string& dir, const std::string& file, const std::string& rig, const std::string& fixture
+);
+
 /// A loopback TCP port that nothing listens on right now.
 int FreePort();
 
