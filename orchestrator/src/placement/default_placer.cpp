@@ -8,6 +8,8 @@
 #include "gpu_model.hpp"
 #include "indigo_adapter.hpp"
 #include "quota.hpp"
+#include "seen_ids.hpp"
+#include "site_universe.hpp"
 #include "vm_match.hpp"
 
 #include <algorithm>
@@ -69,98 +71,40 @@ std::string Rfc3339(std::chrono::system_clock::time_point at) {
     return buffer;
 }
 
-// A set of strings seen, for de-duplicating thousands of ids per placement: open addressing in
-// one array, so adding an id allocates nothing (std::unordered_set allocates a node per id).
-class SeenIds {
-   public:
-    explicit SeenIds(std::size_t expected) {
-        std::size_t size = 16;
-        while (size < expected * 2) {
-            size *= 2;
-        }
-        slots_.resize(size);
-    }
-    /// True when `id` was not seen before (and remembers it). The views must outlive the set.
-    bool Insert(std::string_view id) {
-        const std::size_t mask = slots_.size() - 1;
-        for (std::size_t i = std::hash<std::string_view>{}(id)&mask;; i = (i + 1) & mask) {
-            if (slots_[i].data() == nullptr) {
-                slots_[i] = id.data() == nullptr ? std::string_view("", 0) : id;
-                return true;
-            }
-            if (slots_[i] == id) {
-                return false;
-            }
-        }
-    }
-
-   private:
-    std::vector<std::string_view> slots_;  ///< a null data() marks a free slot
-};
-
-// The candidate universe: the compute services the group's SLAs name, each once, SLAM order.
-std::vector<Evaluation> BuildUniverse(const cmdb::SlaSet& slas) {
-    std::vector<Evaluation> evals;
-    std::size_t listed = 0;
-    for (const auto& preference : slas.preferences) {
-        listed += preference.priority.size();
-    }
-    evals.reserve(listed);  // no reallocation: every Evaluation is large
-    SeenIds seen(listed);
-    for (const auto& preference : slas.preferences) {
-        if (Lower(preference.service_type) != "compute") {
-            continue;
-        }
-        for (const auto& priority : preference.priority) {
-            if (!seen.Insert(priority.service_id)) {
-                continue;
-            }
-            Evaluation eval;
-            eval.service_id = priority.service_id;
-            eval.sla_id = priority.sla_id;
-            eval.weight = priority.weight;
-            const cmdb::Sla* sla = slas.FindSla(priority.sla_id);
-            if (sla == nullptr) {
-                eval.Reject("its SLA " + priority.sla_id + " is listed by SLAM but does not exist");
-            } else {
-                eval.provider_id = sla->provider;
-                for (const auto& entry : sla->services) {  // FindSlaService without finding the SLA again
-                    if (entry.service_id == priority.service_id) {
-                        eval.sla_service = &entry;
-                        break;
-                    }
-                }
-            }
-            evals.push_back(std::move(eval));
+// The evaluations of one placement, one per site of the universe, in its order. What a
+// universe already knows (missing SLA, service not in the catalogue) is rejected here.
+std::vector<Evaluation> StartEvaluations(const SiteUniverse& universe) {
+    std::vector<Evaluation> evals(universe.sites.size());  // sized once: every Evaluation is large
+    for (std::size_t i = 0; i < evals.size(); ++i) {
+        const UniverseSite& site = universe.sites[i];
+        Evaluation& eval = evals[i];
+        eval.site = &site;
+        eval.service_id = site.service_id;
+        eval.sla_id = site.sla_id;
+        eval.weight = site.weight;
+        eval.sla_service = site.sla_service;
+        eval.provider_id = site.provider_id;
+        eval.service = site.service;
+        eval.provider = site.provider;
+        if (site.sla_missing) {
+            eval.Reject("its SLA " + std::string(site.sla_id) + " is listed by SLAM but does not exist");
+        } else if (site.service == nullptr) {
+            eval.Reject("is not in the catalogue (CMDB)");
         }
     }
     return evals;
 }
 
-std::vector<std::string> ProviderIds(const std::vector<Evaluation>& evals, bool survivors_only) {
+// The providers of the services still accepted, once each (what monitoring is asked about).
+std::vector<std::string> SurvivingProviderIds(const std::vector<Evaluation>& evals) {
     std::vector<std::string> ids;
     SeenIds seen(evals.size());
     for (const auto& eval : evals) {
-        if ((survivors_only && eval.rejected()) || eval.provider_id.empty()) {
-            continue;
-        }
-        if (seen.Insert(eval.provider_id)) {
+        if (!eval.rejected() && !eval.provider_id.empty() && seen.Insert(eval.provider_id)) {
             ids.emplace_back(eval.provider_id);
         }
     }
     return ids;
-}
-
-void Attach(const cmdb::Catalogue& catalogue, Evaluation& eval) {
-    eval.service = catalogue.FindService(eval.service_id);
-    if (eval.service == nullptr) {
-        eval.Reject("is not in the catalogue (CMDB)");
-        return;
-    }
-    if (eval.provider_id.empty()) {
-        eval.provider_id = eval.service->provider_id;
-    }
-    eval.provider = catalogue.FindProvider(eval.provider_id);
 }
 
 // Moves the evaluation's reasons into the verdict: evaluations are not used after this.
@@ -230,7 +174,14 @@ DefaultPlacer::DefaultPlacer(
       usage_(usage),
       history_(history),
       options_(std::move(options)),
-      now_(std::move(now)) {}
+      now_(std::move(now)),
+      universes_(std::make_unique<SiteUniverseCache>()) {}
+
+DefaultPlacer::~DefaultPlacer() = default;
+
+std::size_t DefaultPlacer::universe_builds() const {
+    return universes_->builds();
+}
 
 std::map<std::string, std::string> DefaultPlacer::ConfigurationEndpoints() const {
     std::map<std::string, std::string> out;
@@ -270,12 +221,8 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         return decision;
     }
     Append(decision.notes, slas->notes);
-    std::vector<Evaluation> evals = BuildUniverse(*slas->slas);
-    RejectionTally tally;
-    for (const auto& eval : evals) {
-        tally.counts[kSla] += eval.reasons.size();
-    }
-    auto catalogue = catalogue_.Load(ProviderIds(evals, false));
+    const auto listed = universes_->For(slas->slas, group);
+    auto catalogue = catalogue_.Load(listed->provider_ids);
     if (!catalogue) {
         return std::move(catalogue).error();
     }
@@ -283,6 +230,12 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
 
     const RequestProfile profile = BuildProfile(*request.spec);
     const CompiledNodes nodes(profile, flavor_indexes_.For(*catalogue->catalogue));
+    const auto universe = universes_->Resolve(listed, *catalogue->catalogue, nodes.index);
+    std::vector<Evaluation> evals = StartEvaluations(*universe);
+    RejectionTally tally;
+    for (const auto& eval : evals) {
+        tally.counts[eval.service == nullptr && !eval.site->sla_missing ? kCatalogue : kSla] += eval.reasons.size();
+    }
     const PlacementContext context{
         *request.spec,
         profile,
@@ -296,16 +249,12 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         &nodes.queries,
         nodes.facts.get()};
     // Verdicts and notes refer to these texts instead of copying them.
-    decision.anchors = {catalogue->catalogue, slas->slas, nodes.facts};
+    decision.anchors = {catalogue->catalogue, slas->slas, nodes.facts, universe};
     const PolicyScope scope = BuildPolicyScope(*request.spec, *slas->slas, group);
     Append(decision.notes, scope.notes);
     QuotaCheck quota(context, usage_);
     for (auto& eval : evals) {
         if (eval.rejected()) {
-            continue;
-        }
-        Filter(tally, eval, kCatalogue, [&] { Attach(*catalogue->catalogue, eval); });
-        if (eval.service == nullptr) {
             continue;
         }
         Filter(tally, eval, kKind, [&] { CheckKind(context, eval); });
@@ -318,7 +267,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     Append(decision.notes, quota.global_reasons());
 
     auto snapshot = std::make_shared<const monitoring::Snapshot>();
-    if (const auto survivors = ProviderIds(evals, true); !survivors.empty()) {
+    if (const auto survivors = SurvivingProviderIds(evals); !survivors.empty()) {
         snapshot = feed_.Collect(survivors);
         Append(decision.notes, snapshot->notes);
     }

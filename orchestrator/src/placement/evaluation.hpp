@@ -16,11 +16,14 @@
 
 namespace orch::placement {
 
-struct NodeFacts;  // vm_match.hpp
+struct NodeFacts;     // vm_match.hpp
+struct UniverseSite;  // site_universe.hpp
 
 /// One candidate service while a placement runs: what the filters found and what ranking needs.
 /// Ids are views of the SLA set's and the catalogue's own texts, which the decision anchors.
 struct Evaluation {
+    /// What is known of the site before any request (null in tests that build one by hand).
+    const UniverseSite* site = nullptr;
     std::string_view provider_id;
     std::string_view service_id;
     const cmdb::Provider* provider = nullptr;  ///< null when the catalogue lacks it

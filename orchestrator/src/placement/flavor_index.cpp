@@ -96,7 +96,7 @@ void FlavorIndex::AddTenant(const cmdb::Tenant& tenant, std::unordered_map<std::
         records_.push_back(row.record);
         groups_.back().end = at + 1;
     }
-    tenants_[&tenant] = {first_group, static_cast<std::uint32_t>(groups_.size())};
+    tenants_[&tenant] = {first_group, static_cast<std::uint32_t>(groups_.size()), true};
 }
 
 FlavorIndex::Query FlavorIndex::Compile(const FlavorNeed& need) const {
@@ -109,9 +109,17 @@ FlavorIndex::Query FlavorIndex::Compile(const FlavorNeed& need) const {
     return query;
 }
 
-const cmdb::Flavor* FlavorIndex::Smallest(const cmdb::Tenant& tenant, const Query& query) const {
+FlavorIndex::TenantSpan FlavorIndex::SpanOf(const cmdb::Tenant& tenant) const {
     const auto found = tenants_.find(&tenant);
-    if (found == tenants_.end()) {
+    return found == tenants_.end() ? TenantSpan{} : found->second;
+}
+
+const cmdb::Flavor* FlavorIndex::Smallest(const cmdb::Tenant& tenant, const Query& query) const {
+    return Smallest(tenant, SpanOf(tenant), query);
+}
+
+const cmdb::Flavor* FlavorIndex::Smallest(const cmdb::Tenant& tenant, TenantSpan span, const Query& query) const {
+    if (!span.known) {
         return ScanSmallestFlavor(query.need, tenant.flavors);
     }
     const auto& need = query.need;
@@ -119,7 +127,7 @@ const cmdb::Flavor* FlavorIndex::Smallest(const cmdb::Tenant& tenant, const Quer
         return std::tie(r.gpus, r.vcpus, r.ram_mb, r.disk_gb, r.position);
     };
     const Record* best = nullptr;
-    for (auto g = found->second.begin; g < found->second.end; ++g) {
+    for (auto g = span.begin; g < span.end; ++g) {
         const Group& group = groups_[g];
         if (!query.group_ok[group.key]) {
             continue;

@@ -4,6 +4,7 @@ set(SOURCES
   ${AREA_DIR}/request_profile.cpp
   ${AREA_DIR}/gpu_model.cpp
   ${AREA_DIR}/flavor_index.cpp
+  ${AREA_DIR}/site_universe.cpp
   ${AREA_DIR}/vm_match.cpp
   ${AREA_DIR}/static_filters.cpp
   ${AREA_DIR}/vm_filter.cpp

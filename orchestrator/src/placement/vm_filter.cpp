@@ -1,4 +1,5 @@
 #include "evaluation.hpp"
+#include "site_universe.hpp"
 #include "vm_match.hpp"
 
 #include <algorithm>
@@ -43,7 +44,11 @@ const cmdb::Flavor* PickFlavor(
 ) {
     const auto& facts = (*context.nodes)[node];
     if (context.flavor_index != nullptr && facts.instance_type.empty()) {
-        const auto* flavor = context.flavor_index->Smallest(tenant, (*context.flavor_queries)[node]);
+        const auto& query = (*context.flavor_queries)[node];
+        // The universe looked the tenant up in this very index when it was resolved.
+        const bool spanned = eval.site != nullptr && eval.site->tenant == &tenant;
+        const auto* flavor = spanned ? context.flavor_index->Smallest(tenant, eval.site->flavors, query)
+                                     : context.flavor_index->Smallest(tenant, query);
         if (flavor == nullptr) {
             eval.reasons.push_back(Reason::Deferred(&ExplainFlavorMiss, &facts, &tenant));
         }
@@ -68,7 +73,7 @@ void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval) {
         eval.Reject("cannot assign public IPs, which an elastic cluster needs");
     }
     CheckVolumes(context.profile, eval);
-    eval.tenant = service.TenantFor(context.group);
+    eval.tenant = eval.site != nullptr ? eval.site->tenant : service.TenantFor(context.group);
     if (eval.tenant == nullptr) {
         eval.Reject("has no project for your group '" + context.group + "'");
         return;

@@ -6,5 +6,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/ranking_test.cpp
   ${TEST_DIR}/decision_config_test.cpp
   ${TEST_DIR}/flavor_index_test.cpp
+  ${TEST_DIR}/site_universe_test.cpp
 )
 set(TEST_LIBS orch::orchestrator)

@@ -9,9 +9,12 @@
 #include "orchestrator/placement/usage.hpp"
 
 #include <map>
+#include <memory>
 #include <string>
 
 namespace orch::placement {
+
+class SiteUniverseCache;  // the services of a group's SLAs, resolved once per catalogue version
 
 /// The placer: SLAs of the group → their services in the catalogue → filters (every reason
 /// recorded) → monitoring → quotas → ranking (gpu-aware or indigo) → candidates and verdicts.
@@ -33,12 +36,17 @@ class DefaultPlacer : public Placer {
         cmdb::NowFn now = cmdb::SystemNow()
     );
 
+    ~DefaultPlacer() override;
+    DefaultPlacer(const DefaultPlacer&) = delete;
+    DefaultPlacer& operator=(const DefaultPlacer&) = delete;
     Result<PlacementDecision> Place(const PlacementRequest& request) override;
     std::map<std::string, std::string> ConfigurationEndpoints() const override;
 
     const PlacementOptions& options() const { return options_; }
     /// Flavor indexes built so far: one per catalogue version (see FlavorIndexCache).
     std::size_t flavor_index_builds() const { return flavor_indexes_.builds(); }
+    /// Site universes built so far: per SLA set, then per catalogue version (SiteUniverseCache).
+    std::size_t universe_builds() const;
 
    private:
     cmdb::CatalogueSource& catalogue_;
@@ -49,6 +57,7 @@ class DefaultPlacer : public Placer {
     PlacementOptions options_;
     cmdb::NowFn now_;
     FlavorIndexCache flavor_indexes_;
+    std::unique_ptr<SiteUniverseCache> universes_;
 };
 
 }  // namespace orch::placement

@@ -41,10 +41,18 @@ class FlavorIndex {
         std::vector<bool> group_ok;  ///< by interned (vendor, model) key
     };
     Query Compile(const FlavorNeed& need) const;
+    /// Where a tenant's flavors are in the index; `known` is false for a tenant it lacks.
+    struct TenantSpan {
+        std::uint32_t begin = 0, end = 0;  ///< into the groups
+        bool known = false;
+    };
+    TenantSpan SpanOf(const cmdb::Tenant& tenant) const;
 
     /// ScanSmallestFlavor(need, tenant.flavors) for a tenant of the indexed catalogue; a tenant
     /// the index does not know is scanned (so a wrong catalogue is slow, never wrong).
     const cmdb::Flavor* Smallest(const cmdb::Tenant& tenant, const Query& query) const;
+    /// The same with the tenant's span already looked up (SpanOf of this index).
+    const cmdb::Flavor* Smallest(const cmdb::Tenant& tenant, TenantSpan span, const Query& query) const;
 
     std::size_t flavor_count() const { return records_.size(); }
     std::size_t model_key_count() const { return keys_.size(); }
@@ -66,9 +74,6 @@ class FlavorIndex {
         std::uint32_t key;         ///< into keys_
         std::uint32_t begin, end;  ///< into records_
     };
-    struct Span {
-        std::uint32_t begin, end;  ///< into groups_
-    };
     struct Key {
         std::string vendor;  ///< as offered (compared case-insensitively)
         std::string model;
@@ -80,7 +85,7 @@ class FlavorIndex {
     std::vector<Record> records_;
     std::vector<Group> groups_;
     std::vector<Key> keys_;
-    std::unordered_map<const cmdb::Tenant*, Span> tenants_;
+    std::unordered_map<const cmdb::Tenant*, TenantSpan> tenants_;
 };
 
 /// The FlavorIndex of the catalogue placements currently see, built once per catalogue version:

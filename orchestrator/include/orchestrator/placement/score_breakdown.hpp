@@ -1,11 +1,11 @@
 #pragma once
 
+#include "common/json.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string_view>
 #include <variant>
-
-#include "common/json.hpp"
 
 namespace orch::placement {
 
@@ -28,7 +28,7 @@ struct GpuAwareScore {
 /// JSON object per service cost more than ranking them. Nothing is lost: ToJson() gives every
 /// field, for every service, whenever asked.
 class ScoreBreakdown {
-public:
+   public:
     ScoreBreakdown() = default;
     explicit ScoreBreakdown(const GpuAwareScore& score) : parts_(score) {}
     explicit ScoreBreakdown(Json json) : parts_(std::move(json)) {}  ///< indigo mode, or read back from storage
@@ -39,7 +39,7 @@ public:
     /// One field of ToJson() (throws like Json::at when absent).
     Json at(std::string_view key) const { return ToJson().at(std::string(key)); }
 
-private:
+   private:
     std::variant<std::monostate, GpuAwareScore, Json> parts_;
 };
 

@@ -1,0 +1,82 @@
+#pragma once
+
+#include "cmdb/site_model.hpp"
+#include "cmdb/sla.hpp"
+#include "orchestrator/placement/flavor_index.hpp"
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace orch::placement {
+
+/// One candidate service of a group, with everything about it that does not depend on the
+/// request: its SLA entry, and (once resolved against a catalogue) its service, provider, the
+/// group's project and that project's place in the flavor index. Views point into the SLA set
+/// and the catalogue, which the universe holds.
+struct UniverseSite {
+    std::string_view service_id;
+    std::string_view provider_id;  ///< the SLA's provider, else (resolved) the service's
+    std::string_view sla_id;
+    std::optional<double> weight;
+    bool sla_missing = false;  ///< SLAM lists it under an SLA that does not exist
+    const cmdb::SlaService* sla_service = nullptr;
+    const cmdb::Service* service = nullptr;  ///< null: not in the catalogue (or not resolved yet)
+    const cmdb::Provider* provider = nullptr;
+    const cmdb::Tenant* tenant = nullptr;  ///< the group's project on this service, if any
+    FlavorIndex::TenantSpan flavors;       ///< that project's flavors in the index
+};
+
+/// The compute services a group's SLAs name, each once, in SLAM order (docs/placement.md, "How a
+/// placement runs", steps 1–3), resolved against one catalogue version. A placement used to find
+/// every service, provider, SLA and project by id for each of thousands of sites on every
+/// request; these do not change between requests, so they are found once per (SLA set, group,
+/// catalogue version) and shared, immutable, by concurrent placements.
+struct SiteUniverse {
+    std::shared_ptr<const cmdb::SlaSet> slas;
+    std::string group;
+    std::vector<UniverseSite> sites;
+    std::vector<std::string> provider_ids;  ///< every provider named, once (what to load)
+    /// Set once resolved: the catalogue version (its index holds the providers alive).
+    std::shared_ptr<const FlavorIndex> index;
+};
+
+/// Builds the universe of an SLA set (not resolved: no catalogue pointers).
+std::shared_ptr<const SiteUniverse> BuildSiteUniverse(std::shared_ptr<const cmdb::SlaSet> slas, std::string group);
+
+/// The same universe resolved against the catalogue the index was built from.
+std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
+    const SiteUniverse& universe, const cmdb::Catalogue& catalogue, std::shared_ptr<const FlavorIndex> index
+);
+
+/// The last few universes, by (SLA set object, group) and by catalogue version. Sources hand out
+/// the same immutable SLA set and providers until they re-read them, so object identity is the
+/// version; the cache holds what it keys on, so an address cannot be reused while cached.
+/// Thread-safe; a miss builds outside the lock.
+class SiteUniverseCache {
+   public:
+    std::shared_ptr<const SiteUniverse> For(const std::shared_ptr<const cmdb::SlaSet>& slas, const std::string& group);
+    std::shared_ptr<const SiteUniverse> Resolve(
+        const std::shared_ptr<const SiteUniverse>& universe,
+        const cmdb::Catalogue& catalogue,
+        const std::shared_ptr<const FlavorIndex>& index
+    );
+    /// Universes built (unresolved + resolved) so far: observability and tests.
+    std::size_t builds() const;
+
+   private:
+    static constexpr std::size_t kKept = 8;  ///< per kind: a few groups placing at the same time
+    struct Resolved {
+        std::shared_ptr<const SiteUniverse> from;
+        std::shared_ptr<const SiteUniverse> resolved;
+    };
+    mutable std::mutex mutex_;
+    std::vector<std::shared_ptr<const SiteUniverse>> unresolved_;  ///< newest last
+    std::vector<Resolved> resolved_;                               ///< newest last
+    std::size_t builds_ = 0;
+};
+
+}  // namespace orch::placement

@@ -1,0 +1,137 @@
+// The placer resolves a group's services once per (SLA set, catalogue version) and reuses that
+// between placements: these tests change the catalogue or the SLAs between two placements and
+// check that the second one sees the change (a stale universe would keep the old service,
+// project or flavors, or point into freed providers).
+#include "synthetic_world.hpp"
+
+#include <catch2/catch.hpp>
+
+namespace orch::test {
+namespace {
+
+class SwappableCatalogue : public cmdb::CatalogueSource {
+   public:
+    explicit SwappableCatalogue(std::vector<std::shared_ptr<const cmdb::Provider>> providers)
+        : providers_(std::move(providers)) {}
+    Result<cmdb::CatalogueView> Load(const std::vector<std::string>&) override {
+        // A new Catalogue object each time over the held providers, as the CMDB source does.
+        return cmdb::CatalogueView{std::make_shared<const cmdb::Catalogue>(providers_), {}};
+    }
+    std::string Url() const override { return {}; }
+    std::vector<std::shared_ptr<const cmdb::Provider>> providers_;
+};
+
+class SwappableSlas : public cmdb::SlaSource {
+   public:
+    explicit SwappableSlas(std::shared_ptr<const cmdb::SlaSet> slas) : slas_(std::move(slas)) {}
+    Result<cmdb::SlaView> ForGroup(const std::string&, const std::string&) override { return cmdb::SlaView{slas_, {}}; }
+    std::string Url() const override { return {}; }
+    std::shared_ptr<const cmdb::SlaSet> slas_;
+};
+
+std::shared_ptr<const cmdb::SlaSet> SlasOf(const Json& root) {
+    return std::make_shared<const cmdb::SlaSet>(cmdb::ParseSlamPreferences(root.at("g"), "g").value());
+}
+
+tosca::DeploymentSpec OneGpuVm() {
+    tosca::DeploymentSpec spec;
+    spec.kind = tosca::DeploymentKind::kVirtualMachines;
+    spec.nodes.push_back(VmNode("vm", 4, 16384, 1));
+    return spec;
+}
+
+struct World {
+    SwappableCatalogue catalogue{cmdb::ParseLocalCatalogueText(kSyntheticCatalogue, "synthetic").value().providers()};
+    SwappableSlas slas{SlasOf(SyntheticSlas())};
+    monitoring::NoFeed feed;
+    placement::InMemoryUsageSource usage;
+    placement::InMemorySiteHistory history;
+    placement::DefaultPlacer placer{catalogue, slas, feed, usage, history, {}};
+
+    placement::PlacementDecision Place(const tosca::DeploymentSpec& spec) {
+        placement::PlacementRequest request;
+        request.spec = &spec;
+        request.requester = {"https://iam.test/", "alice", "g", ""};
+        return placer.Place(request).value();
+    }
+    const placement::SiteVerdict& VerdictOf(const placement::PlacementDecision& decision, std::string_view service) {
+        for (const auto& verdict : decision.verdicts) {
+            if (verdict.service_id == service) {
+                return verdict;
+            }
+        }
+        throw std::runtime_error("no verdict for " + std::string(service));
+    }
+    // SITE-A (provider 0) re-read with its project's flavors replaced.
+    void ReplaceSiteAFlavors(std::vector<cmdb::Flavor> flavors) {
+        auto changed = std::make_shared<cmdb::Provider>(*catalogue.providers_.at(0));
+        changed->services.front().tenants.front().flavors = std::move(flavors);
+        catalogue.providers_[0] = changed;
+    }
+};
+
+std::string ChosenFlavor(const placement::PlacementDecision& decision) {
+    REQUIRE_FALSE(decision.ranked.empty());
+    return decision.ranked.front().placements.at("vm").flavor_name;
+}
+
+}  // namespace
+
+TEST_CASE("site universe: reused between placements while SLAs and catalogue stay", "[placement][universe]") {
+    World world;
+    const auto spec = OneGpuVm();
+    CHECK(ChosenFlavor(world.Place(spec)) == "t4x1");
+    CHECK(world.placer.universe_builds() == 2);  // the SLA services, then resolved in the catalogue
+    CHECK(ChosenFlavor(world.Place(spec)) == "t4x1");
+    CHECK(world.placer.universe_builds() == 2);
+}
+
+TEST_CASE("site universe: a re-read provider is seen by the next placement", "[placement][universe]") {
+    World world;
+    const auto spec = OneGpuVm();
+    REQUIRE(ChosenFlavor(world.Place(spec)) == "t4x1");
+    cmdb::Flavor only;
+    only.flavor_id = "f9";
+    only.name = "a40x1";
+    only.vcpus = 8;
+    only.ram_mb = 32768;
+    only.disk_gb = 80;
+    only.gpus = 1;
+    only.gpu_vendor = "nvidia";
+    only.gpu_model = "NVIDIA A40";
+    world.ReplaceSiteAFlavors({only});
+    CHECK(ChosenFlavor(world.Place(spec)) == "a40x1");
+    CHECK(world.placer.universe_builds() == 3);  // resolved again; the SLA part is reused
+
+    world.ReplaceSiteAFlavors({});
+    const auto decision = world.Place(spec);
+    CHECK(decision.ranked.empty());
+    CHECK_FALSE(world.VerdictOf(decision, "A-nova").accepted);
+}
+
+TEST_CASE("site universe: a provider gone from the catalogue rejects its service", "[placement][universe]") {
+    World world;
+    const auto spec = OneGpuVm();
+    REQUIRE(world.VerdictOf(world.Place(spec), "A-nova").accepted);
+    world.catalogue.providers_.erase(world.catalogue.providers_.begin());
+    const auto decision = world.Place(spec);
+    const auto& verdict = world.VerdictOf(decision, "A-nova");
+    CHECK_FALSE(verdict.accepted);
+    CHECK(verdict.reasons.Texts() == std::vector<std::string>{"is not in the catalogue (CMDB)"});
+}
+
+TEST_CASE("site universe: new SLAs change the services considered", "[placement][universe]") {
+    World world;
+    const auto spec = OneGpuVm();
+    REQUIRE(world.Place(spec).verdicts.size() == 5);
+    Json slas = SyntheticSlas();
+    auto& priorities = slas["g"]["preferences"][0]["preferences"][0]["priority"];
+    priorities.erase(priorities.begin());  // A-nova no longer offered to the group
+    world.slas.slas_ = SlasOf(slas);
+    const auto decision = world.Place(spec);
+    CHECK(decision.verdicts.size() == 4);
+    CHECK(decision.ranked.empty());
+    CHECK_THROWS(world.VerdictOf(decision, "A-nova"));
+}
+
+}  // namespace orch::test
