@@ -1,5 +1,7 @@
+#include "declared_gpus.hpp"
 #include "evaluation.hpp"
 #include "gpu_model.hpp"
+#include "site_universe.hpp"
 
 #include <algorithm>
 #include <sstream>
@@ -7,27 +9,13 @@
 namespace orch::placement {
 namespace {
 
-// What the catalogue says about a container/batch service's GPUs (the Mesos master's values when
-// the framework itself does not say).
-struct DeclaredGpus {
-    bool support = false;
-    std::string vendor, model;
-    int count = 0;
-};
-
-DeclaredGpus Declared(const cmdb::Catalogue& catalogue, const cmdb::Service& service) {
-    const cmdb::Service* parent = ParentOf(catalogue, service);
-    auto text = [&](const char* key) {
-        std::string value = service.StringProperty(key);
-        return value.empty() && parent != nullptr ? parent->StringProperty(key) : value;
-    };
-    DeclaredGpus declared;
-    declared.support = service.BoolProperty("gpu_support", false);
-    declared.vendor = text("gpu_vendor");
-    declared.model = text("gpu_model");
-    declared.count =
-        static_cast<int>(service.IntProperty("num_gpus", parent != nullptr ? parent->IntProperty("num_gpus", 0) : 0));
-    return declared;
+// The universe worked the declared GPUs out when it was resolved; a hand-built evaluation
+// (tests) reads them now.
+DeclaredGpus Declared(const PlacementContext& context, const Evaluation& eval) {
+    if (eval.site != nullptr) {
+        return eval.site->declared;
+    }
+    return DeclaredGpusOf(*eval.service, ParentOf(context.catalogue, *eval.service));
 }
 
 std::string Describe(const std::map<std::string, int>& by_model) {
@@ -96,12 +84,12 @@ void CheckGpuLive(
 }  // namespace
 
 void CheckDeclaredCapacity(const PlacementContext& context, Evaluation& eval) {
-    const auto& service = *eval.service;
     if (context.profile.kind == tosca::DeploymentKind::kVirtualMachines ||
-        service.kind == cmdb::ServiceKind::kOpenStack) {
+        KindOf(eval) == cmdb::ServiceKind::kOpenStack) {
         return;
     }
-    const DeclaredGpus declared = Declared(context.catalogue, service);
+    const auto& service = *eval.service;
+    const DeclaredGpus declared = Declared(context, eval);
     eval.gpu_capable = declared.support;
     if (context.profile.needs_secrets && service.kind == cmdb::ServiceKind::kMarathon &&
         !service.BoolProperty("secrets_support", false)) {
@@ -134,10 +122,12 @@ void CheckDeclaredCapacity(const PlacementContext& context, Evaluation& eval) {
 }
 
 void CheckLive(const PlacementContext& context, const monitoring::Snapshot& snapshot, Evaluation& eval) {
-    const auto& service = *eval.service;
-    const auto* site = snapshot.FindProvider(eval.provider_id);
-    const auto* own = site != nullptr ? site->FindService(eval.service_id) : nullptr;
-    const auto* parent = site != nullptr && !service.parent_id.empty() ? site->FindService(service.parent_id) : nullptr;
+    const SiteSignals found =
+        eval.live != nullptr ? *eval.live
+                             : FindSiteSignals(snapshot, eval.provider_id, eval.service_id, eval.service->parent_id);
+    const auto* site = found.site;
+    const auto* own = found.own;
+    const auto* parent = found.parent;
     eval.up = own != nullptr && own->up ? own->up : (site != nullptr ? site->up : std::nullopt);
     eval.response_ms =
         own != nullptr && own->response_ms ? own->response_ms : (site != nullptr ? site->response_ms : std::nullopt);
@@ -166,7 +156,7 @@ void CheckLive(const PlacementContext& context, const monitoring::Snapshot& snap
     if (context.profile.gpus.empty() && eval.gpu_capable) {
         eval.fit = std::min(eval.fit, 0.5);  // keep GPU clusters for GPU work when a CPU site will do
     }
-    const DeclaredGpus declared = Declared(context.catalogue, service);
+    const DeclaredGpus declared = Declared(context, eval);
     if (capacity == nullptr) {
         for (const auto& need : context.profile.gpus) {
             if (!need.model.empty() && declared.model.empty()) {

@@ -95,6 +95,19 @@ std::vector<Evaluation> StartEvaluations(const SiteUniverse& universe) {
     return evals;
 }
 
+// Whether each of the universe's lists of trusted issuers has the requester's.
+std::vector<char> TrustedIdpSets(const SiteUniverse& universe, std::string_view issuer) {
+    while (!issuer.empty() && issuer.back() == '/') {
+        issuer.remove_suffix(1);
+    }
+    std::vector<char> trusted;
+    trusted.reserve(universe.idp_sets.size());
+    for (const auto& issuers : universe.idp_sets) {
+        trusted.push_back(std::find(issuers.begin(), issuers.end(), issuer) != issuers.end() ? 1 : 0);
+    }
+    return trusted;
+}
+
 // The providers of the services still accepted, once each (what monitoring is asked about).
 std::vector<std::string> SurvivingProviderIds(const std::vector<Evaluation>& evals) {
     std::vector<std::string> ids;
@@ -236,6 +249,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     for (const auto& eval : evals) {
         tally.counts[eval.service == nullptr && !eval.site->sla_missing ? kCatalogue : kSla] += eval.reasons.size();
     }
+    const std::vector<char> trusted_idp_sets = TrustedIdpSets(*universe, request.requester.issuer);
     const PlacementContext context{
         *request.spec,
         profile,
@@ -247,7 +261,8 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         options_,
         nodes.index.get(),
         &nodes.queries,
-        nodes.facts.get()};
+        nodes.facts.get(),
+        &trusted_idp_sets};
     // Verdicts and notes refer to these texts instead of copying them.
     decision.anchors = {catalogue->catalogue, slas->slas, nodes.facts, universe};
     const PolicyScope scope = BuildPolicyScope(*request.spec, *slas->slas, group);
@@ -273,6 +288,10 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     }
     if (feed_.Kind() == "none") {
         decision.notes.push_back("no monitoring is configured: availability and live capacity are unknown");
+    }
+    const auto signals = universes_->Signals(universe, snapshot);
+    for (std::size_t i = 0; i < evals.size(); ++i) {
+        evals[i].live = &(*signals)[i];
     }
     std::vector<Evaluation*> accepted;
     for (auto& eval : evals) {

@@ -8,6 +8,7 @@
 #include "orchestrator/placement/placement_options.hpp"
 #include "orchestrator/placement/placer.hpp"
 #include "request_profile.hpp"
+#include "site_universe.hpp"
 
 #include <map>
 #include <optional>
@@ -16,14 +17,15 @@
 
 namespace orch::placement {
 
-struct NodeFacts;     // vm_match.hpp
-struct UniverseSite;  // site_universe.hpp
+struct NodeFacts;  // vm_match.hpp
 
 /// One candidate service while a placement runs: what the filters found and what ranking needs.
 /// Ids are views of the SLA set's and the catalogue's own texts, which the decision anchors.
 struct Evaluation {
     /// What is known of the site before any request (null in tests that build one by hand).
     const UniverseSite* site = nullptr;
+    /// Its monitoring data, found once per snapshot (null: look it up).
+    const SiteSignals* live = nullptr;
     std::string_view provider_id;
     std::string_view service_id;
     const cmdb::Provider* provider = nullptr;  ///< null when the catalogue lacks it
@@ -96,7 +98,15 @@ struct PlacementContext {
     const std::vector<FlavorIndex::Query>* flavor_queries = nullptr;
     /// What each profile node asks, kept alive by the decision (reasons and notes refer to it).
     const std::vector<NodeFacts>* nodes = nullptr;
+    /// Per SiteUniverse::idp_sets: whether that list trusts the requester's issuer (null: check
+    /// the service's own list).
+    const std::vector<char>* trusted_idp_sets = nullptr;
 };
+
+/// The service kind, from the universe's copy when there is one (no pointer chase per site).
+inline cmdb::ServiceKind KindOf(const Evaluation& eval) {
+    return eval.site != nullptr ? eval.site->kind : eval.service->kind;
+}
 
 /// What the template's placement policies allow, decided once per placement.
 struct PolicyScope {

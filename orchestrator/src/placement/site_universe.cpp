@@ -3,6 +3,8 @@
 #include "gpu_model.hpp"
 #include "seen_ids.hpp"
 
+#include <map>
+
 namespace orch::placement {
 namespace {
 
@@ -26,7 +28,46 @@ UniverseSite SiteOf(const cmdb::SlaSet& slas, const cmdb::Priority& priority) {
     return site;
 }
 
+std::string_view TrimSlash(std::string_view text) {
+    while (!text.empty() && text.back() == '/') {
+        text.remove_suffix(1);
+    }
+    return text;
+}
+
+// The index of the service's list of trusted issuers in `sets`, added when new.
+std::uint32_t InternIdps(
+    const cmdb::Service& service,
+    std::vector<std::vector<std::string_view>>& sets,
+    std::map<std::vector<std::string_view>, std::uint32_t>& seen
+) {
+    std::vector<std::string_view> issuers;
+    for (const auto& idp : service.supported_idps) {
+        issuers.push_back(TrimSlash(idp.issuer));
+    }
+    const auto [it, added] = seen.emplace(issuers, static_cast<std::uint32_t>(sets.size()));
+    if (added) {
+        sets.push_back(std::move(issuers));
+    }
+    return it->second;
+}
+
 }  // namespace
+
+SiteSignals FindSiteSignals(
+    const monitoring::Snapshot& snapshot,
+    std::string_view provider_id,
+    std::string_view service_id,
+    std::string_view parent_id
+) {
+    SiteSignals found;
+    found.site = snapshot.FindProvider(provider_id);
+    if (found.site != nullptr) {
+        found.own = found.site->FindService(service_id);
+        found.parent = parent_id.empty() ? nullptr : found.site->FindService(parent_id);
+    }
+    return found;
+}
 
 std::shared_ptr<const SiteUniverse> BuildSiteUniverse(std::shared_ptr<const cmdb::SlaSet> slas, std::string group) {
     auto universe = std::make_shared<SiteUniverse>();
@@ -61,6 +102,7 @@ std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
     const SiteUniverse& universe, const cmdb::Catalogue& catalogue, std::shared_ptr<const FlavorIndex> index
 ) {
     auto resolved = std::make_shared<SiteUniverse>(universe);
+    std::map<std::vector<std::string_view>, std::uint32_t> idp_sets;
     for (auto& site : resolved->sites) {
         if (site.sla_missing) {
             continue;
@@ -76,6 +118,14 @@ std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
         site.tenant = site.service->TenantFor(resolved->group);
         if (site.tenant != nullptr) {
             site.flavors = index->SpanOf(*site.tenant);
+        }
+        site.kind = site.service->kind;
+        site.iam_enabled = site.service->iam_enabled;
+        site.idp_set = InternIdps(*site.service, resolved->idp_sets, idp_sets);
+        if (site.kind != cmdb::ServiceKind::kOpenStack) {
+            const auto* parent =
+                site.service->parent_id.empty() ? nullptr : catalogue.FindService(site.service->parent_id);
+            site.declared = DeclaredGpusOf(*site.service, parent);
         }
     }
     resolved->index = std::move(index);
@@ -124,6 +174,34 @@ std::shared_ptr<const SiteUniverse> SiteUniverseCache::Resolve(
     }
     resolved_.push_back({universe, resolved});
     return resolved;
+}
+
+std::shared_ptr<const std::vector<SiteSignals>> SiteUniverseCache::Signals(
+    const std::shared_ptr<const SiteUniverse>& universe, const std::shared_ptr<const monitoring::Snapshot>& snapshot
+) {
+    {
+        const std::lock_guard lock(mutex_);
+        for (const auto& entry : signals_) {
+            if (entry.universe == universe && entry.snapshot == snapshot) {
+                return entry.signals;
+            }
+        }
+    }
+    auto signals = std::make_shared<std::vector<SiteSignals>>();
+    signals->reserve(universe->sites.size());
+    for (const auto& site : universe->sites) {
+        signals->push_back(
+            site.service == nullptr
+                ? SiteSignals{}
+                : FindSiteSignals(*snapshot, site.provider_id, site.service_id, site.service->parent_id)
+        );
+    }
+    const std::lock_guard lock(mutex_);
+    if (signals_.size() == kKept) {
+        signals_.erase(signals_.begin());
+    }
+    signals_.push_back({universe, snapshot, signals});
+    return signals;
 }
 
 std::size_t SiteUniverseCache::builds() const {

@@ -2,6 +2,8 @@
 
 #include "cmdb/site_model.hpp"
 #include "cmdb/sla.hpp"
+#include "declared_gpus.hpp"
+#include "monitoring/signals.hpp"
 #include "orchestrator/placement/flavor_index.hpp"
 
 #include <memory>
@@ -28,6 +30,18 @@ struct UniverseSite {
     const cmdb::Provider* provider = nullptr;
     const cmdb::Tenant* tenant = nullptr;  ///< the group's project on this service, if any
     FlavorIndex::TenantSpan flavors;       ///< that project's flavors in the index
+    // Copied from the service so the filters that reject most sites read this array only.
+    cmdb::ServiceKind kind = cmdb::ServiceKind::kOpenStack;
+    bool iam_enabled = true;
+    std::uint32_t idp_set = 0;  ///< the service's trusted issuers: SiteUniverse::idp_sets
+    DeclaredGpus declared;      ///< containers and jobs (not OpenStack)
+};
+
+/// The monitoring data of one site in one snapshot (null where it has none).
+struct SiteSignals {
+    const monitoring::ProviderSignals* site = nullptr;
+    const monitoring::ServiceSignals* own = nullptr;
+    const monitoring::ServiceSignals* parent = nullptr;  ///< the Mesos master's, for a framework
 };
 
 /// The compute services a group's SLAs name, each once, in SLAM order (docs/placement.md, "How a
@@ -40,6 +54,9 @@ struct SiteUniverse {
     std::string group;
     std::vector<UniverseSite> sites;
     std::vector<std::string> provider_ids;  ///< every provider named, once (what to load)
+    /// Distinct lists of trusted issuers (trailing '/' removed): thousands of sites usually trust
+    /// the same few identity providers, so a placement checks each list once.
+    std::vector<std::vector<std::string_view>> idp_sets;
     /// Set once resolved: the catalogue version (its index holds the providers alive).
     std::shared_ptr<const FlavorIndex> index;
 };
@@ -50,6 +67,14 @@ std::shared_ptr<const SiteUniverse> BuildSiteUniverse(std::shared_ptr<const cmdb
 /// The same universe resolved against the catalogue the index was built from.
 std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
     const SiteUniverse& universe, const cmdb::Catalogue& catalogue, std::shared_ptr<const FlavorIndex> index
+);
+
+/// A site's monitoring data found by id (what SiteUniverseCache::Signals caches).
+SiteSignals FindSiteSignals(
+    const monitoring::Snapshot& snapshot,
+    std::string_view provider_id,
+    std::string_view service_id,
+    std::string_view parent_id
 );
 
 /// The last few universes, by (SLA set object, group) and by catalogue version. Sources hand out
@@ -64,6 +89,11 @@ class SiteUniverseCache {
         const cmdb::Catalogue& catalogue,
         const std::shared_ptr<const FlavorIndex>& index
     );
+    /// Every site's monitoring data in `snapshot`, in universe order (feeds hand out the same
+    /// snapshot until they collect again).
+    std::shared_ptr<const std::vector<SiteSignals>> Signals(
+        const std::shared_ptr<const SiteUniverse>& universe, const std::shared_ptr<const monitoring::Snapshot>& snapshot
+    );
     /// Universes built (unresolved + resolved) so far: observability and tests.
     std::size_t builds() const;
 
@@ -76,6 +106,12 @@ class SiteUniverseCache {
     mutable std::mutex mutex_;
     std::vector<std::shared_ptr<const SiteUniverse>> unresolved_;  ///< newest last
     std::vector<Resolved> resolved_;                               ///< newest last
+    struct Signalled {
+        std::shared_ptr<const SiteUniverse> universe;
+        std::shared_ptr<const monitoring::Snapshot> snapshot;
+        std::shared_ptr<const std::vector<SiteSignals>> signals;
+    };
+    std::vector<Signalled> signals_;  ///< newest last
     std::size_t builds_ = 0;
 };
 

@@ -1,5 +1,4 @@
 #include "evaluation.hpp"
-#include "site_universe.hpp"
 #include "vm_match.hpp"
 
 #include <algorithm>
@@ -64,11 +63,11 @@ const cmdb::Flavor* PickFlavor(
 }  // namespace
 
 void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval) {
-    const auto& service = *eval.service;
-    if (service.kind != cmdb::ServiceKind::kOpenStack ||
+    if (KindOf(eval) != cmdb::ServiceKind::kOpenStack ||
         context.profile.kind != tosca::DeploymentKind::kVirtualMachines) {
         return;
     }
+    const auto& service = *eval.service;
     if (context.profile.elastic_cluster && !service.public_ip_assignable) {
         eval.Reject("cannot assign public IPs, which an elastic cluster needs");
     }

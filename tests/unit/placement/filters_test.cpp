@@ -215,6 +215,32 @@ TEST_CASE("identity: a site must trust the user's issuer", "[placement][filter]"
     );
 }
 
+// The placer checks each distinct list of trusted issuers once per placement (SiteUniverse):
+// sites sharing a list, sites with another list and sites without IAM must still each get their
+// own answer, trailing '/' ignored on both sides.
+TEST_CASE("identity: every site answers for its own list of issuers", "[placement][filter]") {
+    SyntheticWorld world;
+    const auto spec = GpuVmSpec(1);
+    placement::PlacementRequest request;
+    request.spec = &spec;
+    const auto place = [&](const std::string& issuer) {
+        request.requester = {issuer, "bob", "g", ""};
+        return world.placer->Place(request).value();
+    };
+    for (const auto& decision : {place("https://iam.test"), place("https://iam.test//")}) {
+        for (const char* service : {"A-nova", "B-marathon", "C-marathon", "D-marathon", "E-slurm"}) {
+            CHECK_THAT(Reasons(decision, service), !Catch::Contains("does not accept users"));
+        }
+    }
+    const auto egi = place("https://aai.egi.eu/auth/realms/egi");
+    for (const char* service : {"A-nova", "B-marathon", "C-marathon", "D-marathon"}) {
+        CHECK_THAT(
+            Reasons(egi, service), Catch::Contains("does not accept users of https://aai.egi.eu/auth/realms/egi")
+        );
+    }
+    CHECK_THAT(Reasons(egi, "E-slurm"), !Catch::Contains("does not accept users"));  // iam_enabled: false
+}
+
 TEST_CASE("placement policies: named site, region, service", "[placement][filter]") {
     SyntheticWorld world({}, false);
     auto spec = MarathonSpec(1);

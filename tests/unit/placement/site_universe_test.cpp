@@ -2,6 +2,7 @@
 // between placements: these tests change the catalogue or the SLAs between two placements and
 // check that the second one sees the change (a stale universe would keep the old service,
 // project or flavors, or point into freed providers).
+#include "fixture_world.hpp"
 #include "synthetic_world.hpp"
 
 #include <catch2/catch.hpp>
@@ -29,6 +30,14 @@ class SwappableSlas : public cmdb::SlaSource {
     std::shared_ptr<const cmdb::SlaSet> slas_;
 };
 
+class SwappableFeed : public monitoring::Feed {
+   public:
+    std::shared_ptr<const monitoring::Snapshot> Collect(const std::vector<std::string>&) override { return snapshot_; }
+    std::string Url() const override { return {}; }
+    std::string Kind() const override { return "static"; }
+    std::shared_ptr<const monitoring::Snapshot> snapshot_ = std::make_shared<const monitoring::Snapshot>();
+};
+
 std::shared_ptr<const cmdb::SlaSet> SlasOf(const Json& root) {
     return std::make_shared<const cmdb::SlaSet>(cmdb::ParseSlamPreferences(root.at("g"), "g").value());
 }
@@ -43,7 +52,7 @@ tosca::DeploymentSpec OneGpuVm() {
 struct World {
     SwappableCatalogue catalogue{cmdb::ParseLocalCatalogueText(kSyntheticCatalogue, "synthetic").value().providers()};
     SwappableSlas slas{SlasOf(SyntheticSlas())};
-    monitoring::NoFeed feed;
+    SwappableFeed feed;
     placement::InMemoryUsageSource usage;
     placement::InMemorySiteHistory history;
     placement::DefaultPlacer placer{catalogue, slas, feed, usage, history, {}};
@@ -118,6 +127,20 @@ TEST_CASE("site universe: a provider gone from the catalogue rejects its service
     const auto& verdict = world.VerdictOf(decision, "A-nova");
     CHECK_FALSE(verdict.accepted);
     CHECK(verdict.reasons.Texts() == std::vector<std::string>{"is not in the catalogue (CMDB)"});
+}
+
+TEST_CASE("site universe: a new monitoring snapshot is seen by the next placement", "[placement][universe]") {
+    World world;
+    const auto spec = OneGpuVm();
+    REQUIRE(world.VerdictOf(world.Place(spec), "A-nova").accepted);
+    auto down = std::make_shared<monitoring::Snapshot>();
+    down->providers["SITE-A"].provider_id = "SITE-A";
+    down->providers["SITE-A"].up = false;
+    world.feed.snapshot_ = down;
+    const auto decision = world.Place(spec);
+    CHECK_THAT(AllReasons(world.VerdictOf(decision, "A-nova")), Catch::Contains("is down"));
+    world.feed.snapshot_ = std::make_shared<const monitoring::Snapshot>();
+    CHECK(world.VerdictOf(world.Place(spec), "A-nova").accepted);
 }
 
 TEST_CASE("site universe: new SLAs change the services considered", "[placement][universe]") {
