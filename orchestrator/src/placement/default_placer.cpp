@@ -250,6 +250,8 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         tally.counts[eval.service == nullptr && !eval.site->sla_missing ? kCatalogue : kSla] += eval.reasons.size();
     }
     const std::vector<char> trusted_idp_sets = TrustedIdpSets(*universe, request.requester.issuer);
+    ImageMemo images;
+    images.by_node.assign(profile.nodes.size(), std::vector<ImageMemo::Entry>(universe->image_sets.size()));
     const PlacementContext context{
         *request.spec,
         profile,
@@ -262,7 +264,8 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         nodes.index.get(),
         &nodes.queries,
         nodes.facts.get(),
-        &trusted_idp_sets};
+        &trusted_idp_sets,
+        &images};
     // Verdicts and notes refer to these texts instead of copying them.
     decision.anchors = {catalogue->catalogue, slas->slas, nodes.facts, universe};
     const PolicyScope scope = BuildPolicyScope(*request.spec, *slas->slas, group);

@@ -82,6 +82,18 @@ struct Evaluation {
     void Reject(std::string reason) { reasons.push_back(Reason(std::move(reason))); }
 };
 
+/// Image choices of this placement per (VM node, SiteUniverse::image_sets entry), made the first
+/// time a site with that image list is checked (see CheckVirtualMachines).
+struct ImageMemo {
+    struct Entry {
+        bool made = false;
+        int position = -1;  ///< in the list; -1 when nothing matched or an image URI was named
+        std::string uri;
+        std::string reason;
+    };
+    std::vector<std::vector<Entry>> by_node;  ///< [node][image set]
+};
+
 /// Everything about the request that every service is checked against.
 struct PlacementContext {
     const tosca::DeploymentSpec& spec;
@@ -101,6 +113,8 @@ struct PlacementContext {
     /// Per SiteUniverse::idp_sets: whether that list trusts the requester's issuer (null: check
     /// the service's own list).
     const std::vector<char>* trusted_idp_sets = nullptr;
+    /// Sized per profile node and image set by the placer (null: match each site's images).
+    ImageMemo* images = nullptr;
 };
 
 /// The service kind, from the universe's copy when there is one (no pointer chase per site).

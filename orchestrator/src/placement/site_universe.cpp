@@ -4,6 +4,7 @@
 #include "seen_ids.hpp"
 
 #include <map>
+#include <unordered_map>
 
 namespace orch::placement {
 namespace {
@@ -48,6 +49,40 @@ std::uint32_t InternIdps(
     const auto [it, added] = seen.emplace(issuers, static_cast<std::uint32_t>(sets.size()));
     if (added) {
         sets.push_back(std::move(issuers));
+    }
+    return it->second;
+}
+
+// What image matching (ChooseImage) reads of a project's images, as one text: two projects with
+// the same text get the same answer for any wish, at the same positions.
+std::string ImageListKey(const cmdb::Tenant& tenant) {
+    std::string key;
+    for (const auto& image : tenant.images) {
+        for (const std::string* field :
+             {&image.name,
+              &image.os_type,
+              &image.distribution,
+              &image.version,
+              &image.gpu_driver_version,
+              &image.cuda_version}) {
+            key += *field;
+            key += '\x1f';
+        }
+        key += image.gpu_driver ? '1' : '0';
+        key += image.cuda_support ? '1' : '0';
+        key += '\x1e';
+    }
+    return key;
+}
+
+std::uint32_t InternImages(
+    const cmdb::Tenant& tenant,
+    std::vector<const cmdb::Tenant*>& sets,
+    std::unordered_map<std::string, std::uint32_t>& seen
+) {
+    const auto [it, added] = seen.emplace(ImageListKey(tenant), static_cast<std::uint32_t>(sets.size()));
+    if (added) {
+        sets.push_back(&tenant);
     }
     return it->second;
 }
@@ -103,6 +138,7 @@ std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
 ) {
     auto resolved = std::make_shared<SiteUniverse>(universe);
     std::map<std::vector<std::string_view>, std::uint32_t> idp_sets;
+    std::unordered_map<std::string, std::uint32_t> image_sets;
     for (auto& site : resolved->sites) {
         if (site.sla_missing) {
             continue;
@@ -118,6 +154,7 @@ std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
         site.tenant = site.service->TenantFor(resolved->group);
         if (site.tenant != nullptr) {
             site.flavors = index->SpanOf(*site.tenant);
+            site.image_set = InternImages(*site.tenant, resolved->image_sets, image_sets);
         }
         site.kind = site.service->kind;
         site.iam_enabled = site.service->iam_enabled;

@@ -33,8 +33,9 @@ struct UniverseSite {
     // Copied from the service so the filters that reject most sites read this array only.
     cmdb::ServiceKind kind = cmdb::ServiceKind::kOpenStack;
     bool iam_enabled = true;
-    std::uint32_t idp_set = 0;  ///< the service's trusted issuers: SiteUniverse::idp_sets
-    DeclaredGpus declared;      ///< containers and jobs (not OpenStack)
+    std::uint32_t idp_set = 0;    ///< the service's trusted issuers: SiteUniverse::idp_sets
+    std::uint32_t image_set = 0;  ///< the project's images: SiteUniverse::image_sets (with a tenant)
+    DeclaredGpus declared;        ///< containers and jobs (not OpenStack)
 };
 
 /// The monitoring data of one site in one snapshot (null where it has none).
@@ -57,6 +58,10 @@ struct SiteUniverse {
     /// Distinct lists of trusted issuers (trailing '/' removed): thousands of sites usually trust
     /// the same few identity providers, so a placement checks each list once.
     std::vector<std::vector<std::string_view>> idp_sets;
+    /// Distinct image lists (by every field image matching reads, in order), each given by the
+    /// first project that offers it: sites usually offer the same few images, so a placement
+    /// matches a node's wish against each list once and takes the same position on every site.
+    std::vector<const cmdb::Tenant*> image_sets;
     /// Set once resolved: the catalogue version (its index holds the providers alive).
     std::shared_ptr<const FlavorIndex> index;
 };

@@ -138,10 +138,11 @@ void CheckPolicies(const PolicyScope& scope, Evaluation& eval) {
         }
         named_by_policy = named_by_policy || covered;
     }
-    const auto& service = *eval.service;
     for (const auto& region : scope.regions) {
-        if (Lower(region) != Lower(service.region)) {
-            eval.Reject("is in region '" + service.region + "'; the placement policy asks for region '" + region + "'");
+        if (Lower(region) != Lower(eval.service->region)) {
+            eval.Reject(
+                "is in region '" + eval.service->region + "'; the placement policy asks for region '" + region + "'"
+            );
         }
     }
     if (!scope.sites.empty() && !Contains(scope.sites, eval.provider_id) &&
@@ -152,7 +153,7 @@ void CheckPolicies(const PolicyScope& scope, Evaluation& eval) {
         eval.Reject("is not the service named by the placement policy (" + scope.services.front() + ")");
     }
     named_by_policy = named_by_policy || Contains(scope.services, eval.service_id);
-    if (service.kind == cmdb::ServiceKind::kCredentialIaas && !named_by_policy) {
+    if (KindOf(eval) == cmdb::ServiceKind::kCredentialIaas && !named_by_policy) {
         eval.Reject("needs your own cloud credentials; it can be used only through an SLA placement policy");
     }
 }

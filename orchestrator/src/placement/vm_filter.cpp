@@ -60,6 +60,32 @@ const cmdb::Flavor* PickFlavor(
     return choice.flavor;
 }
 
+// ChooseImage on this site's images, answered from the memo when another site with the same
+// image list was checked before in this placement.
+ImageChoice ChooseImageFor(const PlacementContext& context, std::size_t node, const Evaluation& eval) {
+    const auto& wish = context.profile.nodes[node].node->resources;
+    if (context.images == nullptr || eval.site == nullptr || eval.site->tenant != eval.tenant) {
+        return ChooseImage(wish, eval.tenant->images);
+    }
+    auto& entry = context.images->by_node[node][eval.site->image_set];
+    if (!entry.made) {
+        auto made = ChooseImage(wish, eval.tenant->images);
+        entry.made = true;
+        entry.position = made.image != nullptr ? static_cast<int>(made.image - eval.tenant->images.data()) : -1;
+        entry.uri = std::move(made.uri);
+        entry.reason = std::move(made.reason);
+    }
+    ImageChoice choice;
+    if (entry.position >= 0) {
+        choice.image = &eval.tenant->images[static_cast<std::size_t>(entry.position)];
+    } else if (!entry.uri.empty()) {
+        choice.uri = entry.uri;
+    } else {
+        choice.reason = entry.reason;
+    }
+    return choice;
+}
+
 }  // namespace
 
 void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval) {
@@ -83,7 +109,7 @@ void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval) {
     for (std::size_t n = 0; n < nodes.size(); ++n) {
         const auto& need = nodes[n];
         const auto* flavor = PickFlavor(context, n, *eval.tenant, eval);
-        const auto image = ChooseImage(need.node->resources, eval.tenant->images);
+        const auto image = ChooseImageFor(context, n, eval);
         if (!image.found()) {
             eval.Reject(NodeLabel(need) + image.reason);
         }

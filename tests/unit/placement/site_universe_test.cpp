@@ -143,6 +143,50 @@ TEST_CASE("site universe: a new monitoring snapshot is seen by the next placemen
     CHECK(world.VerdictOf(world.Place(spec), "A-nova").accepted);
 }
 
+// Sites with the same image list share one image choice per placement, but each must still get
+// its own image (its own Glance id); a site whose list differs gets its own answer.
+TEST_CASE("site universe: image choices shared by equal image lists stay per site", "[placement][universe]") {
+    World world;
+    Json slas = SyntheticSlas();
+    auto& priorities = slas["g"]["preferences"][0]["preferences"][0]["priority"];
+    auto& agreements = slas["g"]["sla"];
+    auto add_site = [&](const std::string& suffix, const std::string& image_prefix, bool cuda) {
+        auto provider = std::make_shared<cmdb::Provider>(*world.catalogue.providers_.at(0));
+        provider->id += suffix;
+        auto& service = provider->services.front();
+        service.id += suffix;
+        service.provider_id = provider->id;
+        auto& tenant = service.tenants.front();
+        tenant.service_id = service.id;
+        for (auto& image : tenant.images) {
+            image.image_id = image_prefix + image.image_id;
+            image.cuda_support = image.cuda_support && cuda;
+        }
+        world.catalogue.providers_.push_back(provider);
+        priorities.push_back({{"sla_id", "s" + suffix}, {"service_id", service.id}, {"weight", 0.1}});
+        agreements.push_back(
+            {{"id", "s" + suffix},
+             {"customer", "g"},
+             {"provider", provider->id},
+             {"services", {{{"type", "computing"}, {"service_id", service.id}, {"targets", Json::array()}}}}}
+        );
+    };
+    add_site("-2", "two-", true);     // same list as SITE-A, other ids
+    add_site("-3", "three-", false);  // no CUDA image: another list
+    world.slas.slas_ = SlasOf(slas);
+    auto spec = OneGpuVm();
+    spec.nodes.front().resources.cuda_support = true;
+    const auto decision = world.Place(spec);
+    std::map<std::string, std::string> image_of;
+    for (const auto& candidate : decision.ranked) {
+        image_of[candidate.target.service_id] = candidate.placements.at("vm").image_id;
+    }
+    CHECK(image_of["A-nova"] == "i2");
+    CHECK(image_of["A-nova-2"] == "two-i2");
+    CHECK(image_of.count("A-nova-3") == 0);
+    CHECK_THAT(AllReasons(world.VerdictOf(decision, "A-nova-3")), Catch::Contains("no image has"));
+}
+
 TEST_CASE("site universe: new SLAs change the services considered", "[placement][universe]") {
     World world;
     const auto spec = OneGpuVm();
