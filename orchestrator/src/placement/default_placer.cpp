@@ -120,21 +120,27 @@ std::vector<std::string> SurvivingProviderIds(const std::vector<Evaluation>& eva
     return ids;
 }
 
-// Moves the evaluation's reasons into the verdict: evaluations are not used after this.
-SiteVerdict ToVerdict(Evaluation& eval, int rank) {
-    SiteVerdict verdict;
-    verdict.provider_name =
-        AnchoredText::View(eval.provider != nullptr ? std::string_view(eval.provider->name) : eval.provider_id);
+// Moves the evaluation's reasons into its verdict, made in place (a verdict is large and there is
+// one per site): evaluations are not used after this.
+void AddVerdict(Evaluation& eval, int rank, std::vector<SiteVerdict>& verdicts) {
+    SiteVerdict& verdict = verdicts.emplace_back();
+    if (eval.site != nullptr) {  // the universe's copies: no provider or service object touched
+        verdict.provider_name = AnchoredText::View(eval.site->provider_name);
+        verdict.service_type = AnchoredText::View(eval.site->service_type);
+    } else {
+        verdict.provider_name =
+            AnchoredText::View(eval.provider != nullptr ? std::string_view(eval.provider->name) : eval.provider_id);
+        verdict.service_type = AnchoredText::View(
+            eval.service != nullptr ? std::string_view(eval.service->service_type) : std::string_view()
+        );
+    }
     verdict.provider_id = AnchoredText::View(eval.provider_id);
     verdict.service_id = AnchoredText::View(eval.service_id);
-    verdict.service_type =
-        AnchoredText::View(eval.service != nullptr ? std::string_view(eval.service->service_type) : std::string_view());
     verdict.accepted = !eval.rejected();
     verdict.reasons = eval.rejected() ? std::move(eval.reasons) : std::move(eval.notes);
     verdict.score_breakdown = std::move(eval.breakdown);
     verdict.score = eval.score;
     verdict.rank = rank;
-    return verdict;
 }
 
 // What every node's flavor look-up needs, prepared once per placement.
@@ -318,11 +324,11 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         if (decision.ranked.size() < options_.max_candidates) {
             decision.ranked.push_back(BuildCandidate(*eval, request.requester));
         }
-        decision.verdicts.push_back(ToVerdict(*eval, ++rank));
+        AddVerdict(*eval, ++rank, decision.verdicts);
     }
     for (auto& eval : evals) {
         if (eval.rejected()) {
-            decision.verdicts.push_back(ToVerdict(eval, 0));
+            AddVerdict(eval, 0, decision.verdicts);
         }
     }
     tally.Publish();

@@ -5,25 +5,23 @@ namespace orch::placement {
 Reason Reason::Fixed(std::string_view text) {
     Reason reason;
     reason.code_ = Code::kFixed;
-    reason.args_[0] = text;
+    reason.fixed_ = {text.data(), text.size()};
     return reason;
 }
 
-Reason Reason::VmChoice(std::string_view node, std::string_view flavor, std::string_view image) {
+Reason Reason::VmChoice(const std::string& node, const std::string& flavor, const std::string& image) {
     Reason reason;
     reason.code_ = Code::kVmChoice;
-    reason.args_[0] = node;
-    reason.args_[1] = flavor;
-    reason.args_[2] = image;
+    reason.vm_choice_[0] = &node;
+    reason.vm_choice_[1] = &flavor;
+    reason.vm_choice_[2] = &image;
     return reason;
 }
 
 Reason Reason::Deferred(Render render, const void* subject, const void* detail) {
     Reason reason;
     reason.code_ = Code::kDeferred;
-    reason.render_ = render;
-    reason.subject_ = subject;
-    reason.detail_ = detail;
+    reason.deferred_ = {render, subject, detail};
     return reason;
 }
 
@@ -32,21 +30,17 @@ std::string Reason::Text() const {
         case Code::kText:
             return text_;
         case Code::kFixed:
-            return std::string(args_[0]);
+            return std::string(fixed_.data, fixed_.size);
         case Code::kVmChoice: {
+            const auto& [node, flavor, image] = vm_choice_;
             std::string text;
-            text.reserve(32 + args_[0].size() + args_[1].size() + args_[2].size());
-            text.append("node '")
-                .append(args_[0])
-                .append("': flavor ")
-                .append(args_[1])
-                .append(", image '")
-                .append(args_[2])
-                .append("'");
+            text.reserve(32 + node->size() + flavor->size() + image->size());
+            text.append("node '").append(*node).append("': flavor ").append(*flavor).append(", image '").append(*image);
+            text.append("'");
             return text;
         }
         case Code::kDeferred:
-            return render_(subject_, detail_);
+            return deferred_.render(deferred_.subject, deferred_.detail);
     }
     return text_;
 }

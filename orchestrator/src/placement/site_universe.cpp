@@ -140,6 +140,7 @@ std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
     std::map<std::vector<std::string_view>, std::uint32_t> idp_sets;
     std::unordered_map<std::string, std::uint32_t> image_sets;
     for (auto& site : resolved->sites) {
+        site.provider_name = site.provider_id;
         if (site.sla_missing) {
             continue;
         }
@@ -151,6 +152,8 @@ std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
             site.provider_id = site.service->provider_id;
         }
         site.provider = catalogue.FindProvider(site.provider_id);
+        site.provider_name = site.provider != nullptr ? std::string_view(site.provider->name) : site.provider_id;
+        site.service_type = site.service->service_type;
         site.tenant = site.service->TenantFor(resolved->group);
         if (site.tenant != nullptr) {
             site.flavors = index->SpanOf(*site.tenant);

@@ -28,6 +28,8 @@ struct UniverseSite {
     const cmdb::SlaService* sla_service = nullptr;
     const cmdb::Service* service = nullptr;  ///< null: not in the catalogue (or not resolved yet)
     const cmdb::Provider* provider = nullptr;
+    std::string_view provider_name;        ///< the provider's name, else its id (for the verdict)
+    std::string_view service_type;         ///< the service's type (for the verdict)
     const cmdb::Tenant* tenant = nullptr;  ///< the group's project on this service, if any
     FlavorIndex::TenantSpan flavors;       ///< that project's flavors in the index
     // Copied from the service so the filters that reject most sites read this array only.

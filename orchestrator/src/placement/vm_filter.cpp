@@ -118,7 +118,7 @@ void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval) {
         }
         // The catalogue and the node names outlive the decision's notes (its anchors); an image
         // URI is the request's own text, so that rarer note is put into words now.
-        const std::string_view node_name = (*context.nodes)[n].name;
+        const std::string& node_name = (*context.nodes)[n].name;
         eval.notes.push_back(
             image.image != nullptr ? Reason::VmChoice(node_name, flavor->name, image.image->name)
                                    : Reason(Reason::VmChoice(node_name, flavor->name, image.uri).Text())

@@ -23,8 +23,9 @@ class Reason {
     Reason(const char* text) : text_(text) {}             // NOLINT(google-explicit-constructor)
     /// A text that lives as long as the program (a literal): no copy.
     static Reason Fixed(std::string_view text);
-    /// "node '<node>': flavor <flavor>, image '<image>'".
-    static Reason VmChoice(std::string_view node, std::string_view flavor, std::string_view image);
+    /// "node '<node>': flavor <flavor>, image '<image>'". Keeps the three strings' addresses and
+    /// reads them only when shown (thousands of sites get this note per placement).
+    static Reason VmChoice(const std::string& node, const std::string& flavor, const std::string& image);
     /// Put into words by `render(subject, detail)` when shown: for reasons that take work to
     /// word (e.g. which flavor comes closest) and are rarely read. Both pointers must stay
     /// valid as long as the reason (data the decision anchors).
@@ -37,11 +38,22 @@ class Reason {
    private:
     enum class Code : std::uint8_t { kText, kFixed, kVmChoice, kDeferred };
     Code code_ = Code::kText;
-    std::string text_;
-    std::string_view args_[3];
-    Render render_ = nullptr;
-    const void* subject_ = nullptr;
-    const void* detail_ = nullptr;
+    std::string text_;  ///< kText
+    // One of these, by code_ (trivially copyable, so Reason copies and moves as its members do).
+    struct FixedArgs {
+        const char* data;
+        std::size_t size;
+    };
+    struct DeferredArgs {
+        Render render;
+        const void* subject;
+        const void* detail;
+    };
+    union {
+        DeferredArgs deferred_{};  ///< the largest member, so every byte starts zeroed
+        FixedArgs fixed_;
+        const std::string* vm_choice_[3];  ///< node, flavor, image
+    };
 };
 
 /// The reasons of one site, in order. The first lives inline, so the usual one-note site
