@@ -123,24 +123,27 @@ std::vector<std::string> SurvivingProviderIds(const std::vector<Evaluation>& eva
 // Moves the evaluation's reasons into its verdict, made in place (a verdict is large and there is
 // one per site): evaluations are not used after this.
 void AddVerdict(Evaluation& eval, int rank, std::vector<SiteVerdict>& verdicts) {
-    SiteVerdict& verdict = verdicts.emplace_back();
+    std::string_view provider_name;
+    std::string_view service_type;
     if (eval.site != nullptr) {  // the universe's copies: no provider or service object touched
-        verdict.provider_name = AnchoredText::View(eval.site->provider_name);
-        verdict.service_type = AnchoredText::View(eval.site->service_type);
+        provider_name = eval.site->provider_name;
+        service_type = eval.site->service_type;
     } else {
-        verdict.provider_name =
-            AnchoredText::View(eval.provider != nullptr ? std::string_view(eval.provider->name) : eval.provider_id);
-        verdict.service_type = AnchoredText::View(
-            eval.service != nullptr ? std::string_view(eval.service->service_type) : std::string_view()
-        );
+        provider_name = eval.provider != nullptr ? std::string_view(eval.provider->name) : eval.provider_id;
+        service_type = eval.service != nullptr ? std::string_view(eval.service->service_type) : std::string_view();
     }
-    verdict.provider_id = AnchoredText::View(eval.provider_id);
-    verdict.service_id = AnchoredText::View(eval.service_id);
-    verdict.accepted = !eval.rejected();
-    verdict.reasons = eval.rejected() ? std::move(eval.reasons) : std::move(eval.notes);
-    verdict.score_breakdown = std::move(eval.breakdown);
-    verdict.score = eval.score;
-    verdict.rank = rank;
+    const bool accepted = !eval.rejected();
+    verdicts.emplace_back(
+        AnchoredText::View(eval.provider_id),
+        AnchoredText::View(provider_name),
+        AnchoredText::View(eval.service_id),
+        AnchoredText::View(service_type),
+        accepted,
+        accepted ? std::move(eval.notes) : std::move(eval.reasons),
+        std::move(eval.breakdown),
+        eval.score,
+        rank
+    );
 }
 
 // What every node's flavor look-up needs, prepared once per placement.

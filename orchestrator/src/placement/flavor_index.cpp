@@ -118,9 +118,14 @@ const cmdb::Flavor* FlavorIndex::Smallest(const cmdb::Tenant& tenant, const Quer
     return Smallest(tenant, SpanOf(tenant), query);
 }
 
-const cmdb::Flavor* FlavorIndex::Smallest(const cmdb::Tenant& tenant, TenantSpan span, const Query& query) const {
+const cmdb::Flavor* FlavorIndex::Smallest(const cmdb::Tenant& tenant, TenantSpan span, const Query& query, Size* size)
+    const {
     if (!span.known) {
-        return ScanSmallestFlavor(query.need, tenant.flavors);
+        const auto* flavor = ScanSmallestFlavor(query.need, tenant.flavors);
+        if (flavor != nullptr && size != nullptr) {
+            *size = {flavor->gpus, flavor->vcpus, flavor->ram_mb};
+        }
+        return flavor;
     }
     const auto& need = query.need;
     const auto key = [](const Record& r) {
@@ -150,7 +155,13 @@ const cmdb::Flavor* FlavorIndex::Smallest(const cmdb::Tenant& tenant, TenantSpan
             }
         }
     }
-    return best == nullptr ? nullptr : best->flavor;
+    if (best == nullptr) {
+        return nullptr;
+    }
+    if (size != nullptr) {
+        *size = {best->gpus, best->vcpus, best->ram_mb};
+    }
+    return best->flavor;
 }
 
 std::shared_ptr<const FlavorIndex> FlavorIndexCache::For(const cmdb::Catalogue& catalogue) {

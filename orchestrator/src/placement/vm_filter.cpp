@@ -7,7 +7,7 @@ namespace orch::placement {
 namespace {
 
 // 0 = nothing wasted, 1 = all of it wasted; GPUs weigh most because they are the scarce part.
-double Waste(const NodeNeed& need, const cmdb::Flavor& flavor) {
+double Waste(const NodeNeed& need, const FlavorIndex::Size& flavor) {
     auto fraction = [](double offered, double wanted) {
         return offered > 0 ? std::clamp((offered - wanted) / offered, 0.0, 1.0) : 0.0;
     };
@@ -39,15 +39,19 @@ void CheckVolumes(const RequestProfile& profile, Evaluation& eval) {
 // narrowing, which names the closest offer) only when the explanation is shown: thousands of
 // sites may miss per placement. A named flavor goes through ChooseFlavor.
 const cmdb::Flavor* PickFlavor(
-    const PlacementContext& context, std::size_t node, const cmdb::Tenant& tenant, Evaluation& eval
+    const PlacementContext& context,
+    std::size_t node,
+    const cmdb::Tenant& tenant,
+    Evaluation& eval,
+    FlavorIndex::Size& size
 ) {
     const auto& facts = (*context.nodes)[node];
     if (context.flavor_index != nullptr && facts.instance_type.empty()) {
         const auto& query = (*context.flavor_queries)[node];
         // The universe looked the tenant up in this very index when it was resolved.
         const bool spanned = eval.site != nullptr && eval.site->tenant == &tenant;
-        const auto* flavor = spanned ? context.flavor_index->Smallest(tenant, eval.site->flavors, query)
-                                     : context.flavor_index->Smallest(tenant, query);
+        const auto span = spanned ? eval.site->flavors : context.flavor_index->SpanOf(tenant);
+        const auto* flavor = context.flavor_index->Smallest(tenant, span, query, &size);
         if (flavor == nullptr) {
             eval.reasons.push_back(Reason::Deferred(&ExplainFlavorMiss, &facts, &tenant));
         }
@@ -56,6 +60,8 @@ const cmdb::Flavor* PickFlavor(
     auto choice = ChooseFlavor(facts.need, facts.instance_type, tenant.flavors);
     if (choice.flavor == nullptr) {
         eval.Reject("node '" + facts.name + "': " + choice.reason);
+    } else {
+        size = {choice.flavor->gpus, choice.flavor->vcpus, choice.flavor->ram_mb};
     }
     return choice.flavor;
 }
@@ -108,7 +114,8 @@ void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval) {
     const auto& nodes = context.profile.nodes;
     for (std::size_t n = 0; n < nodes.size(); ++n) {
         const auto& need = nodes[n];
-        const auto* flavor = PickFlavor(context, n, *eval.tenant, eval);
+        FlavorIndex::Size size;
+        const auto* flavor = PickFlavor(context, n, *eval.tenant, eval, size);
         const auto image = ChooseImageFor(context, n, eval);
         if (!image.found()) {
             eval.Reject(NodeLabel(need) + image.reason);
@@ -124,9 +131,9 @@ void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval) {
                                    : Reason(Reason::VmChoice(node_name, flavor->name, image.uri).Text())
         );
         eval.vm_choices.push_back({need.node, flavor, image.image, image.uri});
-        waste += Waste(need, *flavor);
+        waste += Waste(need, size);
         ++sized;
-        eval.gpu_capable = eval.gpu_capable || flavor->gpus > 0;
+        eval.gpu_capable = eval.gpu_capable || size.gpus > 0;
     }
     eval.fit = sized > 0 ? 1.0 - waste / sized : 1.0;
 }

@@ -51,8 +51,17 @@ class FlavorIndex {
     /// ScanSmallestFlavor(need, tenant.flavors) for a tenant of the indexed catalogue; a tenant
     /// the index does not know is scanned (so a wrong catalogue is slow, never wrong).
     const cmdb::Flavor* Smallest(const cmdb::Tenant& tenant, const Query& query) const;
-    /// The same with the tenant's span already looked up (SpanOf of this index).
-    const cmdb::Flavor* Smallest(const cmdb::Tenant& tenant, TenantSpan span, const Query& query) const;
+    /// The chosen flavor's size as the index holds it (reading the flavor object itself would
+    /// touch one more cache line per site).
+    struct Size {
+        int gpus = 0;
+        int vcpus = 0;
+        std::uint64_t ram_mb = 0;
+    };
+    /// The same with the tenant's span already looked up (SpanOf of this index); fills `size`
+    /// when a flavor is found and `size` is not null.
+    const cmdb::Flavor* Smallest(const cmdb::Tenant& tenant, TenantSpan span, const Query& query, Size* size = nullptr)
+        const;
 
     std::size_t flavor_count() const { return records_.size(); }
     std::size_t model_key_count() const { return keys_.size(); }
