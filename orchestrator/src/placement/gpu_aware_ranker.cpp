@@ -12,6 +12,7 @@ struct Scored {
     bool breaker_open;
     double weight;
     double score;
+    std::uint32_t id_order;  ///< the universe's order of service ids (0 for hand-made evaluations)
     std::string_view service_id;
     Evaluation* eval;
 };
@@ -74,7 +75,8 @@ Scored Score(
             attempts.front().error + ")"
         );
     }
-    return {open, eval.weight.value_or(0), eval.score, eval.service_id, &eval};
+    const std::uint32_t id_order = eval.site != nullptr ? eval.site->id_order : 0;
+    return {open, eval.weight.value_or(0), eval.score, id_order, eval.service_id, &eval};
 }
 
 }  // namespace
@@ -108,6 +110,9 @@ void RankGpuAware(
         }
         if (a.score != b.score) {
             return a.score > b.score;
+        }
+        if (a.id_order != b.id_order) {
+            return a.id_order < b.id_order;
         }
         return a.service_id < b.service_id;
     });

@@ -3,6 +3,7 @@
 #include "gpu_model.hpp"
 #include "seen_ids.hpp"
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -121,6 +122,16 @@ std::shared_ptr<const SiteUniverse> BuildSiteUniverse(std::shared_ptr<const cmdb
                 universe->sites.push_back(SiteOf(*slas, priority));
             }
         }
+    }
+    std::vector<std::uint32_t> by_id(universe->sites.size());
+    for (std::uint32_t i = 0; i < by_id.size(); ++i) {
+        by_id[i] = i;
+    }
+    std::sort(by_id.begin(), by_id.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return universe->sites[a].service_id < universe->sites[b].service_id;
+    });
+    for (std::uint32_t order = 0; order < by_id.size(); ++order) {
+        universe->sites[by_id[order]].id_order = order;
     }
     SeenIds providers(universe->sites.size());
     for (const auto& site : universe->sites) {

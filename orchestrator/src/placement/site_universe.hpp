@@ -25,6 +25,9 @@ struct UniverseSite {
     std::string_view sla_id;
     std::optional<double> weight;
     bool sla_missing = false;  ///< SLAM lists it under an SLA that does not exist
+    /// Position of service_id among the universe's ids in byte order: ranking breaks ties by
+    /// service id, and comparing these is cheaper than comparing the ids.
+    std::uint32_t id_order = 0;
     const cmdb::SlaService* sla_service = nullptr;
     const cmdb::Service* service = nullptr;  ///< null: not in the catalogue (or not resolved yet)
     const cmdb::Provider* provider = nullptr;

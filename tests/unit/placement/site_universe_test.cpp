@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 namespace orch::test {
 namespace {
 
@@ -185,6 +187,22 @@ TEST_CASE("site universe: image choices shared by equal image lists stay per sit
     CHECK(image_of["A-nova-2"] == "two-i2");
     CHECK(image_of.count("A-nova-3") == 0);
     CHECK_THAT(AllReasons(world.VerdictOf(decision, "A-nova-3")), Catch::Contains("no image has"));
+}
+
+// Ties go to the smaller service id whatever order SLAM lists the services in (the universe
+// numbers the ids once; ranking compares those numbers).
+TEST_CASE("site universe: ties broken by service id, not by SLAM order", "[placement][universe]") {
+    World world;
+    Json slas = SyntheticSlas();
+    auto& priorities = slas["g"]["preferences"][0]["preferences"][0]["priority"];
+    std::reverse(priorities.begin(), priorities.end());
+    world.slas.slas_ = SlasOf(slas);
+    const auto decision = world.Place(MarathonSpec(0));
+    std::vector<std::string> order;
+    for (const auto& candidate : decision.ranked) {
+        order.push_back(candidate.target.service_id);
+    }
+    CHECK(order == std::vector<std::string>{"D-marathon", "B-marathon", "C-marathon"});
 }
 
 TEST_CASE("site universe: new SLAs change the services considered", "[placement][universe]") {
