@@ -8,7 +8,6 @@
 #include "gpu_model.hpp"
 #include "indigo_adapter.hpp"
 #include "quota.hpp"
-#include "seen_ids.hpp"
 #include "site_universe.hpp"
 #include "vm_match.hpp"
 
@@ -108,14 +107,17 @@ std::vector<char> TrustedIdpSets(const SiteUniverse& universe, std::string_view 
     return trusted;
 }
 
-// The providers of the services still accepted, once each (what monitoring is asked about).
-std::vector<std::string> SurvivingProviderIds(const std::vector<Evaluation>& evals) {
+// The providers of the services still accepted, once each, in universe order (what monitoring
+// is asked about).
+std::vector<std::string> SurvivingProviderIds(const SiteUniverse& universe, const std::vector<Evaluation>& evals) {
+    std::vector<char> wanted(universe.provider_ids.size(), 0);
     std::vector<std::string> ids;
-    SeenIds seen(evals.size());
     for (const auto& eval : evals) {
-        if (!eval.rejected() && !eval.provider_id.empty() && seen.Insert(eval.provider_id)) {
-            ids.emplace_back(eval.provider_id);
+        if (eval.rejected() || eval.provider_id.empty() || wanted[eval.site->provider_slot] != 0) {
+            continue;
         }
+        wanted[eval.site->provider_slot] = 1;
+        ids.push_back(universe.provider_ids[eval.site->provider_slot]);
     }
     return ids;
 }
@@ -274,7 +276,8 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         &nodes.queries,
         nodes.facts.get(),
         &trusted_idp_sets,
-        &images};
+        &images,
+        universe.get()};
     // Verdicts and notes refer to these texts instead of copying them.
     decision.anchors = {catalogue->catalogue, slas->slas, nodes.facts, universe};
     const PolicyScope scope = BuildPolicyScope(*request.spec, *slas->slas, group);
@@ -294,7 +297,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     Append(decision.notes, quota.global_reasons());
 
     auto snapshot = std::make_shared<const monitoring::Snapshot>();
-    if (const auto survivors = SurvivingProviderIds(evals); !survivors.empty()) {
+    if (const auto survivors = SurvivingProviderIds(*universe, evals); !survivors.empty()) {
         snapshot = feed_.Collect(survivors);
         Append(decision.notes, snapshot->notes);
     }

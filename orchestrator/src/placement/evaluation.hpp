@@ -115,6 +115,8 @@ struct PlacementContext {
     const std::vector<char>* trusted_idp_sets = nullptr;
     /// Sized per profile node and image set by the placer (null: match each site's images).
     ImageMemo* images = nullptr;
+    /// The universe the evaluations' `site`s belong to (null when they have none).
+    const SiteUniverse* universe = nullptr;
 };
 
 /// The service kind, from the universe's copy when there is one (no pointer chase per site).

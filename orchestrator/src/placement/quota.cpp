@@ -29,6 +29,14 @@ std::optional<double> QuotaLimits::*FieldFor(const std::string& type) {
 
 }  // namespace
 
+GroupQuota QuotaCheck::SlaQuotaOf(const Evaluation& eval) const {
+    if (eval.site != nullptr && context_.universe != nullptr) {  // worked out once per SLA set
+        return eval.site->sla_quota < 0 ? GroupQuota{}
+                                        : context_.universe->sla_quotas[static_cast<std::size_t>(eval.site->sla_quota)];
+    }
+    return eval.sla_service != nullptr ? SlaQuota(*eval.sla_service) : GroupQuota{};
+}
+
 GroupQuota SlaQuota(const cmdb::SlaService& service) {
     GroupQuota quota;
     for (const auto& target : service.targets) {
@@ -102,7 +110,7 @@ void QuotaCheck::Check(Evaluation& eval) {
     if (!options.enabled) {
         return;
     }
-    const GroupQuota sla = eval.sla_service != nullptr ? SlaQuota(*eval.sla_service) : GroupQuota{};
+    const GroupQuota sla = SlaQuotaOf(eval);
     const bool configured = configured_ != nullptr && (!configured_->group.empty() || !configured_->user.empty());
     if (!configured && sla.group.empty() && sla.user.empty()) {
         return;

@@ -19,6 +19,7 @@ class QuotaCheck {
     const std::vector<std::string>& global_reasons() const { return global_reasons_; }
 
    private:
+    GroupQuota SlaQuotaOf(const Evaluation& eval) const;
     const Usage* LoadUsage();
     void CheckScope(
         const QuotaLimits& limits,

@@ -1,6 +1,7 @@
 #include "site_universe.hpp"
 
 #include "gpu_model.hpp"
+#include "quota.hpp"
 #include "seen_ids.hpp"
 
 #include <algorithm>
@@ -133,11 +134,23 @@ std::shared_ptr<const SiteUniverse> BuildSiteUniverse(std::shared_ptr<const cmdb
     for (std::uint32_t order = 0; order < by_id.size(); ++order) {
         universe->sites[by_id[order]].id_order = order;
     }
-    SeenIds providers(universe->sites.size());
-    for (const auto& site : universe->sites) {
-        if (!site.provider_id.empty() && providers.Insert(site.provider_id)) {
+    std::unordered_map<std::string_view, std::uint32_t> providers;
+    for (auto& site : universe->sites) {
+        if (site.sla_service != nullptr) {
+            if (auto quota = SlaQuota(*site.sla_service); !quota.group.empty() || !quota.user.empty()) {
+                site.sla_quota = static_cast<std::int32_t>(universe->sla_quotas.size());
+                universe->sla_quotas.push_back(quota);
+            }
+        }
+        if (site.provider_id.empty()) {
+            continue;
+        }
+        const auto [it, added] =
+            providers.emplace(site.provider_id, static_cast<std::uint32_t>(universe->provider_ids.size()));
+        if (added) {
             universe->provider_ids.emplace_back(site.provider_id);
         }
+        site.provider_slot = it->second;
     }
     universe->slas = std::move(slas);
     universe->group = std::move(group);
@@ -150,6 +163,12 @@ std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
     auto resolved = std::make_shared<SiteUniverse>(universe);
     std::map<std::vector<std::string_view>, std::uint32_t> idp_sets;
     std::unordered_map<std::string, std::uint32_t> image_sets;
+    std::unordered_map<std::string_view, std::uint32_t> slots;
+    for (const auto& site : resolved->sites) {
+        if (!site.provider_id.empty()) {
+            slots.emplace(site.provider_id, site.provider_slot);
+        }
+    }
     for (auto& site : resolved->sites) {
         site.provider_name = site.provider_id;
         if (site.sla_missing) {
@@ -160,7 +179,14 @@ std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
             continue;
         }
         if (site.provider_id.empty()) {
+            // A provider known only from the catalogue (its SLA named none) gets a slot too.
             site.provider_id = site.service->provider_id;
+            const auto [it, added] =
+                slots.emplace(site.provider_id, static_cast<std::uint32_t>(resolved->provider_ids.size()));
+            if (added) {
+                resolved->provider_ids.emplace_back(site.provider_id);
+            }
+            site.provider_slot = it->second;
         }
         site.provider = catalogue.FindProvider(site.provider_id);
         site.provider_name = site.provider != nullptr ? std::string_view(site.provider->name) : site.provider_id;

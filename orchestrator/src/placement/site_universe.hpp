@@ -5,6 +5,7 @@
 #include "declared_gpus.hpp"
 #include "monitoring/signals.hpp"
 #include "orchestrator/placement/flavor_index.hpp"
+#include "orchestrator/placement/placement_options.hpp"
 
 #include <memory>
 #include <mutex>
@@ -28,6 +29,10 @@ struct UniverseSite {
     /// Position of service_id among the universe's ids in byte order: ranking breaks ties by
     /// service id, and comparing these is cheaper than comparing the ids.
     std::uint32_t id_order = 0;
+    /// This service's SLA targets as quotas: SiteUniverse::sla_quotas, -1 when it has none.
+    std::int32_t sla_quota = -1;
+    /// Its provider's position in SiteUniverse::provider_ids (when it has a provider id).
+    std::uint32_t provider_slot = 0;
     const cmdb::SlaService* sla_service = nullptr;
     const cmdb::Service* service = nullptr;  ///< null: not in the catalogue (or not resolved yet)
     const cmdb::Provider* provider = nullptr;
@@ -60,6 +65,7 @@ struct SiteUniverse {
     std::string group;
     std::vector<UniverseSite> sites;
     std::vector<std::string> provider_ids;  ///< every provider named, once (what to load)
+    std::vector<GroupQuota> sla_quotas;     ///< the non-empty ones (see UniverseSite::sla_quota)
     /// Distinct lists of trusted issuers (trailing '/' removed): thousands of sites usually trust
     /// the same few identity providers, so a placement checks each list once.
     std::vector<std::vector<std::string_view>> idp_sets;
