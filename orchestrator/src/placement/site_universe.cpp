@@ -195,6 +195,7 @@ std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
         if (site.tenant != nullptr) {
             site.flavors = index->SpanOf(*site.tenant);
             site.image_set = InternImages(*site.tenant, resolved->image_sets, image_sets);
+            site.images = site.tenant->images.data();
         }
         site.kind = site.service->kind;
         site.iam_enabled = site.service->iam_enabled;

@@ -45,7 +45,9 @@ struct UniverseSite {
     bool iam_enabled = true;
     std::uint32_t idp_set = 0;    ///< the service's trusted issuers: SiteUniverse::idp_sets
     std::uint32_t image_set = 0;  ///< the project's images: SiteUniverse::image_sets (with a tenant)
-    DeclaredGpus declared;        ///< containers and jobs (not OpenStack)
+    /// The project's image list itself, so taking an image by position reads no tenant object.
+    const cmdb::Image* images = nullptr;
+    DeclaredGpus declared;  ///< containers and jobs (not OpenStack)
 };
 
 /// The monitoring data of one site in one snapshot (null where it has none).

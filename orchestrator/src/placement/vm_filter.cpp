@@ -83,7 +83,7 @@ ImageChoice ChooseImageFor(const PlacementContext& context, std::size_t node, co
     }
     ImageChoice choice;
     if (entry.position >= 0) {
-        choice.image = &eval.tenant->images[static_cast<std::size_t>(entry.position)];
+        choice.image = eval.site->images + entry.position;
     } else if (!entry.uri.empty()) {
         choice.uri = entry.uri;
     } else {
