@@ -88,6 +88,7 @@ void FlavorIndex::AddTenant(const cmdb::Tenant& tenant, std::unordered_map<std::
                std::tie(b.key, y.gpus, y.vcpus, y.ram_mb, y.disk_gb, y.position);
     });
     const auto first_group = static_cast<std::uint32_t>(groups_.size());
+    const auto first_record = static_cast<std::uint32_t>(records_.size());
     for (const auto& row : rows) {
         const auto at = static_cast<std::uint32_t>(records_.size());
         if (groups_.size() == first_group || groups_.back().key != row.key) {
@@ -96,7 +97,12 @@ void FlavorIndex::AddTenant(const cmdb::Tenant& tenant, std::unordered_map<std::
         records_.push_back(row.record);
         groups_.back().end = at + 1;
     }
-    tenants_[&tenant] = {first_group, static_cast<std::uint32_t>(groups_.size()), true};
+    tenants_[&tenant] = {
+        first_group,
+        static_cast<std::uint32_t>(groups_.size()),
+        first_record,
+        static_cast<std::uint32_t>(records_.size()),
+        true};
 }
 
 FlavorIndex::Query FlavorIndex::Compile(const FlavorNeed& need) const {
@@ -107,6 +113,22 @@ FlavorIndex::Query FlavorIndex::Compile(const FlavorNeed& need) const {
         }
     }
     return query;
+}
+
+void FlavorIndex::PrefetchRecords(const TenantSpan& span, const Query& query) const {
+    if (!span.known) {
+        return;
+    }
+    for (auto g = span.begin; g < span.end; ++g) {
+        const Group& group = groups_[g];
+        if (!query.group_ok[group.key]) {
+            continue;
+        }
+        // The binary search on GPUs starts in the middle; the walk reads on from there.
+        const auto* middle = records_.data() + group.begin + (group.end - group.begin) / 2;
+        __builtin_prefetch(middle);
+        __builtin_prefetch(reinterpret_cast<const char*>(middle) + 64);
+    }
 }
 
 FlavorIndex::TenantSpan FlavorIndex::SpanOf(const cmdb::Tenant& tenant) const {

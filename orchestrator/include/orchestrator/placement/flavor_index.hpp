@@ -43,11 +43,21 @@ class FlavorIndex {
     Query Compile(const FlavorNeed& need) const;
     /// Where a tenant's flavors are in the index; `known` is false for a tenant it lacks.
     struct TenantSpan {
-        std::uint32_t begin = 0, end = 0;  ///< into the groups
+        std::uint32_t begin = 0, end = 0;                ///< into the groups
+        std::uint32_t record_begin = 0, record_end = 0;  ///< the records of those groups
         bool known = false;
     };
     TenantSpan SpanOf(const cmdb::Tenant& tenant) const;
-
+    /// Ask the CPU to load what a later Smallest on this tenant reads: a placement looks up
+    /// thousands of tenants in turn, each a few cache misses away. First the tenant's groups
+    /// (PrefetchGroups, well ahead), then, once those are loaded, the records of the groups the
+    /// query may use (PrefetchRecords, a few tenants ahead).
+    void PrefetchGroups(const TenantSpan& span) const {
+        if (span.known) {
+            __builtin_prefetch(groups_.data() + span.begin);
+        }
+    }
+    void PrefetchRecords(const TenantSpan& span, const Query& query) const;
     /// ScanSmallestFlavor(need, tenant.flavors) for a tenant of the indexed catalogue; a tenant
     /// the index does not know is scanned (so a wrong catalogue is slow, never wrong).
     const cmdb::Flavor* Smallest(const cmdb::Tenant& tenant, const Query& query) const;
