@@ -6,7 +6,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <random>
 
 namespace orch {
@@ -25,14 +24,18 @@ std::array<unsigned char, 16> RandomBytes() {
 }
 
 std::string Format(const std::array<unsigned char, 16>& b) {
-    char buf[37];
-    std::snprintf(
-        buf,
-        sizeof buf,
-        "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]
-    );
-    return buf;
+    // By hand rather than snprintf: every request gets an id, and printf showed in its profile.
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out(36, '-');
+    std::size_t pos = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) {
+            ++pos;  // the dash already there
+        }
+        out[pos++] = kHex[b[i] >> 4];
+        out[pos++] = kHex[b[i] & 0xF];
+    }
+    return out;
 }
 
 }  // namespace

@@ -60,7 +60,8 @@ Request ToRequest(bhttp::request<bhttp::string_body>&& raw, std::string request_
     return req;
 }
 
-bhttp::response<bhttp::string_body> ToBeast(const Response& res, const std::string& request_id, bool keep_alive,
+// Takes the response by value: its body moves into the message instead of being copied.
+bhttp::response<bhttp::string_body> ToBeast(Response res, const std::string& request_id, bool keep_alive,
                                             unsigned version) {
     bhttp::response<bhttp::string_body> out;
     out.version(version);
@@ -73,7 +74,7 @@ bhttp::response<bhttp::string_body> ToBeast(const Response& res, const std::stri
     for (const auto& [name, value] : res.headers) {
         out.insert(name, value);
     }
-    out.body() = res.body;
+    out.body() = std::move(res.body);
     out.keep_alive(keep_alive);
     out.prepare_payload();
     return out;
@@ -105,7 +106,7 @@ struct HttpServer::Impl {
     asio::awaitable<void> Serve(std::shared_ptr<Connection> conn);
     asio::awaitable<bool> ReadOne(Connection& conn, beast::flat_buffer& buffer);
     asio::awaitable<Response> Dispatch(Request request, std::string route_name, const Handler* handler, bool inline_run);
-    asio::awaitable<void> WriteResponse(Connection& conn, const Response& res, const std::string& id, bool keep_alive,
+    asio::awaitable<void> WriteResponse(Connection& conn, Response res, const std::string& id, bool keep_alive,
                                         unsigned version);
     asio::awaitable<void> RejectAndClose(Connection& conn, int status, std::string_view message);
     void Observe(const Request& req, const Response& res, const std::string& route, const std::string& pattern,
@@ -159,16 +160,15 @@ void HttpServer::Impl::Observe(const Request& req, const Response& res, const st
     }
 }
 
-asio::awaitable<void> HttpServer::Impl::WriteResponse(Connection& conn, const Response& res, const std::string& id,
+asio::awaitable<void> HttpServer::Impl::WriteResponse(Connection& conn, Response res, const std::string& id,
                                                       bool keep_alive, unsigned version) {
-    auto out = ToBeast(res, id, keep_alive, version);
+    auto out = ToBeast(std::move(res), id, keep_alive, version);
     conn.stream.expires_after(options.write_timeout);
     co_await bhttp::async_write(conn.stream, out, kUseTuple);
 }
 
 asio::awaitable<void> HttpServer::Impl::RejectAndClose(Connection& conn, int status, std::string_view message) {
-    const Response res = Response::ErrorWithStatus(status, message);
-    co_await WriteResponse(conn, res, NewRequestId(), false, 11);
+    co_await WriteResponse(conn, Response::ErrorWithStatus(status, message), NewRequestId(), false, 11);
     // Half-close, then drain what the client is still sending (bounded), so the kernel does not
     // answer the unread bytes with a reset that would destroy our error response in flight.
     beast::error_code ec;
@@ -287,7 +287,7 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
         if (res.abort_connection) {
             break;
         }
-        co_await WriteResponse(*conn, res, request_id, keep_alive, version);
+        co_await WriteResponse(*conn, std::move(res), request_id, keep_alive, version);
         conn->busy = false;
         if (!keep_alive) {
             break;
