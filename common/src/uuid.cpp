@@ -47,6 +47,25 @@ std::string RandomUuid() {
     return Format(b);
 }
 
+std::string UniqueUuid() {
+    thread_local std::mt19937_64 rng = [] {
+        std::random_device rd;
+        std::seed_seq seed{rd(), rd(), rd(), rd(), rd(), rd(), rd(), rd()};
+        return std::mt19937_64(seed);
+    }();
+    std::array<unsigned char, 16> b{};
+    for (std::size_t half = 0; half < 2; ++half) {
+        std::uint64_t bits = rng();
+        for (std::size_t i = 0; i < 8; ++i) {
+            b[half * 8 + i] = static_cast<unsigned char>(bits & 0xFF);
+            bits >>= 8;
+        }
+    }
+    b[6] = static_cast<unsigned char>((b[6] & 0x0F) | 0x40);
+    b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);
+    return Format(b);
+}
+
 std::string SequentialUuid() {
     // 100-ns intervals since 1582-10-15 (the UUID epoch), made strictly increasing per process.
     static std::atomic<std::uint64_t> last{0};

@@ -34,7 +34,7 @@ namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
 constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
 
-std::string NewRequestId() { return "req-" + RandomUuid(); }
+std::string NewRequestId() { return "req-" + UniqueUuid(); }
 
 // Per-connection state shared between the session coroutine and Stop(), which must close
 // idle connections; all access to `stream` happens on the connection's strand.
@@ -256,8 +256,14 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             conn->stream.expires_after(options.write_timeout);
             co_await bhttp::async_write(conn->stream, cont, kUseTuple);
         }
-        conn->stream.expires_after(options.body_timeout);
-        auto [bec, bn] = co_await bhttp::async_read(conn->stream, buffer, parser, kUseTuple);
+        // A request without a body (every GET) is complete with its header: no body read, so
+        // no timer change and no extra trip through the scheduler for an empty read.
+        beast::error_code bec;
+        if (!parser.is_done()) {
+            conn->stream.expires_after(options.body_timeout);
+            auto [read_ec, bn] = co_await bhttp::async_read(conn->stream, buffer, parser, kUseTuple);
+            bec = read_ec;
+        }
         if (bec == bhttp::error::body_limit) {
             co_await RejectAndClose(*conn, 413, "Request body larger than " + std::to_string(options.body_limit) + " bytes");
             break;
