@@ -118,6 +118,8 @@ ContractTimeText ContractTime(TimePoint t) {
     return text;
 }
 
-std::string FormatContractTime(TimePoint t) { return std::string(ContractTime(t).view()); }
+std::string FormatContractTime(TimePoint t) {
+    return std::string(ContractTime(t).view());
+}
 
 }  // namespace orch::domain
