@@ -109,9 +109,15 @@ public:
     /// The series for these label values (created on first use). The reference stays valid for
     /// the family's lifetime, so hot paths may keep it.
     T& With(const LabelValues& values) {
+        const std::lock_guard lock(mutex_);
+        // Every request records here: an existing series is found without copying the labels.
+        if (values.size() == label_names_.size()) {
+            if (const auto found = series_.find(values); found != series_.end()) {
+                return *found->second;
+            }
+        }
         LabelValues key = values;
         key.resize(label_names_.size());  // a wrong count is a programming error, never a crash
-        const std::lock_guard lock(mutex_);
         auto it = series_.find(key);
         if (it == series_.end() && series_.size() >= max_series_) {
             key.assign(label_names_.size(), std::string(kOverflowLabel));

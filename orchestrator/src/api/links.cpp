@@ -1,5 +1,6 @@
 #include "orchestrator/api/links.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "common/http_client.hpp"
@@ -63,35 +64,59 @@ std::string QueryValue(const std::string& value) {
     return value;
 }
 
-Json PageLinks(const std::string& self_href, const std::string& nav_base, int page, int size, std::int64_t total,
-               const std::string& sort) {
-    const std::int64_t pages = size > 0 ? (total + size - 1) / size : 0;
-    const char sep = nav_base.find('?') == std::string::npos ? '?' : '&';
-    const auto nav = [&](std::int64_t p) {
-        return nav_base + sep + "page=" + std::to_string(p) + "&size=" + std::to_string(size) + "&sort=" + sort;
+namespace {
+
+void WritePageLinks(JsonWriter& w, const PageNav& nav) {
+    const std::int64_t pages = nav.size > 0 ? (nav.total + nav.size - 1) / nav.size : 0;
+    const char sep = nav.nav_base.find('?') == std::string::npos ? '?' : '&';
+    std::string href;
+    const auto link = [&](std::string_view rel, std::int64_t p) {
+        href.assign(nav.nav_base).push_back(sep);
+        href.append("page=").append(std::to_string(p));
+        href.append("&size=").append(std::to_string(nav.size));
+        href.append("&sort=").append(nav.sort);
+        w.BeginObject().Member("href", href).Member("rel", rel).EndObject();
     };
-    Json links = Json::array();
+    w.Key("links").BeginArray();
     if (pages > 1) {
-        links.push_back({{"rel", "first"}, {"href", nav(0)}});
+        link("first", 0);
     }
-    if (page > 0 && pages > 0) {
-        links.push_back({{"rel", "prev"}, {"href", nav(std::min<std::int64_t>(page - 1, pages - 1))}});
+    if (nav.page > 0 && pages > 0) {
+        link("prev", std::min<std::int64_t>(nav.page - 1, pages - 1));
     }
-    links.push_back({{"rel", "self"}, {"href", self_href}});
-    if (page + 1 < pages) {
-        links.push_back({{"rel", "next"}, {"href", nav(page + 1)}});
+    w.BeginObject().Member("href", nav.self_href).Member("rel", "self").EndObject();
+    if (nav.page + 1 < pages) {
+        link("next", nav.page + 1);
     }
     if (pages > 1) {
-        links.push_back({{"rel", "last"}, {"href", nav(pages - 1)}});
+        link("last", pages - 1);
     }
-    return links;
+    w.EndArray();
 }
 
-Json PageBody(Json links, Json content, int page, int size, std::int64_t total) {
-    const std::int64_t pages = size > 0 ? (total + size - 1) / size : 0;
-    return Json{{"links", std::move(links)},
-                {"content", std::move(content)},
-                {"page", {{"size", size}, {"totalElements", total}, {"totalPages", pages}, {"number", page}}}};
+}  // namespace
+
+std::string PageBody(
+    const PageNav& nav, const std::function<void(JsonWriter&)>& write_items, std::size_t expected_bytes
+) {
+    // Members in key order (content, links, page): the bytes of the nlohmann tree this was.
+    std::string body;
+    body.reserve(expected_bytes);
+    JsonWriter w(body);
+    w.BeginObject().Key("content").BeginArray();
+    write_items(w);
+    w.EndArray();
+    WritePageLinks(w, nav);
+    const std::int64_t pages = nav.size > 0 ? (nav.total + nav.size - 1) / nav.size : 0;
+    w.Key("page")
+        .BeginObject()
+        .Member("number", std::int64_t{nav.page})
+        .Member("size", std::int64_t{nav.size})
+        .Member("totalElements", nav.total)
+        .Member("totalPages", pages)
+        .EndObject();
+    w.EndObject();
+    return body;
 }
 
 }  // namespace orch::api

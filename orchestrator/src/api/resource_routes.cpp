@@ -57,10 +57,6 @@ Result<Response> ListResources(ApiContext& ctx, const Request& request) {
     }
     ORCH_ASSIGN_OR_RETURN(const auto page, ctx.store.ListResources(d.id, type, paging.page, paging.size, paging.sort));
     const std::string base = BaseUrl(request, ctx.external_base_url);
-    Json content = Json::array();
-    for (const auto& r : page.items) {
-        content.push_back(ResourceView(r, base));
-    }
     std::string nav = base + "/deployments/" + d.id + "/resources";
     if (type) {
         nav += "?type=" + QueryValue(*type);
@@ -68,8 +64,12 @@ Result<Response> ListResources(ApiContext& ctx, const Request& request) {
     const char sep = nav.find('?') == std::string::npos ? '?' : '&';
     const std::string self = nav + sep + "page=" + std::to_string(paging.page) + "&size=" + std::to_string(paging.size) +
                              "&sort=" + paging.sort_text;
-    auto links = PageLinks(self, nav, paging.page, paging.size, page.total, paging.sort_text);
-    return Response::Json(200, PageBody(std::move(links), std::move(content), paging.page, paging.size, page.total));
+    const auto write_items = [&](JsonWriter& w) {
+        for (const auto& r : page.items) {
+            w.Value(ResourceView(r, base));
+        }
+    };
+    return Response::JsonText(200, PageBody({self, nav, paging.page, paging.size, page.total, paging.sort_text}, write_items));
 }
 
 Result<Response> FilterResources(ApiContext& ctx, const Request& request) {

@@ -82,16 +82,16 @@ Result<Response> ListSchedules(ScheduleApi& ctx, const Request& request) {
     query.sort = paging.sort;
     ORCH_ASSIGN_OR_RETURN(const auto page, ctx.schedules.List(query));
     const std::string base = BaseUrl(request, ctx.api.external_base_url);
-    Json content = Json::array();
-    for (const auto& s : page.items) {
-        content.push_back(ScheduleView(s, base));
-    }
     // self: the given createdBy, or the URI template for it (contract §1.3).
     const bool filtered = created_by && !created_by->empty();
     const std::string nav = base + "/schedules" + (filtered ? "?createdBy=" + QueryValue(*created_by) : "");
     const std::string self = filtered ? nav : base + "/schedules{?createdBy}";
-    auto links = PageLinks(self, nav, paging.page, paging.size, page.total, paging.sort_text);
-    return Response::Json(200, PageBody(std::move(links), std::move(content), paging.page, paging.size, page.total));
+    const auto write_items = [&](JsonWriter& w) {
+        for (const auto& s : page.items) {
+            w.Value(ScheduleView(s, base));
+        }
+    };
+    return Response::JsonText(200, PageBody({self, nav, paging.page, paging.size, page.total, paging.sort_text}, write_items));
 }
 
 Result<Response> GetSchedule(ScheduleApi& ctx, const Request& request) {
@@ -111,16 +111,16 @@ Result<Response> ListEvents(ScheduleApi& ctx, const Request& request) {
     if (LooksLikeUuid(id)) {
         ORCH_ASSIGN_OR_RETURN(page, ctx.schedules.ListEvents(id, paging.page, paging.size, paging.sort));
     }
-    Json content = Json::array();
-    for (const auto& e : page.items) {
-        content.push_back(ScheduleEventView(e));
-    }
     // self: the request URL with the page/size/sort of the returned page (contract §1.3).
     const std::string nav = BaseUrl(request, ctx.api.external_base_url) + "/schedules/" + QueryValue(id) + "/events";
     const std::string self = nav + "?page=" + std::to_string(paging.page) + "&size=" + std::to_string(paging.size) +
                              "&sort=" + paging.sort_text;
-    auto links = PageLinks(self, nav, paging.page, paging.size, page.total, paging.sort_text);
-    return Response::Json(200, PageBody(std::move(links), std::move(content), paging.page, paging.size, page.total));
+    const auto write_items = [&](JsonWriter& w) {
+        for (const auto& e : page.items) {
+            w.Value(ScheduleEventView(e));
+        }
+    };
+    return Response::JsonText(200, PageBody({self, nav, paging.page, paging.size, page.total, paging.sort_text}, write_items));
 }
 
 Result<Response> GetTemplate(ScheduleApi& ctx, const Request& request) {

@@ -1,62 +1,103 @@
 #include "orchestrator/api/views.hpp"
 
 namespace orch::api {
+namespace {
 
-Json DeploymentView(const domain::Deployment& d, const std::string& base_url) {
+void WriteLink(JsonWriter& w, std::string_view rel, std::string_view href) {
+    w.BeginObject().Member("href", href).Member("rel", rel).EndObject();
+}
+
+void WriteDeploymentLinks(JsonWriter& w, std::string_view id, std::string_view base_url) {
+    w.Key("links").BeginArray();
+    if (!base_url.empty()) {
+        std::string href;
+        href.reserve(base_url.size() + id.size() + 32);
+        href.append(base_url).append("/deployments/").append(id);
+        const std::size_t self_size = href.size();
+        WriteLink(w, "self", href);
+        href.append("/resources?type={type}");
+        WriteLink(w, "resources", href);
+        href.resize(self_size);
+        href.append("/template");
+        WriteLink(w, "template", href);
+    }
+    w.EndArray();
+}
+
+}  // namespace
+
+void WriteDeploymentView(JsonWriter& w, const domain::Deployment& d, std::string_view base_url) {
     // Null members are omitted and empty objects/arrays kept, as Jackson's NON_NULL did.
-    Json j;
-    j["uuid"] = d.id;
-    j["creationTime"] = domain::FormatContractTime(d.created_at);
-    j["updateTime"] = domain::FormatContractTime(d.updated_at);
-    if (!d.physical_id.empty()) {
-        j["physicalId"] = d.physical_id;
-    }
-    j["status"] = domain::StatusName(d.status);
-    if (!d.status_reason.empty()) {
-        j["statusReason"] = d.status_reason;
-    }
-    j["outputs"] = d.outputs.is_object() ? d.outputs : Json::object();
-    j["task"] = domain::TaskName(d.task);
+    // Members in key order: the bytes stay those of the nlohmann tree this view used to be.
+    w.BeginObject();
     if (!d.callback.empty()) {
-        j["callback"] = d.callback;
-    }
-    if (!d.user_group.empty()) {
-        j["userGroup"] = d.user_group;
-    }
-    if (!d.cloud_provider_name.empty()) {
-        j["cloudProviderName"] = d.cloud_provider_name;
+        w.Member("callback", d.callback);
     }
     if (d.cloud_provider_endpoint.is_object()) {
-        j["cloudProviderEndpoint"] = d.cloud_provider_endpoint;
+        w.Key("cloudProviderEndpoint").Value(d.cloud_provider_endpoint);
+    }
+    if (!d.cloud_provider_name.empty()) {
+        w.Member("cloudProviderName", d.cloud_provider_name);
     }
     if (d.owner) {
-        j["createdBy"] = {{"issuer", d.owner->issuer}, {"subject", d.owner->subject}};
+        w.Key("createdBy")
+            .BeginObject()
+            .Member("issuer", d.owner->issuer)
+            .Member("subject", d.owner->subject)
+            .EndObject();
     }
-    Json links = Json::array();
-    if (!base_url.empty()) {
-        const std::string self = base_url + "/deployments/" + d.id;
-        links.push_back({{"rel", "self"}, {"href", self}});
-        links.push_back({{"rel", "resources"}, {"href", self + "/resources?type={type}"}});
-        links.push_back({{"rel", "template"}, {"href", self + "/template"}});
+    w.Member("creationTime", domain::ContractTime(d.created_at).view());
+    WriteDeploymentLinks(w, d.id, base_url);
+    w.Key("outputs");
+    if (d.outputs.is_object() && !d.outputs.empty()) {
+        w.Value(d.outputs);
+    } else {
+        w.BeginObject().EndObject();
     }
-    j["links"] = std::move(links);
-    return j;
+    if (!d.physical_id.empty()) {
+        w.Member("physicalId", d.physical_id);
+    }
+    w.Member("status", domain::StatusName(d.status));
+    if (!d.status_reason.empty()) {
+        w.Member("statusReason", d.status_reason);
+    }
+    w.Member("task", domain::TaskName(d.task));
+    w.Member("updateTime", domain::ContractTime(d.updated_at).view());
+    if (!d.user_group.empty()) {
+        w.Member("userGroup", d.user_group);
+    }
+    w.Member("uuid", d.id);
+    w.EndObject();
+}
+
+std::string DeploymentViewText(const domain::Deployment& d, std::string_view base_url) {
+    std::string text;
+    text.reserve(1024);
+    JsonWriter w(text);
+    WriteDeploymentView(w, d, base_url);
+    return text;
+}
+
+Json DeploymentView(const domain::Deployment& d, const std::string& base_url) {
+    return Json::parse(DeploymentViewText(d, base_url));
 }
 
 Json ResourceView(const domain::Resource& r, const std::string& base_url) {
-    Json j = {{"uuid", r.id},
-              {"creationTime", domain::FormatContractTime(r.created_at)},
-              {"updateTime", domain::FormatContractTime(r.updated_at)},
-              {"state", domain::NodeStateName(r.state)},
-              {"toscaNodeType", r.node_type},
-              {"toscaNodeName", r.node_name},
-              {"requiredBy", Json::array()},
-              {"metadata", r.metadata.is_object() ? r.metadata : Json::object()}};
+    Json j = {
+        {"uuid", r.id},
+        {"creationTime", domain::FormatContractTime(r.created_at)},
+        {"updateTime", domain::FormatContractTime(r.updated_at)},
+        {"state", domain::NodeStateName(r.state)},
+        {"toscaNodeType", r.node_type},
+        {"toscaNodeName", r.node_name},
+        {"requiredBy", Json::array()},
+        {"metadata", r.metadata.is_object() ? r.metadata : Json::object()}};
     if (!r.physical_id.empty()) {
         j["physicalId"] = r.physical_id;
     }
     const std::string dep = base_url + "/deployments/" + r.deployment_id;
-    j["links"] = Json::array({{{"rel", "deployment"}, {"href", dep}}, {{"rel", "self"}, {"href", dep + "/resources/" + r.id}}});
+    j["links"] =
+        Json::array({{{"rel", "deployment"}, {"href", dep}}, {{"rel", "self"}, {"href", dep + "/resources/" + r.id}}});
     return j;
 }
 

@@ -13,6 +13,14 @@ Response Response::Json(int status, const orch::Json& body) {
     return r;
 }
 
+Response Response::JsonText(int status, std::string body) {
+    Response r;
+    r.status = status;
+    r.body = std::move(body);
+    r.content_type = std::string(kJsonContentType);
+    return r;
+}
+
 Response Response::Text(int status, std::string body) {
     Response r;
     r.status = status;

@@ -11,18 +11,19 @@ domain::Deployment RowToListedDeployment(const pqxx::row& row) {
     d.id = row[0].as<std::string>();
     d.created_at = FromMicros(row[1].as<std::int64_t>());
     d.updated_at = FromMicros(row[2].as<std::int64_t>());
-    d.status = domain::ParseStatus(row[3].as<std::string>()).value_or(domain::Status::kUnknown);
+    d.status = domain::ParseStatus(TextView(row[3])).value_or(domain::Status::kUnknown);
     d.status_reason = TextOr(row[4]);
-    d.task = TextOr(row[5]) == "DEPLOYER" ? domain::Task::kDeployer : domain::Task::kNone;
+    d.task = TextView(row[5]) == "DEPLOYER" ? domain::Task::kDeployer : domain::Task::kNone;
     d.physical_id = TextOr(row[6]);
     d.callback = TextOr(row[7]);
     d.user_group = TextOr(row[8]);
-    if (!TextOr(row[9]).empty()) {
+    if (!TextView(row[9]).empty()) {
         d.owner = domain::Owner{row[9].as<std::string>(), TextOr(row[10])};
     }
     d.cloud_provider_name = TextOr(row[11]);
-    d.cloud_provider_endpoint = JsonOr(row[12], nullptr);
-    d.outputs = JsonOr(row[13], Json::object());
+    // The defaults are the fallbacks (endpoint null, outputs {}): most rows keep them as read.
+    ReadJsonInto(row[12], d.cloud_provider_endpoint);
+    ReadJsonInto(row[13], d.outputs);
     return d;
 }
 

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace orch::store {
@@ -26,12 +27,33 @@ inline std::string TextOr(const pqxx::field& f, std::string fallback = {}) {
     return f.is_null() ? std::move(fallback) : f.as<std::string>();
 }
 
+/// The field's text without a copy (valid while the result lives); empty for NULL.
+inline std::string_view TextView(const pqxx::field& f) {
+    return f.is_null() ? std::string_view() : std::string_view(f.c_str(), f.size());
+}
+
 inline Json JsonOr(const pqxx::field& f, Json fallback) {
     if (f.is_null()) {
         return fallback;
     }
+    // The empty object is most rows' value (outputs, metadata): no parser for it.
+    if (TextView(f) == "{}") {
+        return Json::object();
+    }
     Json parsed = Json::parse(f.c_str(), nullptr, false);
     return parsed.is_discarded() ? fallback : parsed;
+}
+
+/// Reads a JSON column into `target`, which keeps its value for NULL, unparsable text, or an
+/// empty object when it already is one: list rows then build no tree for the usual `{}`/NULL.
+inline void ReadJsonInto(const pqxx::field& f, Json& target) {
+    if (f.is_null() || (TextView(f) == "{}" && target.is_object() && target.empty())) {
+        return;
+    }
+    Json parsed = Json::parse(f.c_str(), nullptr, false);
+    if (!parsed.is_discarded()) {
+        target = std::move(parsed);
+    }
 }
 
 /// What a deployment list shows (api::DeploymentView), matching RowToListedDeployment: the

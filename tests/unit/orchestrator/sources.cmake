@@ -1,6 +1,7 @@
 set(TEST_SOURCES
   ${TEST_DIR}/router_test.cpp
   ${TEST_DIR}/response_test.cpp
+  ${TEST_DIR}/views_test.cpp
   ${TEST_DIR}/app_config_test.cpp
 )
 list(APPEND TEST_SOURCES ${TEST_DIR}/file_expression_test.cpp)

@@ -1,11 +1,13 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "common/json.hpp"
+#include "common/json_writer.hpp"
 #include "orchestrator/server/request.hpp"
 
 namespace orch::api {
@@ -18,13 +20,21 @@ std::string BaseUrl(const server::Request& request, const std::string& external_
 /// characters plus '@', ':' and '/', as the original rendered createdBy=sub@https://iam/).
 std::string QueryValue(const std::string& value);
 
-/// The paged response's links: first/prev/self/next/last (first and last only with more than
-/// one page; prev/next when they exist). `self_href` is used as is; the navigation links are
-/// `nav_base` (no query, or with one) plus page/size/sort.
-Json PageLinks(const std::string& self_href, const std::string& nav_base, int page, int size, std::int64_t total,
-               const std::string& sort);
+/// Where a page sits and how its neighbours are reached (the links of every paged answer).
+struct PageNav {
+    std::string self_href;  ///< the self link, used as is
+    std::string nav_base;   ///< the list URL (no query, or with one); page/size/sort are appended
+    int page = 0;
+    int size = 10;
+    std::int64_t total = 0;
+    std::string sort;  ///< the sort parameter's text, as given
+};
 
-/// The paged response envelope {links, content, page}.
-Json PageBody(Json links, Json content, int page, int size, std::int64_t total);
+/// The paged response body {content, links, page} as JSON text: `write_items` writes the
+/// elements of the content array. Links are first/prev/self/next/last (first and last only with
+/// more than one page; prev/next when they exist).
+std::string PageBody(
+    const PageNav& nav, const std::function<void(JsonWriter&)>& write_items, std::size_t expected_bytes = 4096
+);
 
 }  // namespace orch::api

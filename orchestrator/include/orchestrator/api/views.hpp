@@ -1,14 +1,23 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "common/json.hpp"
+#include "common/json_writer.hpp"
 #include "orchestrator/domain/deployment.hpp"
 
 namespace orch::api {
 
-/// The Deployment JSON of contract §1.5. `base_url` empty renders "links": [] (callback bodies).
+/// Writes the Deployment JSON of contract §1.5. `base_url` empty renders "links": [] (callback
+/// bodies). The one definition of the view: lists write it row after row without a tree.
+void WriteDeploymentView(JsonWriter& w, const domain::Deployment& d, std::string_view base_url);
+
+/// The same view as a tree, for bodies that embed it (callbacks, schedule events).
 Json DeploymentView(const domain::Deployment& d, const std::string& base_url);
+
+/// The same view as response text.
+std::string DeploymentViewText(const domain::Deployment& d, std::string_view base_url);
 
 /// The Resource JSON of contract §1.5.
 Json ResourceView(const domain::Resource& r, const std::string& base_url);

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -94,7 +96,15 @@ struct Resource {
 
 bool IsTerminal(Status status);
 
+/// The text of a contract time in a fixed buffer: views use it without allocating.
+struct ContractTimeText {
+    std::array<char, 32> chars{};
+    std::size_t size = 0;
+    std::string_view view() const { return {chars.data(), size}; }
+};
+
 /// "2024-03-01T09:56+0000": UTC, minute precision, offset without colon (contract §1.2).
+ContractTimeText ContractTime(TimePoint t);
 std::string FormatContractTime(TimePoint t);
 
 }  // namespace orch::domain

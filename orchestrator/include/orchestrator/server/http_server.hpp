@@ -20,7 +20,9 @@ struct ServerOptions {
     std::chrono::milliseconds idle_timeout{60'000};    ///< keep-alive connection without a request
     std::chrono::milliseconds write_timeout{30'000};
     std::chrono::milliseconds shutdown_grace{10'000};  ///< in-flight requests get this long on stop
-    int io_threads = 2;
+    /// Each runs its own io_context. One parses and writes far more HTTP than the database can
+    /// answer; a second only adds wake-ups (bench/api, docs/api.md "List throughput").
+    int io_threads = 1;
     int worker_threads = 8;                            ///< blocking handlers run here
     std::size_t max_queued_requests = 1024;            ///< beyond this: 503 at once
     std::size_t max_connections = 10'000;

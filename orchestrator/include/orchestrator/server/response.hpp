@@ -22,6 +22,8 @@ struct Response {
     bool abort_connection = false;
 
     static Response Json(int status, const orch::Json& body);
+    /// A body that is JSON text already (written with JsonWriter).
+    static Response JsonText(int status, std::string body);
     static Response Text(int status, std::string body);
     static Response Empty(int status);
     /// The contract's error body {code,title,message} with the status of the error's kind.
