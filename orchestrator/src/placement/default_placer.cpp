@@ -82,6 +82,7 @@ std::vector<Evaluation> StartEvaluations(const SiteUniverse& universe) {
         eval.sla_id = site.sla_id;
         eval.weight = site.weight;
         eval.sla_service = site.sla_service;
+        eval.id_order = site.id_order;
         eval.provider_id = site.provider_id;
         eval.service = site.service;
         eval.provider = site.provider;
@@ -329,11 +330,16 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         decision.notes.push_back("no monitoring is configured: availability and live capacity are unknown");
     }
     const auto signals = universes_->Signals(universe, snapshot);
-    for (std::size_t i = 0; i < evals.size(); ++i) {
-        evals[i].live = &(*signals)[i];
-    }
     std::vector<Evaluation*> accepted;
-    for (auto& eval : evals) {
+    accepted.reserve(evals.size());
+    constexpr std::size_t kSignalsAhead = 8;  // each site's monitoring data is a cache miss away
+    for (std::size_t i = 0; i < evals.size(); ++i) {
+        if (i + kSignalsAhead < evals.size()) {
+            __builtin_prefetch((*signals)[i + kSignalsAhead].site);
+            __builtin_prefetch((*signals)[i + kSignalsAhead].own);
+        }
+        auto& eval = evals[i];
+        eval.live = &(*signals)[i];
         if (!eval.rejected() && options_.mode == PlacementMode::kGpuAware) {
             Filter(tally, eval, kMonitoring, [&] { CheckLive(context, *snapshot, eval); });
         }

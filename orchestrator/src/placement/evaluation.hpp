@@ -33,6 +33,7 @@ struct Evaluation {
     std::string_view sla_id;
     std::optional<double> weight;
     const cmdb::SlaService* sla_service = nullptr;
+    std::uint32_t id_order = 0;  ///< the universe's order of service ids (ranking ties; 0 by hand)
 
     Reasons reasons;  ///< rejections (every one found)
     Reasons notes;    ///< informational (chosen flavor, unknown monitoring, ...)

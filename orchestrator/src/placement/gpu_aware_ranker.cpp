@@ -75,8 +75,7 @@ Scored Score(
             attempts.front().error + ")"
         );
     }
-    const std::uint32_t id_order = eval.site != nullptr ? eval.site->id_order : 0;
-    return {open, eval.weight.value_or(0), eval.score, id_order, eval.service_id, &eval};
+    return {open, eval.weight.value_or(0), eval.score, eval.id_order, eval.service_id, &eval};
 }
 
 }  // namespace
