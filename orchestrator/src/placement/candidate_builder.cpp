@@ -1,5 +1,7 @@
 #include "candidate_builder.hpp"
 
+#include "gpu_model.hpp"
+
 namespace orch::placement {
 namespace {
 
@@ -11,14 +13,8 @@ void SetIfPresent(Json& options, const char* key, const std::string& value) {
 
 // Keystone federation needs the IdP id the site registered for the user's issuer.
 std::string IdentityProviderFor(const cmdb::Service& service, const std::string& issuer) {
-    auto trim = [](std::string text) {
-        while (!text.empty() && text.back() == '/') {
-            text.pop_back();
-        }
-        return text;
-    };
     for (const auto& idp : service.supported_idps) {
-        if (trim(idp.issuer) == trim(issuer)) {
+        if (TrimSlash(idp.issuer) == TrimSlash(issuer)) {
             return idp.name;
         }
     }

@@ -97,9 +97,7 @@ std::vector<Evaluation> StartEvaluations(const SiteUniverse& universe) {
 
 // Whether each of the universe's lists of trusted issuers has the requester's.
 std::vector<char> TrustedIdpSets(const SiteUniverse& universe, std::string_view issuer) {
-    while (!issuer.empty() && issuer.back() == '/') {
-        issuer.remove_suffix(1);
-    }
+    issuer = TrimSlash(issuer);
     std::vector<char> trusted;
     trusted.reserve(universe.idp_sets.size());
     for (const auto& issuers : universe.idp_sets) {

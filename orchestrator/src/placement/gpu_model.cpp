@@ -114,4 +114,11 @@ std::optional<std::uint64_t> MemoryFromModelName(std::string_view model) {
     return std::nullopt;
 }
 
+std::string_view TrimSlash(std::string_view text) {
+    while (!text.empty() && text.back() == '/') {
+        text.remove_suffix(1);
+    }
+    return text;
+}
+
 }  // namespace orch::placement

@@ -22,4 +22,7 @@ std::optional<std::uint64_t> MemoryFromModelName(std::string_view model);
 
 std::string Lower(std::string_view text);
 
+/// An issuer without its trailing '/'s: placement compares issuers ignoring them.
+std::string_view TrimSlash(std::string_view text);
+
 }  // namespace orch::placement

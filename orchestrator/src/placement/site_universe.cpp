@@ -31,13 +31,6 @@ UniverseSite SiteOf(const cmdb::SlaSet& slas, const cmdb::Priority& priority) {
     return site;
 }
 
-std::string_view TrimSlash(std::string_view text) {
-    while (!text.empty() && text.back() == '/') {
-        text.remove_suffix(1);
-    }
-    return text;
-}
-
 // The index of the service's list of trusted issuers in `sets`, added when new.
 std::uint32_t InternIdps(
     const cmdb::Service& service,

@@ -22,13 +22,6 @@ cmdb::ServiceKind NeededServiceKind(tosca::DeploymentKind kind) {
     return cmdb::ServiceKind::kOpenStack;
 }
 
-std::string_view TrimSlash(std::string_view text) {
-    while (!text.empty() && text.back() == '/') {
-        text.remove_suffix(1);
-    }
-    return text;
-}
-
 bool Contains(const std::vector<std::string>& list, std::string_view value) {
     return std::any_of(list.begin(), list.end(), [&](const std::string& item) { return Lower(item) == Lower(value); });
 }
