@@ -256,6 +256,9 @@ int main(int argc, char** argv) {
         const Stats to_json = Measure(std::max(10, iterations / 10), [&] { sink = sink + decision.ToJson().size(); });
         const Stats to_text =
             Measure(std::max(10, iterations / 10), [&] { sink = sink + decision.ToJson().dump().size(); });
+        // What POST /placement serves: the same record written as text, no tree.
+        const Stats as_text =
+            Measure(std::max(10, iterations / 10), [&] { sink = sink + decision.ToJsonText().size(); });
         const bool gpu = mode == placement::PlacementMode::kGpuAware;
         Print(
             gpu ? "gpu-aware: Place (explanations included)" : "indigo: Place (explanations included)",
@@ -266,6 +269,7 @@ int main(int argc, char** argv) {
         Print(gpu ? "gpu-aware: Place + ToJson" : "indigo: Place + ToJson", with_json, baseline, "");
         Print(gpu ? "gpu-aware: ToJson of one decision" : "indigo: ToJson of one decision", to_json, baseline, "");
         Print(gpu ? "gpu-aware: ToJson().dump() (HTTP body)" : "indigo: ToJson().dump()", to_text, baseline, "");
+        Print(gpu ? "gpu-aware: ToJsonText() (dry-run body)" : "indigo: ToJsonText()", as_text, baseline, "");
     }
     return 0;
 }

@@ -2,7 +2,9 @@
 
 #include "common/json_text.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 
 namespace orch {
 
@@ -58,6 +60,32 @@ JsonWriter& JsonWriter::Int(std::int64_t value) {
     char buf[24];
     const auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;
     out_.append(buf, end);
+    return *this;
+}
+
+JsonWriter& JsonWriter::Double(double value) {
+    if (!std::isfinite(value)) {
+        return Null();
+    }
+    BeforeValue();
+    char buf[32];
+    const auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;
+    out_.append(buf, end);
+    if (std::find_if(buf, end, [](char c) { return c == '.' || c == 'e'; }) == end) {
+        out_ += ".0";  // still a float to readers that tell them apart (as nlohmann writes 1.0)
+    }
+    return *this;
+}
+
+JsonWriter& JsonWriter::Bool(bool value) {
+    BeforeValue();
+    out_ += value ? "true" : "false";
+    return *this;
+}
+
+JsonWriter& JsonWriter::Null() {
+    BeforeValue();
+    out_ += "null";
     return *this;
 }
 

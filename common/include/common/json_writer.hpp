@@ -27,6 +27,12 @@ class JsonWriter {
 
     JsonWriter& String(std::string_view value);
     JsonWriter& Int(std::int64_t value);
+    /// The shortest text that reads back as the same double, with ".0" when it would read as an
+    /// integer (nlohmann may spell some differently, e.g. "0.0001" for "1e-04": the same value);
+    /// NaN and infinities as null, as nlohmann writes them.
+    JsonWriter& Double(double value);
+    JsonWriter& Bool(bool value);
+    JsonWriter& Null();
     /// A value held as a tree (user outputs, endpoints), dumped in place the same way.
     JsonWriter& Value(const Json& value);
 

@@ -106,23 +106,88 @@ std::string SiteLabel(const SiteVerdict& verdict) {
     return word.empty() ? name : name + " (" + word + ")";
 }
 
+Json CandidateJson(const Candidate& candidate, int rank) {
+    return {
+        {"rank", rank},
+        {"provider_id", candidate.target.site_id},
+        {"provider_name", candidate.provider_name},
+        {"service_id", candidate.target.service_id},
+        {"deployment_type", std::string(connectors::TargetKindName(candidate.target.kind))},
+        {"score", candidate.score},
+        {"endpoint", candidate.endpoint},
+        {"target", TargetJson(candidate.target)},
+        {"placements", PlacementsJson(candidate.placements)},
+    };
+}
+
+// VerdictJson written as text, keys in nlohmann's (sorted) order.
+void WriteVerdict(JsonWriter& out, const SiteVerdict& verdict) {
+    out.BeginObject();
+    out.Key("accepted").Bool(verdict.accepted);
+    out.Member("provider_id", verdict.provider_id.view());
+    out.Member("provider_name", verdict.provider_name.view());
+    out.Member("rank", static_cast<std::int64_t>(verdict.rank));
+    out.Key("reasons").BeginArray();
+    for (const auto& reason : verdict.reasons) {
+        out.String(reason.Text());
+    }
+    out.EndArray();
+    out.Key("score").Double(verdict.score);
+    verdict.score_breakdown.WriteJson(out.Key("score_breakdown"));
+    out.Member("service_id", verdict.service_id.view());
+    out.Member("service_type", verdict.service_type.view());
+    out.EndObject();
+}
+
 }  // namespace
+
+std::string PlacementDecision::ToJsonText() const {
+    std::string text;
+    text.reserve(512 + verdicts.size() * 400);
+    JsonWriter out(text);
+    out.BeginObject();
+    out.Key("candidates").BeginArray();
+    int rank = 0;
+    for (const auto& candidate : ranked) {
+        out.Value(CandidateJson(candidate, ++rank));
+    }
+    out.EndArray();
+    out.Key("chosen");
+    if (ranked.empty()) {
+        out.Null();
+    } else {
+        out.BeginObject()
+            .Member("provider_id", ranked.front().target.site_id)
+            .Member("service_id", ranked.front().target.service_id)
+            .EndObject();
+    }
+    out.Member("evaluated_at", evaluated_at);
+    out.Key("message");
+    if (ranked.empty()) {
+        out.String(NoCandidateMessage());
+    } else {
+        out.Null();
+    }
+    out.Member("mode", mode);
+    out.Key("notes").BeginArray();
+    for (const auto& note : notes) {
+        out.String(note);
+    }
+    out.EndArray();
+    out.Key("sites").BeginArray();
+    for (const auto& verdict : verdicts) {
+        WriteVerdict(out, verdict);
+    }
+    out.EndArray();
+    out.EndObject();
+    return text;
+}
 
 Json PlacementDecision::ToJson() const {
     Json candidates = Json::array();
     int rank = 0;
     for (const auto& candidate : ranked) {
-        candidates.push_back({
-            {"rank", ++rank},
-            {"provider_id", candidate.target.site_id},
-            {"provider_name", candidate.provider_name},
-            {"service_id", candidate.target.service_id},
-            {"deployment_type", std::string(connectors::TargetKindName(candidate.target.kind))},
-            {"score", candidate.score},
-            {"endpoint", candidate.endpoint},
-            {"target", TargetJson(candidate.target)},
-            {"placements", PlacementsJson(candidate.placements)},
-        });
+        candidates.push_back(CandidateJson(candidate, ++rank));
     }
     Json sites = Json::array();
     for (const auto& verdict : verdicts) {

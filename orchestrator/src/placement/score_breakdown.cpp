@@ -22,7 +22,36 @@ Json GpuAwareJson(const GpuAwareScore& s) {
     };
 }
 
+void WriteOptional(JsonWriter& out, const std::optional<double>& value) {
+    if (value) {
+        out.Double(*value);
+    } else {
+        out.Null();
+    }
+}
+
 }  // namespace
+
+void ScoreBreakdown::WriteJson(JsonWriter& out) const {
+    const auto* s = std::get_if<GpuAwareScore>(&parts_);
+    if (s == nullptr) {
+        out.Value(ToJson());
+        return;
+    }
+    // Keys in nlohmann's (sorted) order, so the text reads like ToJson().dump().
+    out.BeginObject();
+    out.Key("availability").Double(s->availability);
+    out.Member("circuit_breaker", s->breaker_open ? "open" : "closed");
+    out.Key("fit").Double(s->fit);
+    out.Key("latency").Double(s->latency);
+    out.Member("recent_attempts", static_cast<std::int64_t>(s->recent_attempts));
+    out.Member("recent_failures", static_cast<std::int64_t>(s->recent_failures));
+    WriteOptional(out.Key("response_ms"), s->response_ms);
+    out.Key("score").Double(s->score);
+    WriteOptional(out.Key("sla_weight"), s->sla_weight);
+    out.Key("success_rate").Double(s->success_rate);
+    out.EndObject();
+}
 
 Json ScoreBreakdown::ToJson() const {
     if (const auto* gpu = std::get_if<GpuAwareScore>(&parts_)) {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -113,4 +114,20 @@ TEST_CASE("JsonWriter writes what nlohmann dumps for the same tree", "[common][j
         {"empty", orch::Json::object()},
         {"tree", nested}};
     CHECK(out == NlohmannDump(expected));
+}
+
+TEST_CASE("JsonWriter doubles read back as the same value; booleans, null", "[common][json]") {
+    const double values[] = {0.0, -0.0, 1.0, 0.72, 1.0 / 3.0, 123456789.125, 1e-7, 6.02214076e23, -2.5e-308};
+    for (const double value : values) {
+        std::string out;
+        orch::JsonWriter(out).Double(value);
+        INFO(out);
+        CHECK(orch::Json::parse(out).get<double>() == value);
+        CHECK(orch::Json::parse(out).is_number_float());
+    }
+    std::string out;
+    orch::JsonWriter w(out);
+    w.BeginArray().Double(std::nan("")).Double(HUGE_VAL).Bool(true).Bool(false).Null().EndArray();
+    CHECK(out == "[null,null,true,false,null]");
+    CHECK(out == NlohmannDump(orch::Json::parse(out)));
 }

@@ -39,6 +39,32 @@ TEST_CASE("the decision JSON is stable, complete, and reads back", "[placement][
     CHECK(back->ranked[0].placements.at("vm").image_id == "bd44de58-022c-5319-8754-471e65282dc8");
 }
 
+// ToJsonText is what the dry run serves: it must say exactly what ToJson says (same members and
+// values; numbers may be spelled differently), for every kind of decision.
+TEST_CASE("the decision as text parses to the decision JSON", "[placement][json]") {
+    const auto same = [](const placement::PlacementDecision& decision) {
+        const std::string text = decision.ToJsonText();
+        CHECK(Json::parse(text) == decision.ToJson());
+    };
+    SECTION("gpu-aware, with candidates, notes and rejections") {
+        FixtureWorld world;
+        same(world.Place(GpuVmSpec()));
+    }
+    SECTION("no candidate: the message names every site") {
+        FixtureWorld world;
+        same(world.Place(GpuVmSpec(64)));
+    }
+    SECTION("indigo mode: score breakdowns held as JSON") {
+        FixtureWorld world(IndigoOptions());
+        same(world.Place(GpuVmSpec()));
+    }
+    SECTION("read back from storage: owned texts") {
+        FixtureWorld world;
+        const auto back = placement::PlacementDecision::FromJson(world.Place(GpuVmSpec()).ToJson()).value();
+        same(back);
+    }
+}
+
 TEST_CASE("notes kept as records read as words, after the catalogue and the request are gone", "[placement][json]") {
     std::optional<placement::PlacementDecision> kept;
     {

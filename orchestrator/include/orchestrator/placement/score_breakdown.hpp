@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/json.hpp"
+#include "common/json_writer.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -36,6 +37,8 @@ class ScoreBreakdown {
     bool empty() const { return std::holds_alternative<std::monostate>(parts_); }
     /// The breakdown record ({} when the service was never scored).
     Json ToJson() const;
+    /// The same record written as text (members in ToJson's order).
+    void WriteJson(JsonWriter& out) const;
     /// One field of ToJson() (throws like Json::at when absent).
     Json at(std::string_view key) const { return ToJson().at(std::string(key)); }
 
