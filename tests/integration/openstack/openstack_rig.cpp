@@ -123,4 +123,10 @@ connectors::Observation PollUntil(
     return PollConnectorUntil(connector, handle, spec, done, limit, std::chrono::milliseconds(500));
 }
 
+connectors::OpenStackOptions ConnectorOptions() {
+    connectors::OpenStackOptions options;
+    options.call_timeout = std::chrono::seconds(60);
+    return options;
+}
+
 }  // namespace orch::test::openstack

@@ -2,6 +2,7 @@
 
 #include <common/http_client.hpp>
 #include <connectors/connector.hpp>
+#include <connectors/openstack_connector.hpp>
 #include <connectors/site_client_factory.hpp>
 
 #include <chrono>
@@ -27,6 +28,9 @@ connectors::NodePlacement Placement(const std::string& flavor);
 
 http::Client& Client();
 connectors::SiteClientFactory& Clients();
+/// Connector options for the rig: Nova and Glance (Python services on the same 2 cores) can take
+/// longer than the production default per call when the machine is busy.
+connectors::OpenStackOptions ConnectorOptions();
 
 /// GET on Nova as the rig's admin (microversion 2.52), independent of the connector under test:
 /// the status code and the parsed body.
