@@ -1,9 +1,5 @@
 #include "orchestrator/server/http_server.hpp"
 
-#include "common/log.hpp"
-#include "common/uuid.hpp"
-#include "orchestrator/server/worker_pool.hpp"
-
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -14,6 +10,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -25,6 +22,9 @@
 #include <thread>
 #include <vector>
 
+#include "common/log.hpp"
+#include "common/uuid.hpp"
+
 namespace orch::server {
 namespace {
 
@@ -34,9 +34,7 @@ namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
 constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
 
-std::string NewRequestId() {
-    return "req-" + UniqueUuid();
-}
+std::string NewRequestId() { return "req-" + UniqueUuid(); }
 
 // Per-connection state shared between the session coroutine and Stop(), which must close
 // idle connections; all access to `stream` happens on the connection's strand.
@@ -65,9 +63,8 @@ Request ToRequest(bhttp::request<bhttp::string_body>&& raw, std::string request_
 }
 
 // Takes the response by value: its body moves into the message instead of being copied.
-bhttp::response<bhttp::string_body> ToBeast(
-    Response res, const std::string& request_id, bool keep_alive, unsigned version
-) {
+bhttp::response<bhttp::string_body> ToBeast(Response res, const std::string& request_id, bool keep_alive,
+                                            unsigned version) {
     bhttp::response<bhttp::string_body> out;
     out.version(version);
     out.result(static_cast<unsigned>(res.status));
@@ -94,7 +91,7 @@ struct HttpServer::Impl {
           io(MakeIoContexts(options.io_threads)),
           ioc(*io.front()),
           acceptor(ioc),
-          workers(static_cast<std::size_t>(std::max(1, options.worker_threads)), options.max_queued_requests) {}
+          workers(static_cast<std::size_t>(std::max(1, options.worker_threads))) {}
 
     // One io_context per I/O thread, each connection on one of them: handlers never pass
     // between I/O threads. With one io_context shared by two threads, every request cost a
@@ -116,7 +113,7 @@ struct HttpServer::Impl {
     asio::io_context& ioc;  // the first one: the acceptor's, and where Stop() is posted
     std::atomic<std::size_t> next_io{0};
     tcp::acceptor acceptor;
-    WorkerPool workers;
+    asio::thread_pool workers;
     RequestObserver observer;
     std::atomic<bool> stopping{false};
     std::atomic<std::size_t> queued{0};
@@ -128,85 +125,44 @@ struct HttpServer::Impl {
     asio::awaitable<void> Accept();
     asio::awaitable<void> Serve(std::shared_ptr<Connection> conn);
     asio::awaitable<bool> ReadOne(Connection& conn, beast::flat_buffer& buffer);
-    asio::awaitable<Response> Dispatch(
-        Request request, std::string route_name, const Handler* handler, bool inline_run
-    );
-    asio::awaitable<void> WriteResponse(
-        Connection& conn, Response res, const std::string& id, bool keep_alive, unsigned version
-    );
+    asio::awaitable<Response> Dispatch(Request request, std::string route_name, const Handler* handler, bool inline_run);
+    asio::awaitable<void> WriteResponse(Connection& conn, Response res, const std::string& id, bool keep_alive,
+                                        unsigned version);
     asio::awaitable<void> RejectAndClose(Connection& conn, int status, std::string_view message);
-    void Observe(
-        const Request& req,
-        const Response& res,
-        const std::string& route,
-        const std::string& pattern,
-        std::chrono::steady_clock::time_point start
-    );
+    void Observe(const Request& req, const Response& res, const std::string& route, const std::string& pattern,
+                 std::chrono::steady_clock::time_point start);
 };
 
-// Runs a handler where it is called (a worker, or the I/O thread for inline routes); the
-// exception boundary of every handler.
-static Response RunHandler(const Handler& handler, const Request& request) {
+// Runs a blocking handler on the worker pool. A free function with by-value parameters (not a
+// capturing lambda) so nothing it uses can dangle while the coroutine is suspended (CP.51).
+static asio::awaitable<Response> RunHandler(const Handler* handler, Request request) {
     const log::ScopedContext ctx(request.request_id, "");
     try {
-        return handler(request);
+        co_return (*handler)(request);
     } catch (const std::exception& e) {
         ORCH_LOG_ERROR("handler failed", {{"path", request.path}, {"error", e.what()}});
-        return Response::ErrorWithStatus(500, e.what());
+        co_return Response::ErrorWithStatus(500, e.what());
     }
 }
 
-static Response Overloaded() {
-    return Response::ErrorWithStatus(503, "The server is overloaded; retry later").WithHeader("Retry-After", "1");
-}
-
-// Suspends the calling coroutine while `handler` runs on a worker, and resumes it on its own
-// I/O thread with the response: one job posted, one completion posted back, no coroutine frame
-// on the pool side (co_spawn made one per request). Run()'s work guards keep the I/O context
-// alive meanwhile. The pool refuses only after Join(), which ~HttpServer calls once Run() has
-// returned, so no coroutine can be waiting here then; Dispatch's counter keeps the queue within
-// its bound before that.
-static auto RunOnWorkers(WorkerPool& workers, const Handler* handler, Request request) {
-    return asio::async_initiate<const asio::use_awaitable_t<>&, void(Response)>(
-        [&workers, handler](auto completion, Request req) {
-            auto job = [handler, req = std::move(req), completion = std::move(completion)]() mutable {
-                Response res = RunHandler(*handler, req);
-                auto io = asio::get_associated_executor(completion);
-                asio::post(io, [c = std::move(completion), r = std::move(res)]() mutable {
-                    std::move(c)(std::move(r));
-                });
-            };
-            (void)workers.Post(WorkerPool::Job(std::move(job)));
-        },
-        asio::use_awaitable,
-        std::move(request)
-    );
-}
-
-asio::awaitable<Response> HttpServer::Impl::Dispatch(
-    Request request, std::string route_name, const Handler* handler, bool inline_run
-) {
+asio::awaitable<Response> HttpServer::Impl::Dispatch(Request request, std::string route_name, const Handler* handler,
+                                                     bool inline_run) {
     if (inline_run) {
-        co_return RunHandler(*handler, request);
+        co_return co_await RunHandler(handler, std::move(request));
     }
     // Bounded queue: past the limit we answer at once instead of letting latency grow unbounded.
     if (queued.fetch_add(1) >= options.max_queued_requests) {
         queued.fetch_sub(1);
-        co_return Overloaded();
+        co_return Response::ErrorWithStatus(503, "The server is overloaded; retry later").WithHeader("Retry-After", "1");
     }
-    Response res = co_await RunOnWorkers(workers, handler, std::move(request));
+    Response res = co_await asio::co_spawn(workers, RunHandler(handler, std::move(request)), asio::use_awaitable);
     queued.fetch_sub(1);
     (void)route_name;
     co_return res;
 }
 
-void HttpServer::Impl::Observe(
-    const Request& req,
-    const Response& res,
-    const std::string& route,
-    const std::string& pattern,
-    std::chrono::steady_clock::time_point start
-) {
+void HttpServer::Impl::Observe(const Request& req, const Response& res, const std::string& route,
+                               const std::string& pattern, std::chrono::steady_clock::time_point start) {
     const auto elapsed =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
     if (observer) {
@@ -214,21 +170,18 @@ void HttpServer::Impl::Observe(
     }
     if (options.access_log || res.status >= 500) {
         const log::ScopedContext ctx(req.request_id, "");
-        ORCH_LOG(
-            res.status >= 500 ? log::Level::kWarn : log::Level::kInfo,
-            "request",
-            {{"method", req.method},
-             {"path", req.path},
-             {"route", route},
-             {"status", res.status},
-             {"duration_ms", static_cast<double>(elapsed.count()) / 1000.0}}
-        );
+        ORCH_LOG(res.status >= 500 ? log::Level::kWarn : log::Level::kInfo,
+                 "request",
+                 {{"method", req.method},
+                  {"path", req.path},
+                  {"route", route},
+                  {"status", res.status},
+                  {"duration_ms", static_cast<double>(elapsed.count()) / 1000.0}});
     }
 }
 
-asio::awaitable<void> HttpServer::Impl::WriteResponse(
-    Connection& conn, Response res, const std::string& id, bool keep_alive, unsigned version
-) {
+asio::awaitable<void> HttpServer::Impl::WriteResponse(Connection& conn, Response res, const std::string& id,
+                                                      bool keep_alive, unsigned version) {
     auto out = ToBeast(std::move(res), id, keep_alive, version);
     conn.stream.expires_after(options.write_timeout);
     co_await bhttp::async_write(conn.stream, out, kUseTuple);
@@ -282,9 +235,7 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             break;
         }
         if (hec == bhttp::error::body_limit) {
-            co_await RejectAndClose(
-                *conn, 413, "Request body larger than " + std::to_string(options.body_limit) + " bytes"
-            );
+            co_await RejectAndClose(*conn, 413, "Request body larger than " + std::to_string(options.body_limit) + " bytes");
             break;
         }
         if (hec == beast::error::timeout) {
@@ -292,9 +243,8 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             break;
         }
         if (hec) {
-            if (hec != bhttp::error::end_of_stream && hec != beast::error::timeout &&
-                hec != asio::error::operation_aborted && hec != asio::error::connection_reset &&
-                hec != asio::error::eof) {
+            if (hec != bhttp::error::end_of_stream && hec != beast::error::timeout && hec != asio::error::operation_aborted &&
+                hec != asio::error::connection_reset && hec != asio::error::eof) {
                 co_await RejectAndClose(*conn, 400, "Malformed HTTP request: " + hec.message());
             }
             break;
@@ -315,9 +265,7 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             bec = read_ec;
         }
         if (bec == bhttp::error::body_limit) {
-            co_await RejectAndClose(
-                *conn, 413, "Request body larger than " + std::to_string(options.body_limit) + " bytes"
-            );
+            co_await RejectAndClose(*conn, 413, "Request body larger than " + std::to_string(options.body_limit) + " bytes");
             break;
         }
         if (bec) {
@@ -358,9 +306,8 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             copy_for_log.method = request.method;
             copy_for_log.path = request.path;
             copy_for_log.request_id = request.request_id;
-            res = co_await Dispatch(
-                std::move(request), route_name, &match.route->handler, match.route->options.inline_on_io_thread
-            );
+            res = co_await Dispatch(std::move(request), route_name, &match.route->handler,
+                                    match.route->options.inline_on_io_thread);
             Observe(copy_for_log, res, route_name, pattern, start);
         }
         if (res.abort_connection) {
@@ -423,12 +370,10 @@ HttpServer::HttpServer(ServerOptions options, const Router& router)
 
 HttpServer::~HttpServer() {
     Stop();
-    impl_->workers.Join();
+    impl_->workers.join();
 }
 
-void HttpServer::SetObserver(RequestObserver observer) {
-    impl_->observer = std::move(observer);
-}
+void HttpServer::SetObserver(RequestObserver observer) { impl_->observer = std::move(observer); }
 
 Status HttpServer::Start() {
     const std::string& listen = impl_->options.listen;
@@ -475,9 +420,7 @@ Status HttpServer::Start() {
     return Ok();
 }
 
-int HttpServer::port() const {
-    return impl_->bound_port;
-}
+int HttpServer::port() const { return impl_->bound_port; }
 
 void HttpServer::Run() {
     // Work guards keep run() alive while stopping, until Stop() decides everything drained.

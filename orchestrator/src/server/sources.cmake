@@ -3,5 +3,4 @@ set(SOURCES
   ${AREA_DIR}/response.cpp
   ${AREA_DIR}/router.cpp
   ${AREA_DIR}/http_server.cpp
-  ${AREA_DIR}/worker_pool.cpp
 )

@@ -7,4 +7,3 @@ set(TEST_SOURCES
 list(APPEND TEST_SOURCES ${TEST_DIR}/file_expression_test.cpp)
 list(APPEND TEST_SOURCES ${TEST_DIR}/schedule_auth_test.cpp)
 list(APPEND TEST_SOURCES ${TEST_DIR}/caching_template_service_test.cpp)
-list(APPEND TEST_SOURCES ${TEST_DIR}/worker_pool_test.cpp)
