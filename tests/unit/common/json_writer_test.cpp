@@ -116,7 +116,7 @@ TEST_CASE("JsonWriter writes what nlohmann dumps for the same tree", "[common][j
     CHECK(out == NlohmannDump(expected));
 }
 
-TEST_CASE("JsonWriter doubles read back as the same value; booleans, null", "[common][json]") {
+TEST_CASE("JsonWriter doubles read back as the same value, booleans and null too", "[common][json]") {
     const double values[] = {0.0, -0.0, 1.0, 0.72, 1.0 / 3.0, 123456789.125, 1e-7, 6.02214076e23, -2.5e-308};
     for (const double value : values) {
         std::string out;
