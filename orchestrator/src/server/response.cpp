@@ -4,29 +4,29 @@
 
 namespace orch::server {
 
-Response Response::Json(int status, const orch::Json& body) {
+namespace {
+
+Response WithBody(int status, std::string body, std::string_view content_type) {
     Response r;
     r.status = status;
-    // Replacement of invalid UTF-8 keeps a response valid JSON whatever users stored.
-    r.body = body.dump(-1, ' ', false, orch::Json::error_handler_t::replace);
-    r.content_type = std::string(kJsonContentType);
+    r.body = std::move(body);
+    r.content_type = std::string(content_type);
     return r;
+}
+
+}  // namespace
+
+Response Response::Json(int status, const orch::Json& body) {
+    // Replacement of invalid UTF-8 keeps a response valid JSON whatever users stored.
+    return WithBody(status, body.dump(-1, ' ', false, orch::Json::error_handler_t::replace), kJsonContentType);
 }
 
 Response Response::JsonText(int status, std::string body) {
-    Response r;
-    r.status = status;
-    r.body = std::move(body);
-    r.content_type = std::string(kJsonContentType);
-    return r;
+    return WithBody(status, std::move(body), kJsonContentType);
 }
 
 Response Response::Text(int status, std::string body) {
-    Response r;
-    r.status = status;
-    r.body = std::move(body);
-    r.content_type = std::string(kTextContentType);
-    return r;
+    return WithBody(status, std::move(body), kTextContentType);
 }
 
 Response Response::Empty(int status) {
@@ -35,7 +35,9 @@ Response Response::Empty(int status) {
     return r;
 }
 
-Response Response::Error(const orch::Error& error) { return ErrorWithStatus(HttpStatusFor(error.code), error.message); }
+Response Response::Error(const orch::Error& error) {
+    return ErrorWithStatus(HttpStatusFor(error.code), error.message);
+}
 
 Response Response::ErrorWithStatus(int status, std::string_view message) {
     Response r;
