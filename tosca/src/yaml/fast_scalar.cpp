@@ -124,37 +124,16 @@ std::string_view SimpleEscape(char c) {
 }  // namespace
 
 bool CanStartPlain(char c, char next, bool in_flow) {
-    switch (c) {
-        case '\0':
-        case ' ':
-        case '\t':
-        case '\n':
-        case '\r':
-        case ',':
-        case '[':
-        case ']':
-        case '{':
-        case '}':
-        case '#':
-        case '&':
-        case '*':
-        case '!':
-        case '|':
-        case '>':
-        case '\'':
-        case '"':
-        case '%':
-        case '@':
-        case '`':
-            return false;
-        case '?':
-        case ':':
-            return !in_flow && !IsBlankOrBreak(next);
-        case '-':
-            return !IsBlankOrBreak(next);
-        default:
-            return true;
+    if (IsBlankOrBreak(c)) {
+        return false;
     }
+    if (c == '?' || c == ':') {
+        return !in_flow && !IsBlankOrBreak(next);
+    }
+    if (c == '-') {
+        return !IsBlankOrBreak(next);
+    }
+    return !IsIndicator(c);  // every other indicator starts something else
 }
 
 bool IsNullText(std::string_view text) {
