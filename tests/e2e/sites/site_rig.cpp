@@ -1,20 +1,16 @@
 #include "site_rig.hpp"
 
+#include "test_support/test_env.hpp"
+
 #include <common/uuid.hpp>
 
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <pqxx/pqxx>
 
 #include <filesystem>
 #include <fstream>
-#include <pqxx/pqxx>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
-
-#include "test_support/test_env.hpp"
 
 namespace orch::e2e {
 namespace {
@@ -27,41 +23,18 @@ std::unique_ptr<http::Client> NewClient() {
     return std::move(*client);
 }
 
-[[noreturn]] void Exec(const std::vector<std::string>& args) {
-    std::vector<char*> argv;
-    for (const auto& a : args) {
-        argv.push_back(const_cast<char*>(a.c_str()));  // NOLINT: execv's signature
-    }
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
+std::string Quote(const std::string& s) {
+    return Json(s).dump();
 }
 
-// The first line the simulator prints (its ports), read without blocking past `limit`.
-std::string ReadLine(int fd, std::chrono::seconds limit) {
-    std::string line;
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        pollfd p{fd, POLLIN, 0};
-        if (::poll(&p, 1, 100) <= 0) {
-            continue;
-        }
-        char c = 0;
-        if (::read(fd, &c, 1) != 1) {
-            break;
-        }
-        if (c == '\n') {
-            return line;
-        }
-        line += c;
-    }
-    throw std::runtime_error("site-sim did not print its ports (is build/bin/site-sim built?)");
-}
-
-std::string Quote(const std::string& s) { return Json(s).dump(); }
-
-void WriteService(std::ostream& out, const SiteSpec& site, const std::string& suffix, const std::string& type,
-                  const std::string& endpoint, const std::string& extra) {
+void WriteService(
+    std::ostream& out,
+    const SiteSpec& site,
+    const std::string& suffix,
+    const std::string& type,
+    const std::string& endpoint,
+    const std::string& extra
+) {
     out << "      " << site.id << "_" << suffix << ":\n"
         << "        service_type: " << type << "\n"
         << "        endpoint: " << endpoint << "\n"
@@ -78,17 +51,35 @@ std::string Catalogue(const std::vector<SiteSpec>& sites) {
         out << "  - id: " << site.id << "\n    name: " << site.id << "\n    services:\n";
         if (site.marathon) {
             // The Mesos agents of the simulator carry the attribute gpu_model.
-            WriteService(out, site, "marathon", "eu.indigo-datacloud.marathon", site.sim->Url("marathon"),
-                         ", gpu_attribute: gpu_model, load_balancer_ips: [127.0.0.1]");
+            WriteService(
+                out,
+                site,
+                "marathon",
+                "eu.indigo-datacloud.marathon",
+                site.sim->Url("marathon"),
+                ", gpu_attribute: gpu_model, load_balancer_ips: [127.0.0.1]"
+            );
         }
         if (site.chronos) {
-            WriteService(out, site, "chronos", "eu.indigo-datacloud.chronos", site.sim->Url("chronos"),
-                         ", gpu_attribute: gpu_model");
+            WriteService(
+                out,
+                site,
+                "chronos",
+                "eu.indigo-datacloud.chronos",
+                site.sim->Url("chronos"),
+                ", gpu_attribute: gpu_model"
+            );
         }
         if (site.kubernetes) {
-            WriteService(out, site, "k8s", "eu.deep.kubernetes", site.sim->Url("kubernetes"),
-                         ", gpu_resource: nvidia.com/gpu, gpu_product_label: nvidia.com/gpu.product, "
-                         "worker_nodes_ip: [127.0.0.1]");
+            WriteService(
+                out,
+                site,
+                "k8s",
+                "eu.deep.kubernetes",
+                site.sim->Url("kubernetes"),
+                ", gpu_resource: nvidia.com/gpu, gpu_product_label: nvidia.com/gpu.product, "
+                "worker_nodes_ip: [127.0.0.1]"
+            );
         }
     }
     return out.str();
@@ -147,51 +138,10 @@ std::string WriteOrchestratorFiles(
     return dir + "/orchestrator.yaml";
 }
 
-SimProcess::SimProcess(const std::string& config_yaml) : client_(NewClient()) {
-    std::vector<std::string> args = {orch::test::BinaryDir() + "/bin/site-sim", "--log-level", "error"};
-    if (!config_yaml.empty()) {
-        config_path_ = orch::test::BinaryDir() + "/e2e-sim-" + RandomUuid().substr(0, 8) + ".yaml";
-        std::ofstream(config_path_) << config_yaml;
-        args.insert(args.end(), {"--config", config_path_});
-    }
-    int fds[2];
-    if (::pipe(fds) != 0) {
-        throw std::runtime_error("pipe failed");
-    }
-    pid_ = ::fork();
-    if (pid_ == 0) {
-        ::dup2(fds[1], STDOUT_FILENO);
-        ::close(fds[0]);
-        ::close(fds[1]);
-        Exec(args);
-    }
-    ::close(fds[1]);
-    out_fd_ = fds[0];
-    ports_ = Json::parse(ReadLine(out_fd_, std::chrono::seconds(20)));
-}
-
-SimProcess::~SimProcess() {
-    if (pid_ > 0) {
-        ::kill(pid_, SIGTERM);
-        int status = 0;
-        for (int i = 0; i < 100 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-        if (::waitpid(pid_, &status, WNOHANG) == 0) {
-            ::kill(pid_, SIGKILL);
-            ::waitpid(pid_, &status, 0);
-        }
-    }
-    if (out_fd_ >= 0) {
-        ::close(out_fd_);
-    }
-    if (!config_path_.empty()) {
-        std::filesystem::remove(config_path_);
-    }
-}
+SimProcess::SimProcess(const std::string& config_yaml) : process_(config_yaml), client_(NewClient()) {}
 
 std::string SimProcess::Url(const std::string& api) const {
-    return "http://127.0.0.1:" + std::to_string(ports_.at(api).get<int>());
+    return process_.Url(api);
 }
 
 Json SimProcess::Admin(const std::string& method, const std::string& path, const Json& body) const {
@@ -207,17 +157,28 @@ Json SimProcess::Admin(const std::string& method, const std::string& path, const
         throw std::runtime_error("site-sim admin call failed: " + response.error().message);
     }
     if (response->status >= 300) {
-        throw std::runtime_error("site-sim admin call answered " + std::to_string(response->status) + ": " +
-                                 response->body);
+        throw std::runtime_error(
+            "site-sim admin call answered " + std::to_string(response->status) + ": " + response->body
+        );
     }
     return response->body.empty() ? Json(nullptr) : Json::parse(response->body);
 }
 
-Json SimProcess::Objects() const { return Admin("GET", "/__sim/objects"); }
-void SimProcess::AddFault(const Json& rule) const { Admin("POST", "/__sim/faults", rule); }
-void SimProcess::ClearFaults() const { Admin("DELETE", "/__sim/faults"); }
-Json SimProcess::Faults() const { return Admin("GET", "/__sim/faults"); }
-Json SimProcess::Rejections() const { return Admin("GET", "/__sim/rejections"); }
+Json SimProcess::Objects() const {
+    return Admin("GET", "/__sim/objects");
+}
+void SimProcess::AddFault(const Json& rule) const {
+    Admin("POST", "/__sim/faults", rule);
+}
+void SimProcess::ClearFaults() const {
+    Admin("DELETE", "/__sim/faults");
+}
+Json SimProcess::Faults() const {
+    return Admin("GET", "/__sim/faults");
+}
+Json SimProcess::Rejections() const {
+    return Admin("GET", "/__sim/rejections");
+}
 
 std::string WriteOrchestratorConfig(const std::vector<SiteSpec>& sites, const std::string& workflow_yaml) {
     return WriteOrchestratorFiles(Catalogue(sites), Sla(sites), workflow_yaml);
@@ -279,14 +240,17 @@ Json AttemptsOf(const std::string& dsn, const std::string& deployment_id) {
     const auto rows = tx.exec_params(
         "SELECT seq, provider_id, service_id, COALESCE(outcome, ''), COALESCE(reason, '') FROM attempts "
         "WHERE deployment_id = $1::uuid ORDER BY seq",
-        deployment_id);
+        deployment_id
+    );
     Json out = Json::array();
     for (const auto& row : rows) {
-        out.push_back({{"seq", row[0].as<int>()},
-                       {"provider_id", row[1].as<std::string>()},
-                       {"service_id", row[2].as<std::string>()},
-                       {"outcome", row[3].as<std::string>()},
-                       {"reason", row[4].as<std::string>()}});
+        out.push_back(
+            {{"seq", row[0].as<int>()},
+             {"provider_id", row[1].as<std::string>()},
+             {"service_id", row[2].as<std::string>()},
+             {"outcome", row[3].as<std::string>()},
+             {"reason", row[4].as<std::string>()}}
+        );
     }
     return out;
 }
@@ -326,8 +290,8 @@ std::string WithGpuModelRuntime(std::string text, const std::string& extra_node_
         "        type: e2e.capabilities.GpuDockerHost\n" +
         extra_node_types + "\n";
     text.insert(text.find("topology_template:"), types);
-    for (const std::string runtime : {"\"tosca.nodes.indigo.Container.Runtime.Docker\"",
-                                      "tosca.nodes.indigo.Container.Runtime.Docker"}) {
+    for (const std::string runtime :
+         {"\"tosca.nodes.indigo.Container.Runtime.Docker\"", "tosca.nodes.indigo.Container.Runtime.Docker"}) {
         const auto at = text.find("type: " + runtime);
         if (at != std::string::npos) {
             text.replace(at, 6 + runtime.size(), "type: e2e.nodes.GpuDockerRuntime");
@@ -364,8 +328,9 @@ std::string KubernetesWithGpu(const std::string& model) {
     // The fixture's output reads an attribute no connector defines; keep the port part.
     const auto outputs = text.find("  outputs:");
     text.erase(outputs);
-    text += "  outputs:\n    endpoint:\n      value: { concat: [ { get_attribute: [ kubernetes, endpoints, 0 ] } ] }\n"
-            "    node_port:\n      value: { get_attribute: [ docker, host, publish_ports, 0, target ] }\n";
+    text +=
+        "  outputs:\n    endpoint:\n      value: { concat: [ { get_attribute: [ kubernetes, endpoints, 0 ] } ] }\n"
+        "    node_port:\n      value: { get_attribute: [ docker, host, publish_ports, 0, target ] }\n";
     return text;
 }
 

@@ -6,6 +6,7 @@
 #include <common/json.hpp>
 
 #include <sys/types.h>
+#include <test_support/site_sim_process.hpp>
 
 #include <chrono>
 #include <map>
@@ -20,10 +21,9 @@ namespace orch::e2e {
 /// One site-sim process (Marathon, Chronos and Kubernetes simulators on free loopback ports),
 /// stopped by PID when the object dies.
 class SimProcess {
-public:
+   public:
     /// `config_yaml` may be empty (the simulator's defaults).
     explicit SimProcess(const std::string& config_yaml = "");
-    ~SimProcess();
     SimProcess(const SimProcess&) = delete;
     SimProcess& operator=(const SimProcess&) = delete;
 
@@ -36,23 +36,20 @@ public:
     /// The requests the simulators refused as invalid (must stay empty: our payloads are valid).
     Json Rejections() const;
 
-private:
+   private:
     Json Admin(const std::string& method, const std::string& path, const Json& body = nullptr) const;
 
-    pid_t pid_ = -1;
-    int out_fd_ = -1;
-    std::string config_path_;
-    Json ports_;
+    orch::sim::test::SiteSimProcess process_;  ///< started, and stopped by PID, by test_support
     std::unique_ptr<http::Client> client_;
 };
 
 /// A site of the catalogue: its services point at one simulator process.
 struct SiteSpec {
-    std::string id;          ///< provider id, e.g. SITE-A; services are <id>_marathon, ...
+    std::string id;  ///< provider id, e.g. SITE-A; services are <id>_marathon, ...
     const SimProcess* sim = nullptr;
-    std::string gpu_model;   ///< catalogue gpu_model of every service of the site
+    std::string gpu_model;  ///< catalogue gpu_model of every service of the site
     int num_gpus = 8;
-    double weight = 1.0;     ///< SLA priority weight: the higher, the earlier in the ranking
+    double weight = 1.0;  ///< SLA priority weight: the higher, the earlier in the ranking
     bool marathon = true;
     bool chronos = false;
     bool kubernetes = false;
@@ -87,7 +84,7 @@ std::string WriteOrchestratorConfig(const std::vector<SiteSpec>& sites, const st
 
 /// A REST client for one orchestrator's API.
 class Api {
-public:
+   public:
     explicit Api(std::string base_url);
     void set_base_url(std::string base_url) { base_ = std::move(base_url); }
 
@@ -100,7 +97,7 @@ public:
     /// returns the last body seen (check its status).
     Json WaitFor(const std::string& id, const std::set<std::string>& statuses, std::chrono::seconds timeout);
 
-private:
+   private:
     std::string base_;
     std::unique_ptr<http::Client> client_;
 };
