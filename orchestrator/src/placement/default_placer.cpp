@@ -320,25 +320,28 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     Append(decision.notes, quota.global_reasons());
 
     auto snapshot = std::make_shared<const monitoring::Snapshot>();
-    if (const auto survivors = SurvivingProviderIds(*universe, evals); !survivors.empty()) {
+    const auto survivors = SurvivingProviderIds(*universe, evals);
+    if (!survivors.empty()) {
         snapshot = feed_.Collect(survivors);
         Append(decision.notes, snapshot->notes);
     }
     if (feed_.Kind() == "none") {
         decision.notes.push_back("no monitoring is configured: availability and live capacity are unknown");
     }
-    const auto signals = universes_->Signals(universe, snapshot);
+    // Only the live filter reads monitoring, and only for sites still accepted.
+    const bool live = options_.mode == PlacementMode::kGpuAware && !survivors.empty();
+    const auto signals = live ? universes_->Signals(universe, snapshot) : nullptr;
     std::vector<Evaluation*> accepted;
     accepted.reserve(evals.size());
     constexpr std::size_t kSignalsAhead = 8;  // each site's monitoring data is a cache miss away
     for (std::size_t i = 0; i < evals.size(); ++i) {
-        if (i + kSignalsAhead < evals.size()) {
+        if (live && i + kSignalsAhead < evals.size()) {
             __builtin_prefetch((*signals)[i + kSignalsAhead].site);
             __builtin_prefetch((*signals)[i + kSignalsAhead].own);
         }
         auto& eval = evals[i];
-        eval.live = &(*signals)[i];
-        if (!eval.rejected() && options_.mode == PlacementMode::kGpuAware) {
+        if (!eval.rejected() && live) {
+            eval.live = &(*signals)[i];
             Filter(tally, eval, kMonitoring, [&] { CheckLive(context, *snapshot, eval); });
         }
         if (!eval.rejected()) {

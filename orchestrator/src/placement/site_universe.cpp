@@ -253,7 +253,7 @@ std::shared_ptr<const std::vector<SiteSignals>> SiteUniverseCache::Signals(
     {
         const std::lock_guard lock(mutex_);
         for (const auto& entry : signals_) {
-            if (entry.universe == universe && entry.snapshot == snapshot) {
+            if (entry.universe == universe && entry.snapshot.lock() == snapshot) {
                 return entry.signals;
             }
         }
@@ -268,6 +268,7 @@ std::shared_ptr<const std::vector<SiteSignals>> SiteUniverseCache::Signals(
         );
     }
     const std::lock_guard lock(mutex_);
+    std::erase_if(signals_, [](const Signalled& entry) { return entry.snapshot.expired(); });
     if (signals_.size() == kKept) {
         signals_.erase(signals_.begin());
     }

@@ -107,8 +107,8 @@ class SiteUniverseCache {
         const cmdb::Catalogue& catalogue,
         const std::shared_ptr<const FlavorIndex>& index
     );
-    /// Every site's monitoring data in `snapshot`, in universe order (feeds hand out the same
-    /// snapshot until they collect again).
+    /// Every site's monitoring data in `snapshot`, in universe order, reused while the feed
+    /// hands out the same snapshot object (Prometheus does until its TTL ends).
     std::shared_ptr<const std::vector<SiteSignals>> Signals(
         const std::shared_ptr<const SiteUniverse>& universe, const std::shared_ptr<const monitoring::Snapshot>& snapshot
     );
@@ -124,9 +124,12 @@ class SiteUniverseCache {
     mutable std::mutex mutex_;
     std::vector<std::shared_ptr<const SiteUniverse>> unresolved_;  ///< newest last
     std::vector<Resolved> resolved_;                               ///< newest last
+    // The snapshot is held weakly: a feed that builds a new snapshot per call (the Zabbix
+    // wrapper) lets it die after the placement, and the entry then simply never matches again
+    // (an expired pointer locks to null) instead of keeping eight old snapshots alive.
     struct Signalled {
         std::shared_ptr<const SiteUniverse> universe;
-        std::shared_ptr<const monitoring::Snapshot> snapshot;
+        std::weak_ptr<const monitoring::Snapshot> snapshot;
         std::shared_ptr<const std::vector<SiteSignals>> signals;
     };
     std::vector<Signalled> signals_;  ///< newest last
