@@ -31,6 +31,17 @@ UniverseSite SiteOf(const cmdb::SlaSet& slas, const cmdb::Priority& priority) {
     return site;
 }
 
+// The number `seen` gives `key`: the next one (out.size(), with `value` appended to `out`) when
+// the key is new. Every interned list of the universe (providers, issuer lists, image lists).
+template <typename Seen, typename Key, typename Out, typename Value>
+std::uint32_t Intern(Seen& seen, const Key& key, std::vector<Out>& out, Value&& value) {
+    const auto [it, added] = seen.emplace(key, static_cast<std::uint32_t>(out.size()));
+    if (added) {
+        out.emplace_back(std::forward<Value>(value));
+    }
+    return it->second;
+}
+
 // The index of the service's list of trusted issuers in `sets`, added when new.
 std::uint32_t InternIdps(
     const cmdb::Service& service,
@@ -41,11 +52,7 @@ std::uint32_t InternIdps(
     for (const auto& idp : service.supported_idps) {
         issuers.push_back(TrimSlash(idp.issuer));
     }
-    const auto [it, added] = seen.emplace(issuers, static_cast<std::uint32_t>(sets.size()));
-    if (added) {
-        sets.push_back(std::move(issuers));
-    }
-    return it->second;
+    return Intern(seen, issuers, sets, std::move(issuers));
 }
 
 // What image matching (ChooseImage) reads of a project's images, as one text: two projects with
@@ -75,11 +82,7 @@ std::uint32_t InternImages(
     std::vector<const cmdb::Tenant*>& sets,
     std::unordered_map<std::string, std::uint32_t>& seen
 ) {
-    const auto [it, added] = seen.emplace(ImageListKey(tenant), static_cast<std::uint32_t>(sets.size()));
-    if (added) {
-        sets.push_back(&tenant);
-    }
-    return it->second;
+    return Intern(seen, ImageListKey(tenant), sets, &tenant);
 }
 
 }  // namespace
@@ -138,12 +141,7 @@ std::shared_ptr<const SiteUniverse> BuildSiteUniverse(std::shared_ptr<const cmdb
         if (site.provider_id.empty()) {
             continue;
         }
-        const auto [it, added] =
-            providers.emplace(site.provider_id, static_cast<std::uint32_t>(universe->provider_ids.size()));
-        if (added) {
-            universe->provider_ids.emplace_back(site.provider_id);
-        }
-        site.provider_slot = it->second;
+        site.provider_slot = Intern(providers, site.provider_id, universe->provider_ids, site.provider_id);
     }
     universe->slas = std::move(slas);
     universe->group = std::move(group);
@@ -174,12 +172,7 @@ std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
         if (site.provider_id.empty()) {
             // A provider known only from the catalogue (its SLA named none) gets a slot too.
             site.provider_id = site.service->provider_id;
-            const auto [it, added] =
-                slots.emplace(site.provider_id, static_cast<std::uint32_t>(resolved->provider_ids.size()));
-            if (added) {
-                resolved->provider_ids.emplace_back(site.provider_id);
-            }
-            site.provider_slot = it->second;
+            site.provider_slot = Intern(slots, site.provider_id, resolved->provider_ids, site.provider_id);
         }
         site.provider = catalogue.FindProvider(site.provider_id);
         site.provider_name = site.provider != nullptr ? std::string_view(site.provider->name) : site.provider_id;
