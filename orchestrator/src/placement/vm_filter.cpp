@@ -48,9 +48,8 @@ const cmdb::Flavor* PickFlavor(
     const auto& facts = (*context.nodes)[node];
     if (context.flavor_index != nullptr && facts.instance_type.empty()) {
         const auto& query = (*context.flavor_queries)[node];
-        // The universe looked the tenant up in this very index when it was resolved.
-        const bool spanned = eval.site != nullptr && eval.site->tenant == &tenant;
-        const auto span = spanned ? eval.site->flavors : context.flavor_index->SpanOf(tenant);
+        // The universe looked the tenant (eval.tenant, taken from it) up in this very index.
+        const auto span = eval.site != nullptr ? eval.site->flavors : context.flavor_index->SpanOf(tenant);
         const auto* flavor = context.flavor_index->Smallest(tenant, span, query, &size);
         if (flavor == nullptr) {
             eval.reasons.push_back(Reason::Deferred(&ExplainFlavorMiss, &facts, &tenant));
@@ -70,7 +69,7 @@ const cmdb::Flavor* PickFlavor(
 // image list was checked before in this placement.
 ImageChoice ChooseImageFor(const PlacementContext& context, std::size_t node, const Evaluation& eval) {
     const auto& wish = context.profile.nodes[node].node->resources;
-    if (context.images == nullptr || eval.site == nullptr || eval.site->tenant != eval.tenant) {
+    if (context.images == nullptr || eval.site == nullptr) {
         return ChooseImage(wish, eval.tenant->images);
     }
     auto& entry = context.images->by_node[node][eval.site->image_set];
