@@ -29,13 +29,35 @@ as_pg_user() {
   fi
 }
 
-# pg_start DIR [fast]: initialises (once) and starts a private PostgreSQL in DIR on a free loopback port.
-# Writes DIR/dsn (a libpq URL) and DIR/pid. Idempotent: a running server is left alone.
+# pg_start DIR [fast] [socket]: initialises (once) and starts a private PostgreSQL in DIR on a free
+# loopback port. Writes DIR/dsn (a libpq URL), DIR/port and DIR/pid. Idempotent: a running server is
+# left alone. `fast` trades crash safety for speed (throwaway test clusters). `socket` also listens
+# on a Unix socket in DIR/sock (mode 0700, only its owner and root can connect) and writes that into
+# the DSN: a co-located server is ~10 % faster to reach than over loopback TCP (docs/api.md).
 pg_start() {
-  local dir="$1" extra=""
-  # Throwaway test clusters trade crash safety for speed; the demo database keeps the defaults.
-  [ "${2:-}" = fast ] && extra="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  local dir="$1" extra="" sockdir="" socket_dirs="''" opt
+  shift
+  for opt in "$@"; do
+    case "$opt" in
+      fast) extra="-c fsync=off -c synchronous_commit=off -c full_page_writes=off" ;;
+      socket) sockdir="$dir/sock" ;;
+      *) die "pg_start: unknown option $opt" ;;
+    esac
+  done
   mkdir -p "$dir"
+  dir="$(cd "$dir" && pwd)"
+  # A socket path is limited to 107 bytes and goes into a URL: fall back to TCP for unusual paths.
+  if [ -n "$sockdir" ]; then
+    sockdir="$dir/sock"
+    if [ "${#sockdir}" -gt 80 ] || [[ ! "$sockdir" =~ ^[A-Za-z0-9/._-]+$ ]]; then
+      sockdir=""
+    else
+      mkdir -p "$sockdir"
+      chmod 700 "$sockdir"
+      if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$sockdir"; fi
+      socket_dirs="'$sockdir'"
+    fi
+  fi
   if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
     return 0
   fi
@@ -47,13 +69,17 @@ pg_start() {
   fi
   local port
   port=$(free_port)
-  # Loopback TCP only, no Unix socket: nothing outside this machine can reach it, and no
-  # socket directory permissions to get wrong.
+  # Loopback TCP (nothing outside this machine can reach it) and, when asked, a Unix socket in a
+  # directory only the server's user (and root) may enter.
   as_pg_user "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories='' -c max_connections=200 $extra" \
+    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$socket_dirs -c unix_socket_permissions=0700 -c max_connections=200 $extra" \
     start >/dev/null || { tail -20 "$dir/server.log" >&2; die "PostgreSQL did not start"; }
   head -1 "$dir/data/postmaster.pid" >"$dir/pid"
-  echo "postgresql://postgres@127.0.0.1:$port/postgres" >"$dir/dsn"
+  if [ -n "$sockdir" ]; then
+    echo "postgresql://postgres@/postgres?host=$sockdir&port=$port" >"$dir/dsn"
+  else
+    echo "postgresql://postgres@127.0.0.1:$port/postgres" >"$dir/dsn"
+  fi
   echo "$port" >"$dir/port"
 }
 
