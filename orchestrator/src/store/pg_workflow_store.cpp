@@ -64,7 +64,10 @@ void ApplyDeployment(pqxx::work& tx, const std::string& id, const Transition& t)
         add("outputs", t.outputs->dump(), "::jsonb");
     }
     if (t.placement) {
-        add_nullable("placement", t.placement->is_null() ? "" : t.placement->dump(), "::jsonb");
+        params.push_back(t.placement->decision_json);
+        params.push_back(t.placement->candidates.dump());
+        set += ", placement = jsonb_build_object('decision', $" + std::to_string(params.size() - 1) +
+               "::jsonb, 'candidates', $" + std::to_string(params.size()) + "::jsonb)";
     }
     if (t.candidate_index) {
         add("candidate_index", std::to_string(*t.candidate_index), "::int");
@@ -164,7 +167,7 @@ Result<std::optional<workflow::WorkflowState>> PgWorkflowStore::Load(const std::
     return pool_.Run([&](pqxx::connection& conn) -> std::optional<workflow::WorkflowState> {
         pqxx::read_transaction tx(conn);
         const auto d = tx.exec_params(std::string("SELECT ") + kDeploymentColumns +
-                                          ", placement::text, candidate_index, handle::text, "
+                                          ", (placement->'candidates')::text, candidate_index, handle::text, "
                                           "(extract(epoch from deadline)*1000000)::bigint FROM deployments WHERE id = $1::uuid",
                                       deployment_id);
         if (d.empty()) {
@@ -173,7 +176,7 @@ Result<std::optional<workflow::WorkflowState>> PgWorkflowStore::Load(const std::
         workflow::WorkflowState s;
         s.deployment = RowToDeployment(d[0]);
         const auto base = static_cast<pqxx::row::size_type>(25);
-        s.placement = JsonOr(d[0][base], nullptr);
+        s.candidates = JsonOr(d[0][base], nullptr);
         s.candidate_index = d[0][base + 1].as<int>();
         s.handle = JsonOr(d[0][base + 2], nullptr);
         if (!d[0][base + 3].is_null()) {

@@ -45,18 +45,17 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
     if (d.options.max_providers_retry) {
         limit = std::min(limit, static_cast<std::size_t>(*d.options.max_providers_retry));
     }
-    Json candidates = Json::array();
+    PlacementRecord placement{decision->ToJsonText(), Json::array()};
     for (std::size_t i = 0; i < limit; ++i) {
-        candidates.push_back(CandidateToJson(decision->ranked[i]));
+        placement.candidates.push_back(CandidateToJson(decision->ranked[i]));
     }
-    const Json placement = {{"decision", decision->ToJson()}, {"candidates", candidates}};
-    if (candidates.empty()) {
+    if (placement.candidates.empty()) {
         Transition t = FailCreate(st, decision->NoCandidateMessage());
-        t.placement = placement;
+        t.placement = std::move(placement);
         return StepResult::Commit(std::move(t));
     }
     Transition t;
-    t.placement = placement;
+    t.placement = std::move(placement);
     t.candidate_index = 0;
     t.next = NextJob{"deploy", Json::object(), {}, true};
     return StepResult::Commit(std::move(t));
@@ -65,7 +64,7 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
 StepResult CreateOn(StepServices& s, const WorkflowState& st, const tosca::DeploymentSpec& spec, const Job& job,
                     const CancelToken& cancel) {
     const int seq = st.candidate_index;
-    const Json& stored = st.placement["candidates"][static_cast<std::size_t>(seq)];
+    const Json& stored = st.candidates[static_cast<std::size_t>(seq)];
     auto candidate = CandidateFromJson(stored);
     if (!candidate) {
         return StepResult::Commit(FailCreate(st, candidate.error().message));
@@ -149,7 +148,7 @@ StepResult Deploy(StepServices& s, const Job& job, const CancelToken& cancel) {
     if (!spec) {
         return StepResult::Commit(FailCreate(st, spec.error().message));
     }
-    if (st.placement.is_null()) {
+    if (st.candidates.is_null()) {
         return Place(s, st, *spec, job);
     }
     if (st.candidate_index >= CandidateCount(st)) {

@@ -31,10 +31,7 @@ Transition FailCreate(const WorkflowState& st, const std::string& reason) {
 }
 
 int CandidateCount(const WorkflowState& st) {
-    if (!st.placement.is_object() || !st.placement.contains("candidates")) {
-        return 0;
-    }
-    return static_cast<int>(st.placement["candidates"].size());
+    return st.candidates.is_array() ? static_cast<int>(st.candidates.size()) : 0;
 }
 
 Transition NextSite(const WorkflowState& st, int seq, const std::string& reason) {
