@@ -22,7 +22,7 @@ std::string IdentityProviderFor(const cmdb::Service& service, const std::string&
 }
 
 void OpenStackOptions(const Evaluation& eval, const Requester& requester, connectors::SiteTarget& target) {
-    const auto& service = *eval.service;
+    const auto& service = *eval.service();
     Json& options = target.options;
     SetIfPresent(options, "identity_provider", IdentityProviderFor(service, requester.issuer));
     options["protocol"] = service.idp_protocol;
@@ -69,11 +69,11 @@ Json EndpointJson(const connectors::SiteTarget& target) {
 }
 
 Candidate BuildCandidate(const Evaluation& eval, const Requester& requester) {
-    const auto& service = *eval.service;
+    const auto& service = *eval.service();
     Candidate candidate;
     auto& target = candidate.target;
-    target.site_id = std::string(eval.provider_id);
-    target.service_id = std::string(eval.service_id);
+    target.site_id = std::string(eval.provider_id());
+    target.service_id = std::string(eval.service_id());
     target.kind = TargetKindFor(service.kind);
     target.endpoint = service.endpoint;
     target.region = service.region;
@@ -95,7 +95,7 @@ Candidate BuildCandidate(const Evaluation& eval, const Requester& requester) {
         placement.image_name = choice.image != nullptr ? choice.image->name : choice.image_uri;
         candidate.placements[choice.node->name] = std::move(placement);
     });
-    candidate.provider_name = std::string(eval.provider_id);
+    candidate.provider_name = std::string(eval.provider_id());
     candidate.endpoint = EndpointJson(target);
     candidate.score = eval.score;
     return candidate;

@@ -9,14 +9,6 @@
 namespace orch::placement {
 namespace {
 
-// The universe worked the declared GPUs out when it was resolved; a hand-built evaluation
-// (tests) reads them now.
-DeclaredGpus Declared(const PlacementContext& context, const Evaluation& eval) {
-    if (eval.site != nullptr) {
-        return eval.site->declared;
-    }
-    return DeclaredGpusOf(*eval.service, ParentOf(context.catalogue, *eval.service));
-}
 
 std::string Describe(const std::map<std::string, int>& by_model) {
     std::string text;
@@ -88,8 +80,8 @@ void CheckDeclaredCapacity(const PlacementContext& context, Evaluation& eval) {
         KindOf(eval) == cmdb::ServiceKind::kOpenStack) {
         return;
     }
-    const auto& service = *eval.service;
-    const DeclaredGpus declared = Declared(context, eval);
+    const auto& service = *eval.service();
+    const DeclaredGpus& declared = eval.site->declared;
     eval.gpu_capable = declared.support;
     if (context.profile.needs_secrets && service.kind == cmdb::ServiceKind::kMarathon &&
         !service.BoolProperty("secrets_support", false)) {
@@ -121,10 +113,8 @@ void CheckDeclaredCapacity(const PlacementContext& context, Evaluation& eval) {
     }
 }
 
-void CheckLive(const PlacementContext& context, const monitoring::Snapshot& snapshot, Evaluation& eval) {
-    const SiteSignals found =
-        eval.live != nullptr ? *eval.live
-                             : FindSiteSignals(snapshot, eval.provider_id, eval.service_id, eval.service->parent_id);
+void CheckLive(const PlacementContext& context, Evaluation& eval) {
+    const SiteSignals& found = *eval.live;
     const auto* site = found.site;
     const auto* own = found.own;
     const auto* parent = found.parent;
@@ -156,7 +146,7 @@ void CheckLive(const PlacementContext& context, const monitoring::Snapshot& snap
     if (context.profile.gpus.empty() && eval.gpu_capable) {
         eval.fit = std::min(eval.fit, 0.5);  // keep GPU clusters for GPU work when a CPU site will do
     }
-    const DeclaredGpus declared = Declared(context, eval);
+    const DeclaredGpus& declared = eval.site->declared;
     if (capacity == nullptr) {
         for (const auto& need : context.profile.gpus) {
             if (!need.model.empty() && declared.model.empty()) {

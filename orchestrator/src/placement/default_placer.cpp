@@ -78,14 +78,6 @@ std::vector<Evaluation> StartEvaluations(const SiteUniverse& universe) {
         const UniverseSite& site = universe.sites[i];
         Evaluation& eval = evals[i];
         eval.site = &site;
-        eval.service_id = site.service_id;
-        eval.sla_id = site.sla_id;
-        eval.weight = site.weight;
-        eval.sla_service = site.sla_service;
-        eval.id_order = site.id_order;
-        eval.provider_id = site.provider_id;
-        eval.service = site.service;
-        eval.provider = site.provider;
         if (site.sla_missing) {
             eval.Reject("its SLA " + std::string(site.sla_id) + " is listed by SLAM but does not exist");
         } else if (site.service == nullptr) {
@@ -112,7 +104,7 @@ std::vector<std::string> SurvivingProviderIds(const SiteUniverse& universe, cons
     std::vector<char> wanted(universe.provider_ids.size(), 0);
     std::vector<std::string> ids;
     for (const auto& eval : evals) {
-        if (eval.rejected() || eval.provider_id.empty() || wanted[eval.site->provider_slot] != 0) {
+        if (eval.rejected() || eval.provider_id().empty() || wanted[eval.site->provider_slot] != 0) {
             continue;
         }
         wanted[eval.site->provider_slot] = 1;
@@ -123,19 +115,11 @@ std::vector<std::string> SurvivingProviderIds(const SiteUniverse& universe, cons
 
 // Moves the evaluation's reasons into its verdict: evaluations are not used after this.
 void FillVerdict(Evaluation& eval, int rank, SiteVerdict& verdict) {
-    std::string_view provider_name;
-    std::string_view service_type;
-    if (eval.site != nullptr) {  // the universe's copies: no provider or service object touched
-        provider_name = eval.site->provider_name;
-        service_type = eval.site->service_type;
-    } else {
-        provider_name = eval.provider != nullptr ? std::string_view(eval.provider->name) : eval.provider_id;
-        service_type = eval.service != nullptr ? std::string_view(eval.service->service_type) : std::string_view();
-    }
-    verdict.provider_id = AnchoredText::View(eval.provider_id);
-    verdict.provider_name = AnchoredText::View(provider_name);
-    verdict.service_id = AnchoredText::View(eval.service_id);
-    verdict.service_type = AnchoredText::View(service_type);
+    // The universe's copies of the names: no provider or service object touched.
+    verdict.provider_id = AnchoredText::View(eval.provider_id());
+    verdict.provider_name = AnchoredText::View(eval.site->provider_name);
+    verdict.service_id = AnchoredText::View(eval.service_id());
+    verdict.service_type = AnchoredText::View(eval.site->service_type);
     verdict.accepted = rank > 0;
     verdict.reasons = rank > 0 ? std::move(eval.notes) : std::move(eval.reasons);
     verdict.score_breakdown = std::move(eval.breakdown);
@@ -270,7 +254,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     std::vector<Evaluation> evals = StartEvaluations(*universe);
     RejectionTally tally;
     for (const auto& eval : evals) {
-        tally.counts[eval.service == nullptr && !eval.site->sla_missing ? kCatalogue : kSla] += eval.reasons.size();
+        tally.counts[eval.service() == nullptr && !eval.site->sla_missing ? kCatalogue : kSla] += eval.reasons.size();
     }
     const std::vector<char> trusted_idp_sets = TrustedIdpSets(*universe, request.requester.issuer);
     ImageMemo images;
@@ -342,7 +326,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         auto& eval = evals[i];
         if (!eval.rejected() && live) {
             eval.live = &(*signals)[i];
-            Filter(tally, eval, kMonitoring, [&] { CheckLive(context, *snapshot, eval); });
+            Filter(tally, eval, kMonitoring, [&] { CheckLive(context, eval); });
         }
         if (!eval.rejected()) {
             accepted.push_back(&eval);

@@ -22,18 +22,21 @@ struct NodeFacts;  // vm_match.hpp
 /// One candidate service while a placement runs: what the filters found and what ranking needs.
 /// Ids are views of the SLA set's and the catalogue's own texts, which the decision anchors.
 struct Evaluation {
-    /// What is known of the site before any request (null in tests that build one by hand).
+    /// What is known of the site before any request: set by the placer before any filter runs.
     const UniverseSite* site = nullptr;
-    /// Its monitoring data, found once per snapshot (null: look it up).
+    /// Its monitoring data, found once per snapshot (set before CheckLive runs).
     const SiteSignals* live = nullptr;
-    std::string_view provider_id;
-    std::string_view service_id;
-    const cmdb::Provider* provider = nullptr;  ///< null when the catalogue lacks it
-    const cmdb::Service* service = nullptr;
-    std::string_view sla_id;
-    std::optional<double> weight;
-    const cmdb::SlaService* sla_service = nullptr;
-    std::uint32_t id_order = 0;  ///< the universe's order of service ids (ranking ties; 0 by hand)
+
+    // The site's identity, read from the universe (resolved once per SLA set and catalogue
+    // version), not copied into each of thousands of evaluations per placement.
+    std::string_view service_id() const { return site->service_id; }
+    std::string_view provider_id() const { return site->provider_id; }
+    std::string_view sla_id() const { return site->sla_id; }
+    std::optional<double> weight() const { return site->weight; }
+    const cmdb::SlaService* sla_service() const { return site->sla_service; }
+    std::uint32_t id_order() const { return site->id_order; }  ///< the universe's order of service ids
+    const cmdb::Provider* provider() const { return site->provider; }  ///< null when the catalogue lacks it
+    const cmdb::Service* service() const { return site->service; }
 
     Reasons reasons;  ///< rejections (every one found)
     Reasons notes;    ///< informational (chosen flavor, unknown monitoring, ...)
@@ -111,18 +114,17 @@ struct PlacementContext {
     const std::vector<FlavorIndex::Query>* flavor_queries = nullptr;
     /// What each profile node asks, kept alive by the decision (reasons and notes refer to it).
     const std::vector<NodeFacts>* nodes = nullptr;
-    /// Per SiteUniverse::idp_sets: whether that list trusts the requester's issuer (null: check
-    /// the service's own list).
+    /// Per SiteUniverse::idp_sets: whether that list trusts the requester's issuer.
     const std::vector<char>* trusted_idp_sets = nullptr;
-    /// Sized per profile node and image set by the placer (null: match each site's images).
+    /// Sized per profile node and image set by the placer.
     ImageMemo* images = nullptr;
-    /// The universe the evaluations' `site`s belong to (null when they have none).
+    /// The universe the evaluations' `site`s belong to.
     const SiteUniverse* universe = nullptr;
 };
 
-/// The service kind, from the universe's copy when there is one (no pointer chase per site).
+/// The service kind, from the universe's copy (no pointer chase per site).
 inline cmdb::ServiceKind KindOf(const Evaluation& eval) {
-    return eval.site != nullptr ? eval.site->kind : eval.service->kind;
+    return eval.site->kind;
 }
 
 /// What the template's placement policies allow, decided once per placement.
@@ -146,7 +148,7 @@ void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval);
 /// Marathon, Chronos, Kubernetes, Slurm: GPU support and the catalogue's declared GPUs, secrets.
 void CheckDeclaredCapacity(const PlacementContext& context, Evaluation& eval);
 /// gpu-aware only: the site is up, and its live free GPUs (per model), CPUs and memory suffice.
-void CheckLive(const PlacementContext& context, const monitoring::Snapshot& snapshot, Evaluation& eval);
+void CheckLive(const PlacementContext& context, Evaluation& eval);
 
 /// The service's parent (Mesos master) in the catalogue, or null.
 const cmdb::Service* ParentOf(const cmdb::Catalogue& catalogue, const cmdb::Service& service);

@@ -6,15 +6,19 @@
 namespace orch::placement {
 namespace {
 
-// The sort key is copied next to the pointer: sorting thousands of services then compares
-// contiguous values instead of chasing each evaluation through memory.
+// The sort key, copied out of the evaluation: sorting thousands of services then compares and
+// moves 24 contiguous bytes each instead of chasing evaluations through memory. Services whose
+// circuit breaker is open are sorted apart (they all come last).
 struct Scored {
-    bool breaker_open;
     double weight;
     double score;
-    std::uint32_t id_order;  ///< the universe's order of service ids (0 for hand-made evaluations)
-    std::string_view service_id;
-    Evaluation* eval;
+    std::uint32_t id_order;  ///< the universe's order of service ids: distinct per service
+    std::uint32_t index;     ///< in the accepted list as it came
+};
+
+struct ScoredOne {
+    Scored key;
+    bool breaker_open;
 };
 
 double Round(double value) {
@@ -37,8 +41,9 @@ bool BreakerOpen(
     return now - attempts.front().at < options.cooldown;
 }
 
-Scored Score(
+ScoredOne Score(
     Evaluation& eval,
+    std::uint32_t index,
     const std::vector<AttemptOutcome>& attempts,
     const PlacementOptions& options,
     std::chrono::system_clock::time_point now
@@ -58,7 +63,7 @@ Scored Score(
     const bool open = BreakerOpen(attempts, options.breaker, now);
     eval.score = Round(score);
     eval.breakdown = ScoreBreakdown(GpuAwareScore{
-        eval.weight,
+        eval.weight(),
         Round(fit),
         availability,
         Round(success),
@@ -75,7 +80,7 @@ Scored Score(
             attempts.front().error + ")"
         );
     }
-    return {open, eval.weight.value_or(0), eval.score, eval.id_order, eval.service_id, &eval};
+    return {{eval.weight().value_or(0), eval.score, eval.id_order(), index}, open};
 }
 
 }  // namespace
@@ -89,21 +94,22 @@ void RankGpuAware(
     std::vector<std::string_view> ids;
     ids.reserve(accepted.size());
     for (const auto* eval : accepted) {
-        ids.push_back(eval->service_id);
+        ids.push_back(eval->service_id());
     }
     // One read of the history for every accepted service, not one store query per service.
     const auto history_of = history.RecentAttemptsOf(ids, std::max(options.breaker.history, options.breaker.failures));
     const std::vector<AttemptOutcome> none;
-    std::vector<Scored> scored;
-    scored.reserve(accepted.size());
-    for (auto* eval : accepted) {
-        const auto it = history_of.empty() ? history_of.end() : history_of.find(eval->service_id);
-        scored.push_back(Score(*eval, it == history_of.end() ? none : it->second, options, now));
+    std::vector<Scored> closed;
+    std::vector<Scored> open;
+    closed.reserve(accepted.size());
+    for (std::size_t i = 0; i < accepted.size(); ++i) {
+        auto* eval = accepted[i];
+        const auto it = history_of.empty() ? history_of.end() : history_of.find(eval->service_id());
+        const auto scored = Score(*eval, static_cast<std::uint32_t>(i), it == history_of.end() ? none : it->second,
+                                  options, now);
+        (scored.breaker_open ? open : closed).push_back(scored.key);
     }
-    std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
-        if (a.breaker_open != b.breaker_open) {
-            return !a.breaker_open;
-        }
+    const auto better = [&accepted](const Scored& a, const Scored& b) {
         if (a.weight != b.weight) {
             return a.weight > b.weight;
         }
@@ -113,11 +119,18 @@ void RankGpuAware(
         if (a.id_order != b.id_order) {
             return a.id_order < b.id_order;
         }
-        return a.service_id < b.service_id;
-    });
-    for (std::size_t i = 0; i < scored.size(); ++i) {
-        accepted[i] = scored[i].eval;
+        return accepted[a.index]->service_id() < accepted[b.index]->service_id();
+    };
+    std::sort(closed.begin(), closed.end(), better);
+    std::sort(open.begin(), open.end(), better);
+    std::vector<Evaluation*> ranked;
+    ranked.reserve(accepted.size());
+    for (const auto* part : {&closed, &open}) {
+        for (const auto& s : *part) {
+            ranked.push_back(accepted[s.index]);
+        }
     }
+    accepted = std::move(ranked);
 }
 
 }  // namespace orch::placement

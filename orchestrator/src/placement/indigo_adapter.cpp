@@ -19,9 +19,9 @@ CprInput BuildInput(
     std::set<std::string> providers;
     std::set<std::string> services;
     for (const auto* eval : accepted) {
-        input.priorities.push_back({"compute", std::string(eval->sla_id), std::string(eval->service_id), eval->weight});
-        providers.emplace(eval->provider_id);
-        services.emplace(eval->service_id);
+        input.priorities.push_back({"compute", std::string(eval->sla_id()), std::string(eval->service_id()), eval->weight()});
+        providers.emplace(eval->provider_id());
+        services.emplace(eval->service_id());
     }
     for (const auto& sla : slas.slas) {
         if (providers.count(sla.provider) != 0) {
@@ -90,7 +90,7 @@ std::vector<std::string> RankIndigoMode(
     }
     std::vector<std::pair<int, Evaluation*>> ranked;
     for (auto* eval : accepted) {
-        const auto found = by_service.find(eval->service_id);
+        const auto found = by_service.find(eval->service_id());
         if (found == by_service.end()) {
             eval->Reject("the indigo ranker gave no record for it");
             continue;

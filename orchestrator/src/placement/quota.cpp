@@ -30,11 +30,9 @@ std::optional<double> QuotaLimits::*FieldFor(const std::string& type) {
 }  // namespace
 
 GroupQuota QuotaCheck::SlaQuotaOf(const Evaluation& eval) const {
-    if (eval.site != nullptr && context_.universe != nullptr) {  // worked out once per SLA set
-        return eval.site->sla_quota < 0 ? GroupQuota{}
-                                        : context_.universe->sla_quotas[static_cast<std::size_t>(eval.site->sla_quota)];
-    }
-    return eval.sla_service != nullptr ? SlaQuota(*eval.sla_service) : GroupQuota{};
+    // Worked out once per SLA set by the universe.
+    return eval.site->sla_quota < 0 ? GroupQuota{}
+                                    : context_.universe->sla_quotas[static_cast<std::size_t>(eval.site->sla_quota)];
 }
 
 GroupQuota SlaQuota(const cmdb::SlaService& service) {
@@ -134,10 +132,10 @@ void QuotaCheck::Check(Evaluation& eval) {
     }
     const std::string group = "group '" + context_.group + "'";
     const auto by_service = [&](const std::map<std::string, ResourceTotals>& map) {
-        const auto it = map.find(std::string(eval.service_id));
+        const auto it = map.find(std::string(eval.service_id()));
         return it == map.end() ? ResourceTotals{} : it->second;
     };
-    const std::string where = " on this service (SLA " + std::string(eval.sla_id) + ")";
+    const std::string where = " on this service (SLA " + std::string(eval.sla_id()) + ")";
     std::vector<std::string> reasons;
     CheckScope(sla.group, by_service(usage->group_by_service), group, where, reasons);
     CheckScope(sla.user, by_service(usage->user_by_service), "you", where, reasons);

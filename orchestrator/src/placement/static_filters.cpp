@@ -78,7 +78,7 @@ void CheckKind(const PlacementContext& context, Evaluation& eval) {
     if (KindOf(eval) == wanted) {
         return;
     }
-    const auto& service = *eval.service;
+    const auto& service = *eval.service();
     const std::string needs = std::string(KindWords(context.profile.kind));
     if (!cmdb::IsDeployable(service.kind)) {
         eval.Reject(
@@ -94,11 +94,10 @@ void CheckKind(const PlacementContext& context, Evaluation& eval) {
 
 void CheckIdentity(const PlacementContext& context, Evaluation& eval) {
     const std::string_view issuer = TrimSlash(context.requester.issuer);
-    if (eval.site != nullptr && context.trusted_idp_sets != nullptr &&
-        (issuer.empty() || !eval.site->iam_enabled || (*context.trusted_idp_sets)[eval.site->idp_set] != 0)) {
+    if (issuer.empty() || !eval.site->iam_enabled || (*context.trusted_idp_sets)[eval.site->idp_set] != 0) {
         return;  // the universe's copy answers without touching the service
     }
-    const auto& service = *eval.service;
+    const auto& service = *eval.service();
     if (issuer.empty() || !service.iam_enabled) {
         return;
     }
@@ -124,7 +123,7 @@ void CheckPolicies(const PolicyScope& scope, Evaluation& eval) {
     bool named_by_policy = false;
     for (const auto* sla : scope.slas) {
         const bool covered = std::any_of(sla->services.begin(), sla->services.end(), [&](const cmdb::SlaService& s) {
-            return s.service_id == eval.service_id;
+            return s.service_id == eval.service_id();
         });
         if (!covered) {
             eval.Reject("is not covered by SLA " + sla->id + ", which the placement policy asks for");
@@ -132,20 +131,20 @@ void CheckPolicies(const PolicyScope& scope, Evaluation& eval) {
         named_by_policy = named_by_policy || covered;
     }
     for (const auto& region : scope.regions) {
-        if (Lower(region) != Lower(eval.service->region)) {
+        if (Lower(region) != Lower(eval.service()->region)) {
             eval.Reject(
-                "is in region '" + eval.service->region + "'; the placement policy asks for region '" + region + "'"
+                "is in region '" + eval.service()->region + "'; the placement policy asks for region '" + region + "'"
             );
         }
     }
-    if (!scope.sites.empty() && !Contains(scope.sites, eval.provider_id) &&
-        (eval.provider == nullptr || !Contains(scope.sites, eval.provider->name))) {
+    if (!scope.sites.empty() && !Contains(scope.sites, eval.provider_id()) &&
+        (eval.provider() == nullptr || !Contains(scope.sites, eval.provider()->name))) {
         eval.Reject("is not the site named by the placement policy (" + scope.sites.front() + ")");
     }
-    if (!scope.services.empty() && !Contains(scope.services, eval.service_id)) {
+    if (!scope.services.empty() && !Contains(scope.services, eval.service_id())) {
         eval.Reject("is not the service named by the placement policy (" + scope.services.front() + ")");
     }
-    named_by_policy = named_by_policy || Contains(scope.services, eval.service_id);
+    named_by_policy = named_by_policy || Contains(scope.services, eval.service_id());
     if (KindOf(eval) == cmdb::ServiceKind::kCredentialIaas && !named_by_policy) {
         eval.Reject("needs your own cloud credentials; it can be used only through an SLA placement policy");
     }

@@ -20,7 +20,7 @@ std::string NodeLabel(const NodeNeed& need) {
 }
 
 void CheckVolumes(const RequestProfile& profile, Evaluation& eval) {
-    const auto& offered = eval.service->volume_types;
+    const auto& offered = eval.service()->volume_types;
     for (const auto& wanted : profile.volume_types) {
         const bool found = std::any_of(offered.begin(), offered.end(), [&](const cmdb::VolumeType& v) {
             return v.name == wanted || v.qos == wanted;
@@ -49,8 +49,7 @@ const cmdb::Flavor* PickFlavor(
     if (context.flavor_index != nullptr && facts.instance_type.empty()) {
         const auto& query = (*context.flavor_queries)[node];
         // The universe looked the tenant (eval.tenant, taken from it) up in this very index.
-        const auto span = eval.site != nullptr ? eval.site->flavors : context.flavor_index->SpanOf(tenant);
-        const auto* flavor = context.flavor_index->Smallest(tenant, span, query, &size);
+        const auto* flavor = context.flavor_index->Smallest(tenant, eval.site->flavors, query, &size);
         if (flavor == nullptr) {
             eval.reasons.push_back(Reason::Deferred(&ExplainFlavorMiss, &facts, &tenant));
         }
@@ -69,9 +68,6 @@ const cmdb::Flavor* PickFlavor(
 // image list was checked before in this placement.
 ImageChoice ChooseImageFor(const PlacementContext& context, std::size_t node, const Evaluation& eval) {
     const auto& wish = context.profile.nodes[node].node->resources;
-    if (context.images == nullptr || eval.site == nullptr) {
-        return ChooseImage(wish, eval.tenant->images);
-    }
     auto& entry = context.images->by_node[node][eval.site->image_set];
     if (!entry.made) {
         auto made = ChooseImage(wish, eval.tenant->images);
@@ -98,12 +94,12 @@ void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval) {
         context.profile.kind != tosca::DeploymentKind::kVirtualMachines) {
         return;
     }
-    const auto& service = *eval.service;
+    const auto& service = *eval.service();
     if (context.profile.elastic_cluster && !service.public_ip_assignable) {
         eval.Reject("cannot assign public IPs, which an elastic cluster needs");
     }
     CheckVolumes(context.profile, eval);
-    eval.tenant = eval.site != nullptr ? eval.site->tenant : service.TenantFor(context.group);
+    eval.tenant = eval.site->tenant;
     if (eval.tenant == nullptr) {
         eval.Reject("has no project for your group '" + context.group + "'");
         return;
