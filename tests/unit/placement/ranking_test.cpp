@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+#include <tuple>
+
 namespace orch::test {
 namespace {
 
@@ -93,6 +96,98 @@ TEST_CASE("gpu-aware: a higher SLA weight beats a better score", "[placement][ra
     REQUIRE(decision.verdicts[0].service_id == "A-nova");
     CHECK(decision.verdicts[0].rank == 1);
     CHECK(decision.verdicts[0].score_breakdown.at("sla_weight") == 1.0);
+}
+
+// Forty Marathon sites with different success histories (some breakers open), their SLA weights
+// drawn from `weights`: the accepted verdicts must come in the documented order whichever sort
+// the ranker uses (integer keys for a few distinct weights, comparisons for many).
+std::vector<placement::SiteVerdict> RankForty(const std::vector<double>& weights) {
+    constexpr int kSites = 40;
+    std::string catalogue = "providers:\n";
+    Json priorities = Json::array();
+    Json slas = Json::array();
+    for (int i = 0; i < kSites; ++i) {
+        const std::string n = (i < 10 ? "0" : "") + std::to_string(i);
+        // Ids in a different order than SLAM lists them, so the id order is not the list order.
+        const std::string id = "S-" + std::to_string((i * 7) % kSites + 100);
+        catalogue += "  - id: P-" + n + "\n    name: p-" + n + "\n    services:\n      " + id +
+                     ":\n        service_type: eu.indigo-datacloud.marathon\n        endpoint: https://" + n +
+                     ".test/marathon\n        type: compute\n        supported_idps: [{name: iam, issuer: "
+                     "\"https://iam.test/\"}]\n        properties: {gpu_support: false}\n";
+        priorities.push_back({{"sla_id", "sla-" + n}, {"service_id", id}, {"weight", weights[i % weights.size()]}});
+        slas.push_back({{"id", "sla-" + n}, {"customer", "g"}, {"provider", "P-" + n},
+                        {"services", {{{"type", "computing"}, {"service_id", id}, {"targets", Json::array()}}}}});
+    }
+    const Json root = {{"g",
+                        {{"preferences",
+                          {{{"customer", "g"}, {"preferences", {{{"service_type", "compute"}, {"priority", priorities}}}}}}},
+                         {"sla", slas}}}};
+    cmdb::StaticCatalogueSource source(
+        std::make_shared<const cmdb::Catalogue>(cmdb::ParseLocalCatalogueText(catalogue, "forty").value())
+    );
+    auto sla_source = std::move(cmdb::FileSlaSource::FromJson(root, "forty")).value();
+    monitoring::NoFeed feed;
+    placement::InMemoryUsageSource usage;
+    placement::InMemorySiteHistory history;
+    const auto now = std::chrono::system_clock::time_point(std::chrono::hours(24 * 365 * 50));
+    for (int i = 0; i < kSites; ++i) {
+        const std::string id = "S-" + std::to_string((i * 7) % kSites + 100);
+        for (int k = 0; k < i % 4; ++k) {  // successes first, then failures (the most recent)
+            history.Record(id, {now - std::chrono::minutes(30 - k), true, "ok", ""});
+        }
+        for (int k = 0; k < i % 5; ++k) {
+            history.Record(id, {now - std::chrono::minutes(10 - k), false, "f", "refused"});
+        }
+    }
+    placement::PlacementOptions options;
+    placement::DefaultPlacer placer(source, *sla_source, feed, usage, history, options, [now] { return now; });
+    const auto spec = MarathonSpec(0);
+    placement::PlacementRequest request;
+    request.spec = &spec;
+    request.requester = {"https://iam.test/", "alice", "g", ""};
+    auto decision = placer.Place(request).value();
+    std::vector<placement::SiteVerdict> accepted;
+    for (auto& verdict : decision.verdicts) {
+        if (verdict.accepted) {
+            accepted.push_back(std::move(verdict));
+        }
+    }
+    return accepted;
+}
+
+void CheckRankedInOrder(const std::vector<placement::SiteVerdict>& accepted) {
+    REQUIRE(accepted.size() == 40);
+    std::set<double> scores;
+    int open = 0;
+    for (std::size_t i = 0; i < accepted.size(); ++i) {
+        CHECK(accepted[i].rank == static_cast<int>(i + 1));
+        scores.insert(accepted[i].score);
+        open += accepted[i].score_breakdown.at("circuit_breaker") == "open" ? 1 : 0;
+    }
+    REQUIRE(scores.size() >= 5);  // the order is decided by more than the ids
+    REQUIRE(open >= 5);
+    const auto key = [](const placement::SiteVerdict& v) {
+        return std::make_tuple(
+            v.score_breakdown.at("circuit_breaker") == "open", -v.score_breakdown.at("sla_weight").get<double>(), -v.score,
+            std::string(v.service_id)
+        );
+    };
+    for (std::size_t i = 1; i < accepted.size(); ++i) {
+        INFO("rank " << i + 1 << ": " << accepted[i].service_id << " after " << accepted[i - 1].service_id);
+        CHECK(key(accepted[i - 1]) < key(accepted[i]));
+    }
+}
+
+TEST_CASE("gpu-aware: forty services in order, few distinct weights", "[placement][ranking]") {
+    CheckRankedInOrder(RankForty({0.5, 1.0, 0.25}));
+}
+
+TEST_CASE("gpu-aware: forty services in order, twenty distinct weights", "[placement][ranking]") {
+    std::vector<double> weights;  // neighbours share one (their histories differ: scores decide)
+    for (int i = 0; i < 40; ++i) {
+        weights.push_back(1.0 + ((i / 2) * 7 % 20) / 8.0);
+    }
+    CheckRankedInOrder(RankForty(weights));
 }
 
 }  // namespace
