@@ -1,14 +1,12 @@
 # Integration tier for auth: real OpenID providers (npm oidc-provider shaped like INDIGO IAM, see
 # scripts/oidc) on loopback, started once per ctest run by the `oidc` fixture below.
 set(TEST_SOURCES
-  ${TEST_DIR}/../../unit/auth/test_jwt.cpp
-  ${TEST_DIR}/oidc_provider.cpp
   ${TEST_DIR}/authenticator_it_test.cpp
   ${TEST_DIR}/rotation_it_test.cpp
   ${TEST_DIR}/token_keeper_it_test.cpp
   ${TEST_DIR}/secrets_in_logs_it_test.cpp
 )
-set(TEST_LIBS orch::orchestrator deps::ssl)
+set(TEST_LIBS orch::orchestrator deps::ssl orch_rig_oidc orch_test_jwt)
 set(TEST_FIXTURES oidc)
 
 # Fixture `oidc`: three issuers at once, each on its own free 127.0.0.1 port, stopped by PID.

@@ -2,10 +2,9 @@
 # (fake GPU hypervisor) + RabbitMQ + PostgreSQL rig (scripts/openstack/start), started once per
 # ctest run by the `openstack` fixture and stopped by PID.
 set(TEST_SOURCES
-  ${TEST_DIR}/openstack_rig.cpp
   ${TEST_DIR}/openstack_connector_test.cpp
 )
-set(TEST_LIBS orch::connectors)
+set(TEST_LIBS orch::connectors orch_rig_openstack)
 set(TEST_LABELS openstack)
 set(TEST_FIXTURES openstack)
 set(TEST_RESOURCE_LOCK openstack_gpus)  # the rig's two fake GPUs are shared

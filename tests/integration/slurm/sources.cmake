@@ -1,10 +1,9 @@
 # Integration tests of the Slurm connector against a real slurmctld + slurmd + slurmrestd + munge
 # (scripts/slurm/start), started once per ctest run by the `slurm` fixture and stopped by PID.
 set(TEST_SOURCES
-  ${TEST_DIR}/slurm_rig.cpp
   ${TEST_DIR}/slurm_connector_test.cpp
 )
-set(TEST_LIBS orch::connectors)
+set(TEST_LIBS orch::connectors orch_rig_slurm)
 set(TEST_LABELS slurm)
 set(TEST_FIXTURES slurm)
 

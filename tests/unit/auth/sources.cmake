@@ -1,7 +1,6 @@
 # Unit tier for orchestrator/src/auth: crypto, claim rules, contract §5 authorization, config,
 # JWKS cache, and the authenticator/token keeper against an in-process identity provider.
 set(TEST_SOURCES
-  ${TEST_DIR}/test_jwt.cpp
   ${TEST_DIR}/fake_idp.cpp
   ${TEST_DIR}/base64_test.cpp
   ${TEST_DIR}/jws_test.cpp
@@ -15,4 +14,4 @@ set(TEST_SOURCES
   ${TEST_DIR}/token_keeper_test.cpp
   ${TEST_DIR}/verification_metrics_test.cpp
 )
-set(TEST_LIBS orch::orchestrator deps::ssl)
+set(TEST_LIBS orch::orchestrator deps::ssl orch_test_jwt)
