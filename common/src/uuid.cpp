@@ -38,13 +38,17 @@ std::string Format(const std::array<unsigned char, 16>& b) {
     return out;
 }
 
-}  // namespace
-
-std::string RandomUuid() {
-    auto b = RandomBytes();
+// Random bits as a version 4, RFC 4122 variant UUID.
+std::string FormatV4(std::array<unsigned char, 16> b) {
     b[6] = static_cast<unsigned char>((b[6] & 0x0F) | 0x40);
     b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);
     return Format(b);
+}
+
+}  // namespace
+
+std::string RandomUuid() {
+    return FormatV4(RandomBytes());
 }
 
 std::string UniqueUuid() {
@@ -61,9 +65,7 @@ std::string UniqueUuid() {
             bits >>= 8;
         }
     }
-    b[6] = static_cast<unsigned char>((b[6] & 0x0F) | 0x40);
-    b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);
-    return Format(b);
+    return FormatV4(b);
 }
 
 std::string SequentialUuid() {
