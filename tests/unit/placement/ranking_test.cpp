@@ -114,14 +114,34 @@ std::vector<placement::SiteVerdict> RankForty(const std::vector<double>& weights
                      ":\n        service_type: eu.indigo-datacloud.marathon\n        endpoint: https://" + n +
                      ".test/marathon\n        type: compute\n        supported_idps: [{name: iam, issuer: "
                      "\"https://iam.test/\"}]\n        properties: {gpu_support: false}\n";
-        priorities.push_back({{"sla_id", "sla-" + n}, {"service_id", id}, {"weight", weights[i % weights.size()]}});
-        slas.push_back({{"id", "sla-" + n}, {"customer", "g"}, {"provider", "P-" + n},
-                        {"services", {{{"type", "computing"}, {"service_id", id}, {"targets", Json::array()}}}}});
+        Json priority;  // members assigned one by one: nested initializer lists took a minute to compile at -O2
+        priority["sla_id"] = "sla-" + n;
+        priority["service_id"] = id;
+        priority["weight"] = weights[i % weights.size()];
+        priorities.push_back(std::move(priority));
+        Json service;
+        service["type"] = "computing";
+        service["service_id"] = id;
+        service["targets"] = Json::array();
+        Json sla;
+        sla["id"] = "sla-" + n;
+        sla["customer"] = "g";
+        sla["provider"] = "P-" + n;
+        sla["services"] = Json::array();
+        sla["services"].push_back(std::move(service));
+        slas.push_back(std::move(sla));
     }
-    const Json root = {{"g",
-                        {{"preferences",
-                          {{{"customer", "g"}, {"preferences", {{{"service_type", "compute"}, {"priority", priorities}}}}}}},
-                         {"sla", slas}}}};
+    Json compute;
+    compute["service_type"] = "compute";
+    compute["priority"] = std::move(priorities);
+    Json preference;
+    preference["customer"] = "g";
+    preference["preferences"] = Json::array();
+    preference["preferences"].push_back(std::move(compute));
+    Json root;
+    root["g"]["preferences"] = Json::array();
+    root["g"]["preferences"].push_back(std::move(preference));
+    root["g"]["sla"] = std::move(slas);
     cmdb::StaticCatalogueSource source(
         std::make_shared<const cmdb::Catalogue>(cmdb::ParseLocalCatalogueText(catalogue, "forty").value())
     );
