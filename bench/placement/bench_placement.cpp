@@ -209,8 +209,10 @@ int main(int argc, char** argv) {
     const int sites = argc > 1 ? std::atoi(argv[1]) : 10000;
     const int flavors = argc > 2 ? std::atoi(argv[2]) : 20;
     const int iterations = argc > 3 ? std::max(10, std::atoi(argv[3])) : 200;
-    // `profile` as the fourth argument runs only gpu-aware Place(), in a loop, for perf.
-    const bool profile_only = argc > 4 && std::string(argv[4]) == "profile";
+    // `profile` (or `profile-indigo`) as the fourth argument runs only gpu-aware (indigo) Place(),
+    // in a loop, for perf.
+    const std::string profile = argc > 4 ? argv[4] : "";
+    const bool profile_only = profile == "profile" || profile == "profile-indigo";
     log::SetLevel(log::Level::kWarn);
 
     cmdb::StaticCatalogueSource catalogue(MakeCatalogue(sites, flavors));
@@ -232,9 +234,11 @@ int main(int argc, char** argv) {
     if (profile_only) {
         placement::PlacementOptions options;
         options.quotas.groups["bench"].group.gpus = 1'000'000;
+        const bool indigo = profile == "profile-indigo";
+        options.mode = indigo ? placement::PlacementMode::kIndigo : placement::PlacementMode::kGpuAware;
         placement::DefaultPlacer placer(catalogue, *slas, feed, usage, history, options);
         const Stats stats = Measure(iterations, [&] { sink = sink + placer.Place(request)->verdicts.size(); });
-        Print("gpu-aware: Place (profile run)", stats, stats, "");
+        Print(indigo ? "indigo: Place (profile run)" : "gpu-aware: Place (profile run)", stats, stats, "");
         return 0;
     }
     const Stats baseline = Measure(iterations, [&] { sink = sink + BareScan(*catalogue.Load({}).value().catalogue); });

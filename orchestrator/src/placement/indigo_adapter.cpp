@@ -3,8 +3,9 @@
 #include "orchestrator/placement/indigo_ranker.hpp"
 
 #include <algorithm>
-#include <map>
-#include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace orch::placement {
 namespace {
@@ -16,15 +17,22 @@ CprInput BuildInput(
     const monitoring::Snapshot& snapshot
 ) {
     CprInput input;
-    std::set<std::string> providers;
-    std::set<std::string> services;
+    // Views of the universe's ids; sorted providers (the order the ranker is given monitoring
+    // in), hashed services: sets of strings cost a fifth of an indigo placement.
+    std::vector<std::string_view> providers;
+    std::unordered_set<std::string_view> services;
+    providers.reserve(accepted.size());
+    services.reserve(accepted.size());
+    input.priorities.reserve(accepted.size());
     for (const auto* eval : accepted) {
         input.priorities.push_back({"compute", std::string(eval->sla_id()), std::string(eval->service_id()), eval->weight()});
-        providers.emplace(eval->provider_id());
-        services.emplace(eval->service_id());
+        providers.push_back(eval->provider_id());
+        services.insert(eval->service_id());
     }
+    std::sort(providers.begin(), providers.end());
+    providers.erase(std::unique(providers.begin(), providers.end()), providers.end());
     for (const auto& sla : slas.slas) {
-        if (providers.count(sla.provider) != 0) {
+        if (std::binary_search(providers.begin(), providers.end(), std::string_view(sla.provider))) {
             input.slas.push_back(sla);
         }
     }
@@ -33,7 +41,7 @@ CprInput BuildInput(
         if (signals == nullptr) {
             continue;
         }
-        CprMonitoring monitoring{provider_id, {}};
+        CprMonitoring monitoring{std::string(provider_id), {}};
         for (const auto& service : signals->services) {
             const auto* known = catalogue.FindService(service.service_id);
             CprMonitoredService entry;
@@ -47,21 +55,6 @@ CprInput BuildInput(
         input.monitoring.push_back(std::move(monitoring));
     }
     return input;
-}
-
-Json Breakdown(const CprRecord& record) {
-    auto optional = [](const std::optional<double>& value) {
-        return value ? Json(*value) : Json(nullptr);
-    };
-    return {
-        {"sla_weight", optional(record.sla_weight)},
-        {"sla_score", optional(record.sla_score)},
-        {"metrics_score", optional(record.metrics_score)},
-        {"parent_score", record.parent_score},
-        {"total_score", record.total},
-        {"ranked", record.ranked},
-        {"indigo_rank", record.rank},
-    };
 }
 
 }  // namespace
@@ -84,7 +77,8 @@ std::vector<std::string> RankIndigoMode(
         accepted.clear();
         return {note};
     }
-    std::map<std::string, const CprRecord*, std::less<>> by_service;
+    std::unordered_map<std::string_view, const CprRecord*> by_service;
+    by_service.reserve(records->size());
     for (const auto& record : *records) {
         by_service[record.service_id] = &record;
     }
@@ -96,7 +90,15 @@ std::vector<std::string> RankIndigoMode(
             continue;
         }
         const CprRecord* record = found->second;
-        eval->breakdown = ScoreBreakdown(Breakdown(*record));
+        eval->breakdown = ScoreBreakdown(IndigoScore{
+            record->sla_weight,
+            record->sla_score,
+            record->metrics_score,
+            record->parent_score,
+            record->total,
+            record->ranked,
+            record->rank,
+        });
         eval->score = record->total;
         if (!record->ranked) {
             eval->Reject("the indigo ranker does not rank it (its total score is 0)");

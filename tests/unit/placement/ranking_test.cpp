@@ -98,6 +98,35 @@ TEST_CASE("gpu-aware: a higher SLA weight beats a better score", "[placement][ra
     CHECK(decision.verdicts[0].score_breakdown.at("sla_weight") == 1.0);
 }
 
+TEST_CASE("indigo: each service's breakdown carries the original ranker's figures", "[placement][ranking]") {
+    placement::PlacementOptions options;
+    options.mode = placement::PlacementMode::kIndigo;
+    SyntheticWorld world(options);
+    const auto decision = world.Place(MarathonSpec(0));
+    REQUIRE_FALSE(decision.ranked.empty());
+    int accepted = 0;
+    for (const auto& verdict : decision.verdicts) {
+        if (verdict.score_breakdown.empty()) {
+            continue;  // rejected before ranking
+        }
+        const Json b = verdict.score_breakdown.ToJson();
+        INFO(verdict.service_id << ": " << b.dump());
+        CHECK(b.size() == 7);
+        CHECK(b.at("total_score") == verdict.score);
+        CHECK(b.at("sla_weight") == 0.5);
+        CHECK(b.at("parent_score").is_number());
+        CHECK(b.at("ranked") == verdict.accepted);
+        if (verdict.accepted) {
+            ++accepted;
+            CHECK(b.at("indigo_rank") == verdict.rank);
+            CHECK(verdict.score > 0);
+        } else {
+            CHECK(b.at("indigo_rank") == -1);
+        }
+    }
+    CHECK(accepted == static_cast<int>(decision.ranked.size()));
+}
+
 // Forty Marathon sites with different success histories (some breakers open), their SLA weights
 // drawn from `weights`: the accepted verdicts must come in the documented order whichever sort
 // the ranker uses (integer keys for a few distinct weights, comparisons for many).

@@ -24,6 +24,17 @@ struct GpuAwareScore {
     double score = 0;
 };
 
+/// The original Cloud Provider Ranker's figures for one service (indigo mode).
+struct IndigoScore {
+    std::optional<double> sla_weight;
+    std::optional<double> sla_score;
+    std::optional<double> metrics_score;
+    double parent_score = 0;
+    double total_score = 0;
+    bool ranked = false;
+    int indigo_rank = -1;
+};
+
 /// How a service's score was made. Kept as plain numbers and turned into JSON only when the
 /// decision is reported: a placement ranks thousands of services, and building (then freeing) a
 /// JSON object per service cost more than ranking them. Nothing is lost: ToJson() gives every
@@ -32,7 +43,8 @@ class ScoreBreakdown {
    public:
     ScoreBreakdown() = default;
     explicit ScoreBreakdown(const GpuAwareScore& score) : parts_(score) {}
-    explicit ScoreBreakdown(Json json) : parts_(std::move(json)) {}  ///< indigo mode, or read back from storage
+    explicit ScoreBreakdown(const IndigoScore& score) : parts_(score) {}
+    explicit ScoreBreakdown(Json json) : parts_(std::move(json)) {}  ///< read back from storage
 
     bool empty() const { return std::holds_alternative<std::monostate>(parts_); }
     /// The breakdown record ({} when the service was never scored).
@@ -43,7 +55,7 @@ class ScoreBreakdown {
     Json at(std::string_view key) const { return ToJson().at(std::string(key)); }
 
    private:
-    std::variant<std::monostate, GpuAwareScore, Json> parts_;
+    std::variant<std::monostate, GpuAwareScore, IndigoScore, Json> parts_;
 };
 
 }  // namespace orch::placement
