@@ -17,8 +17,8 @@ struct KeyedIndex {
 /// Sorts by key, smallest first, looking at the low `bits` bits only (higher bits must be zero);
 /// equal keys keep their order. Least-significant-digit radix sort, 11 bits per pass: ranking
 /// sorts thousands of services per placement, and std::sort's comparisons of random keys were
-/// mispredicted branches, a third of the ranking's time. A pass whose digit is the same for
-/// every key is skipped.
+/// mispredicted branches, half of the ranking's time (9-12 % of a placement). A pass whose digit
+/// is the same for every key is skipped.
 inline void RadixSort(std::vector<KeyedIndex>& items, int bits) {
     constexpr int kDigitBits = 11;
     constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
