@@ -60,6 +60,38 @@ TEST_CASE("tosca_definitions_version: 1.0 to 1.3 and the namespace URI accepted,
     CHECK(Find(last, "should be the first key", "", Severity::kWarning) != nullptr);
 }
 
+// Each kind of type has the common keys (derived_from, version, metadata, description,
+// properties) and its own; anything else is reported where it stands.
+TEST_CASE("type definitions: every kind's own keys are known, others reported", "[tosca][engine]") {
+    const std::string types = R"(
+data_types:
+  my.D: {derived_from: tosca.datatypes.Root, version: "1.0", metadata: {a: b}, description: d, properties: {}, constraints: [], entry_schema: string, key_schema: string}
+artifact_types:
+  my.A: {derived_from: tosca.artifacts.Root, description: d, mime_type: text/plain, file_ext: [txt]}
+capability_types:
+  my.C: {derived_from: tosca.capabilities.Root, description: d, attributes: {}, valid_source_types: []}
+relationship_types:
+  my.R: {derived_from: tosca.relationships.Root, description: d, attributes: {}, interfaces: {}, valid_target_types: []}
+node_types:
+  my.N: {derived_from: tosca.nodes.Root, version: "1.0", metadata: {a: b}, description: d, properties: {}, attributes: {}, requirements: [], capabilities: {}, interfaces: {}, artifacts: {}}
+group_types:
+  my.G: {derived_from: tosca.groups.Root, description: d, attributes: {}, members: [], interfaces: {}, requirements: [], capabilities: {}}
+policy_types:
+  my.P: {derived_from: tosca.policies.Root, description: d, properties: {}, targets: [], triggers: {}}
+)";
+    const std::string text = Minimal() + types;
+    const auto clean = Check(text, std::nullopt, Mode::kStrict);
+    INFO(Dump(clean));
+    CHECK(Find(clean, "unknown key") == nullptr);
+    std::string odd = text;
+    odd.replace(odd.find("mime_type"), 9, "colour");
+    const auto report = Check(odd);
+    CHECK(Find(report, "an artifact type has an unknown key 'colour' (ignored)", "colour", Severity::kWarning) != nullptr);
+    std::string odd_node = text;
+    odd_node.replace(odd_node.find("artifacts: {}}"), 9, "triggers");
+    CHECK(Find(Check(odd_node), "a node type has an unknown key 'triggers'", "triggers", Severity::kWarning) != nullptr);
+}
+
 TEST_CASE("unknown grammar keys: warning in compatibility mode, error in strict mode", "[tosca][engine]") {
     const std::string text = Minimal() + "dsl_definitions: {}\ncolour: red\n";
     const auto compat = Check(text);

@@ -165,50 +165,32 @@ void ReadArtifacts(const yaml::Node* node, const Path& path, GrammarContext& ctx
     }
 }
 
+// Every type may have these keys; each kind adds its own.
+void CheckTypeKeys(
+    const yaml::Node& m,
+    std::initializer_list<std::string_view> own,
+    const Path& here,
+    std::string_view what,
+    GrammarContext& ctx
+) {
+    std::vector<std::string_view> allowed{"derived_from", "version", "metadata", "description", "properties"};
+    allowed.insert(allowed.end(), own.begin(), own.end());
+    CheckKeys(m, allowed, here, what, ctx);
+}
+
 void ReadKindSpecific(const yaml::Node& m, const Path& here, GrammarContext& ctx, TypeDef& def) {
     switch (def.kind) {
         case TypeKind::kData:
-            CheckKeys(
-                m,
-                {"derived_from",
-                 "version",
-                 "metadata",
-                 "description",
-                 "properties",
-                 "constraints",
-                 "key_schema",
-                 "entry_schema"},
-                here,
-                "a data type",
-                ctx
-            );
+            CheckTypeKeys(m, {"constraints", "key_schema", "entry_schema"}, here, "a data type", ctx);
             def.constraints = ParseConstraints(m.Find("constraints"), here.Key("constraints"), ctx);
             def.entry_schema = ParseSchema(m.Find("entry_schema"), here.Key("entry_schema"), ctx);
             def.key_schema = ParseSchema(m.Find("key_schema"), here.Key("key_schema"), ctx);
             break;
         case TypeKind::kArtifact:
-            CheckKeys(
-                m,
-                {"derived_from", "version", "metadata", "description", "properties", "mime_type", "file_ext"},
-                here,
-                "an artifact type",
-                ctx
-            );
+            CheckTypeKeys(m, {"mime_type", "file_ext"}, here, "an artifact type", ctx);
             break;
         case TypeKind::kCapability:
-            CheckKeys(
-                m,
-                {"derived_from",
-                 "version",
-                 "metadata",
-                 "description",
-                 "properties",
-                 "attributes",
-                 "valid_source_types"},
-                here,
-                "a capability type",
-                ctx
-            );
+            CheckTypeKeys(m, {"attributes", "valid_source_types"}, here, "a capability type", ctx);
             def.valid_types =
                 ReadNameList(m.Find("valid_source_types"), here.Key("valid_source_types"), "valid_source_types", ctx);
             break;
@@ -217,40 +199,14 @@ void ReadKindSpecific(const yaml::Node& m, const Path& here, GrammarContext& ctx
             def.operations = OperationNames(m);
             break;
         case TypeKind::kRelationship:
-            CheckKeys(
-                m,
-                {"derived_from",
-                 "version",
-                 "metadata",
-                 "description",
-                 "properties",
-                 "attributes",
-                 "interfaces",
-                 "valid_target_types"},
-                here,
-                "a relationship type",
-                ctx
-            );
+            CheckTypeKeys(m, {"attributes", "interfaces", "valid_target_types"}, here, "a relationship type", ctx);
             def.valid_types =
                 ReadNameList(m.Find("valid_target_types"), here.Key("valid_target_types"), "valid_target_types", ctx);
             ReadInterfaces(m.Find("interfaces"), here.Key("interfaces"), ctx, def);
             break;
         case TypeKind::kNode:
-            CheckKeys(
-                m,
-                {"derived_from",
-                 "version",
-                 "metadata",
-                 "description",
-                 "properties",
-                 "attributes",
-                 "requirements",
-                 "capabilities",
-                 "interfaces",
-                 "artifacts"},
-                here,
-                "a node type",
-                ctx
+            CheckTypeKeys(
+                m, {"attributes", "requirements", "capabilities", "interfaces", "artifacts"}, here, "a node type", ctx
             );
             ReadCapabilities(m.Find("capabilities"), here.Key("capabilities"), ctx, def);
             ReadRequirements(m.Find("requirements"), here.Key("requirements"), ctx, def);
@@ -258,33 +214,14 @@ void ReadKindSpecific(const yaml::Node& m, const Path& here, GrammarContext& ctx
             ReadArtifacts(m.Find("artifacts"), here.Key("artifacts"), ctx, def);
             break;
         case TypeKind::kGroup:
-            CheckKeys(
-                m,
-                {"derived_from",
-                 "version",
-                 "metadata",
-                 "description",
-                 "properties",
-                 "attributes",
-                 "members",
-                 "interfaces",
-                 "requirements",
-                 "capabilities"},
-                here,
-                "a group type",
-                ctx
+            CheckTypeKeys(
+                m, {"attributes", "members", "interfaces", "requirements", "capabilities"}, here, "a group type", ctx
             );
             def.valid_types = ReadNameList(m.Find("members"), here.Key("members"), "members", ctx);
             ReadInterfaces(m.Find("interfaces"), here.Key("interfaces"), ctx, def);
             break;
         case TypeKind::kPolicy:
-            CheckKeys(
-                m,
-                {"derived_from", "version", "metadata", "description", "properties", "targets", "triggers"},
-                here,
-                "a policy type",
-                ctx
-            );
+            CheckTypeKeys(m, {"targets", "triggers"}, here, "a policy type", ctx);
             def.valid_types = ReadNameList(m.Find("targets"), here.Key("targets"), "targets", ctx);
             break;
     }

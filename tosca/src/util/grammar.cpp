@@ -6,7 +6,7 @@ namespace orch::tosca {
 
 void CheckKeys(
     const yaml::Node& map,
-    std::initializer_list<std::string_view> allowed,
+    std::span<const std::string_view> allowed,
     const Path& path,
     std::string_view what,
     GrammarContext& ctx

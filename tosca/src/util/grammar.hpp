@@ -5,6 +5,7 @@
 
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,11 +21,20 @@ struct GrammarContext {
 /// Reports keys of `map` that are not in `allowed` (compat: warning, ignored; strict: error).
 void CheckKeys(
     const yaml::Node& map,
-    std::initializer_list<std::string_view> allowed,
+    std::span<const std::string_view> allowed,
     const Path& path,
     std::string_view what,
     GrammarContext& ctx
 );
+inline void CheckKeys(
+    const yaml::Node& map,
+    std::initializer_list<std::string_view> allowed,
+    const Path& path,
+    std::string_view what,
+    GrammarContext& ctx
+) {
+    CheckKeys(map, std::span<const std::string_view>(allowed.begin(), allowed.size()), path, what, ctx);
+}
 
 /// Errors (and false) unless `node` is a mapping; a null node counts as an empty mapping.
 bool ExpectMapping(const yaml::Node* node, const Path& path, std::string_view what, GrammarContext& ctx);
