@@ -352,6 +352,30 @@ TEST_CASE("artifacts and interfaces are checked against their types", "[tosca][e
     CHECK(Find(strict, "interface 'Custom' is not declared by node type tosca.nodes.Compute") != nullptr);
 }
 
+TEST_CASE("a constraint whose operand has the wrong shape is an error naming the shape", "[tosca][engine]") {
+    const std::string text = Minimal() + R"(node_types:
+  my.N:
+    derived_from: tosca.nodes.Root
+    properties:
+      a: {type: integer, constraints: [{in_range: [1]}]}
+      b: {type: string, constraints: [{valid_values: x}]}
+      c: {type: string, constraints: [{min_length: -1}]}
+      d: {type: string, constraints: [{pattern: [x]}]}
+      e: {type: integer, constraints: [{greater_than: [1, 2]}]}
+      f: {type: integer, constraints: [{in_range: [1, 8]}, {valid_values: [1, 2]}, {greater_than: 0}]}
+      g: {type: string, constraints: [{max_length: 3}, {pattern: "[a-z]+"}, {equal: abc}]}
+)";
+    const auto check = Check(text);
+    INFO(Dump(check));
+    CHECK(Find(check, "in_range needs a list of two bounds [min, max], not [1]", "properties.a") != nullptr);
+    CHECK(Find(check, "valid_values needs a list of values, not x", "properties.b") != nullptr);
+    CHECK(Find(check, "min_length needs a non-negative integer, not -1", "properties.c") != nullptr);
+    CHECK(Find(check, "pattern needs a regular expression text, not [x]", "properties.d") != nullptr);
+    CHECK(Find(check, "greater_than needs a single value, not [1, 2]", "properties.e") != nullptr);
+    CHECK(Find(check, "", "properties.f") == nullptr);
+    CHECK(Find(check, "", "properties.g") == nullptr);
+}
+
 TEST_CASE("template-defined types derive from imported and normative ones", "[tosca][engine]") {
     const std::string text =
         "tosca_definitions_version: tosca_simple_yaml_1_3\n"

@@ -29,69 +29,43 @@ std::optional<ConstraintOp> OpFromName(std::string_view name) {
     return std::nullopt;
 }
 
-bool CheckOperandShape(ConstraintOp op, const yaml::Node& arg, const Path& path, GrammarContext& ctx) {
-    const std::string name(ConstraintOpName(op));
+// What the operand of `op` must be, when `arg` is not that.
+std::optional<std::string> OperandNeeds(ConstraintOp op, const yaml::Node& arg) {
     switch (op) {
         case ConstraintOp::kInRange:
-            if (!arg.IsSequence() || arg.items.size() != 2) {
-                ctx.sink.Error(
-                    DiagnosticCode::kInvalidValue,
-                    &arg,
-                    path,
-                    "in_range needs a list of two bounds [min, max], not " + yaml::Describe(arg)
-                );
-                return false;
+            if (arg.IsSequence() && arg.items.size() == 2) {
+                return std::nullopt;
             }
-            return true;
+            return "in_range needs a list of two bounds [min, max]";
         case ConstraintOp::kValidValues:
-            if (!arg.IsSequence()) {
-                ctx.sink.Error(
-                    DiagnosticCode::kInvalidValue,
-                    &arg,
-                    path,
-                    "valid_values needs a list of values, not " + yaml::Describe(arg)
-                );
-                return false;
-            }
-            return true;
+            return arg.IsSequence() ? std::nullopt : std::optional<std::string>("valid_values needs a list of values");
         case ConstraintOp::kLength:
         case ConstraintOp::kMinLength:
         case ConstraintOp::kMaxLength: {
             const auto value = arg.IsScalar() ? yaml::ParseYamlInt(arg.text) : std::nullopt;
-            if (!value || *value < 0) {
-                ctx.sink.Error(
-                    DiagnosticCode::kInvalidValue,
-                    &arg,
-                    path,
-                    name + " needs a non-negative integer, not " + yaml::Describe(arg)
-                );
-                return false;
+            if (value && *value >= 0) {
+                return std::nullopt;
             }
-            return true;
+            return std::string(ConstraintOpName(op)) + " needs a non-negative integer";
         }
         case ConstraintOp::kPattern:
-            if (!arg.IsScalar()) {
-                ctx.sink.Error(
-                    DiagnosticCode::kInvalidValue,
-                    &arg,
-                    path,
-                    "pattern needs a regular expression text, not " + yaml::Describe(arg)
-                );
-                return false;
-            }
-            return true;
+            return arg.IsScalar() ? std::nullopt
+                                  : std::optional<std::string>("pattern needs a regular expression text");
         default:
-            if (!arg.IsScalar() && op != ConstraintOp::kEqual) {
-                ctx.sink.Error(
-                    DiagnosticCode::kInvalidValue,
-                    &arg,
-                    path,
-                    name + " needs a single value, not " + yaml::Describe(arg)
-                );
-                return false;
+            if (arg.IsScalar() || op == ConstraintOp::kEqual) {
+                return std::nullopt;
             }
-            return true;
+            return std::string(ConstraintOpName(op)) + " needs a single value";
     }
+}
+
+bool CheckOperandShape(ConstraintOp op, const yaml::Node& arg, const Path& path, GrammarContext& ctx) {
+    const auto needs = OperandNeeds(op, arg);
+    if (!needs) {
+        return true;
+    }
+    ctx.sink.Error(DiagnosticCode::kInvalidValue, &arg, path, *needs + ", not " + yaml::Describe(arg));
+    return false;
 }
 
 void AddConstraint(
