@@ -232,6 +232,35 @@ Result<Page<domain::Deployment>> PgDeploymentStore::List(const ListQuery& q) {
     });
 }
 
+Result<ListedPage> PgDeploymentStore::ListListed(const ListQuery& q) {
+    // What the views point into: the result's buffers and the few parsed JSON columns.
+    struct Held {
+        pqxx::result rows;
+        std::forward_list<Json> trees;
+    };
+    const ListShape shape = ShapeOf(q);
+    return pool_.Run([&](pqxx::connection& conn) {
+        pqxx::nontransaction tx(conn);
+        auto held = std::make_shared<Held>();
+        held->rows = tx.exec_prepared(Prepared(conn, shape.page_sql), pqxx::prepare::make_dynamic_params(shape.params));
+        ListedPage page;
+        page.items.reserve(held->rows.size());
+        for (const auto& row : held->rows) {
+            page.items.push_back(RowToListedView(row, held->trees));
+        }
+        if (!held->rows.empty()) {
+            page.total = held->rows[0][kListColumnCount].as<std::int64_t>();
+        } else {
+            std::vector<std::string> filters(shape.params.begin(), shape.params.end() - 2);
+            page.total =
+                tx.exec_prepared(Prepared(conn, shape.total_sql), pqxx::prepare::make_dynamic_params(filters))[0][0]
+                    .as<std::int64_t>();
+        }
+        page.buffers = std::move(held);
+        return page;
+    });
+}
+
 Result<Page<domain::Resource>> PgDeploymentStore::ListResources(const std::string& deployment_id,
                                                                 const std::optional<std::string>& type, int page,
                                                                 int size, const std::vector<SortKey>& sort) {
