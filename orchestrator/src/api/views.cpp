@@ -10,9 +10,9 @@ void WriteLink(JsonWriter& w, std::string_view rel, std::string_view href) {
 void WriteDeploymentLinks(JsonWriter& w, std::string_view id, std::string_view base_url) {
     w.Key("links").BeginArray();
     if (!base_url.empty()) {
-        std::string href;
-        href.reserve(base_url.size() + id.size() + 32);
-        href.append(base_url).append("/deployments/").append(id);
+        // One buffer per thread for the three hrefs: a list page wrote one string per row.
+        thread_local std::string href;
+        href.assign(base_url).append("/deployments/").append(id);
         const std::size_t self_size = href.size();
         WriteLink(w, "self", href);
         href.append("/resources?type={type}");

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <mutex>
+#include <unordered_map>
 
 namespace orch::store {
 namespace {
@@ -126,6 +128,72 @@ ListShape ShapeOf(const ListQuery& q) {
     return shape;
 }
 
+// The statements of one list shape, with their prepared-statement names, built once: a list
+// request used to assemble ~600 bytes of SQL in a dozen strings and hash it, every time.
+struct ListStatements {
+    std::string page_sql;
+    std::string total_sql;
+    std::string page_name;
+    std::string total_name;
+};
+
+// What ShapeOf's SQL depends on: which filters are set, and the sort.
+std::string ShapeKey(const ListQuery& q) {
+    std::string key;
+    key += q.issuer ? (q.include_unowned ? 'I' : 'i') : '-';
+    key += q.subject ? 's' : '-';
+    key += q.user_group ? 'g' : '-';
+    key += q.excluded_status.empty() ? '-' : 'x';
+    for (const auto& sort : q.sort) {
+        key.append(sort.column).push_back(sort.descending ? '-' : '+');
+    }
+    return key;
+}
+
+// ShapeOf's parameters alone (the filter values, then LIMIT and OFFSET), in its order.
+std::vector<std::string> ListParams(const ListQuery& q) {
+    std::vector<std::string> params;
+    params.reserve(6);
+    std::string where;  // AppendOwnerFilter's text is the cached statements'; only its values count
+    AppendOwnerFilter(q.issuer, q.include_unowned, q.subject, where, params);
+    if (q.user_group) {
+        params.push_back(*q.user_group);
+    }
+    if (!q.excluded_status.empty()) {
+        params.push_back(Json(q.excluded_status).dump());
+    }
+    params.push_back(std::to_string(q.size));
+    params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
+    return params;
+}
+
+// The statements of q's shape, from a process-wide memo. Shapes are few (four filters, the
+// whitelisted sort columns); past kMaxShapes a request's statements are built for it alone, so
+// a client inventing sort combinations cannot grow the memo.
+std::shared_ptr<const ListStatements> StatementsOf(const ListQuery& q) {
+    constexpr std::size_t kMaxShapes = 256;
+    static std::mutex mutex;
+    static std::unordered_map<std::string, std::shared_ptr<const ListStatements>> memo;
+    const std::string key = ShapeKey(q);
+    {
+        const std::lock_guard lock(mutex);
+        if (const auto it = memo.find(key); it != memo.end()) {
+            return it->second;
+        }
+    }
+    ListShape shape = ShapeOf(q);
+    auto made = std::make_shared<ListStatements>();
+    made->page_name = "q" + std::to_string(std::hash<std::string>{}(shape.page_sql));
+    made->total_name = "q" + std::to_string(std::hash<std::string>{}(shape.total_sql));
+    made->page_sql = std::move(shape.page_sql);
+    made->total_sql = std::move(shape.total_sql);
+    const std::lock_guard lock(mutex);
+    if (memo.size() < kMaxShapes) {
+        memo.emplace(key, made);
+    }
+    return made;
+}
+
 }  // namespace
 
 std::optional<std::string> SortColumnFor(const std::string& property) {
@@ -238,11 +306,13 @@ Result<ListedPage> PgDeploymentStore::ListListed(const ListQuery& q) {
         pqxx::result rows;
         std::forward_list<Json> trees;
     };
-    const ListShape shape = ShapeOf(q);
+    const auto statements = StatementsOf(q);
+    const std::vector<std::string> params = ListParams(q);
     return pool_.Run([&](pqxx::connection& conn) {
         pqxx::nontransaction tx(conn);
         auto held = std::make_shared<Held>();
-        held->rows = tx.exec_prepared(Prepared(conn, shape.page_sql), pqxx::prepare::make_dynamic_params(shape.params));
+        conn.prepare(statements->page_name, statements->page_sql);
+        held->rows = tx.exec_prepared(statements->page_name, pqxx::prepare::make_dynamic_params(params));
         ListedPage page;
         page.items.reserve(held->rows.size());
         for (const auto& row : held->rows) {
@@ -251,9 +321,10 @@ Result<ListedPage> PgDeploymentStore::ListListed(const ListQuery& q) {
         if (!held->rows.empty()) {
             page.total = held->rows[0][kListColumnCount].as<std::int64_t>();
         } else {
-            std::vector<std::string> filters(shape.params.begin(), shape.params.end() - 2);
+            const std::vector<std::string> filters(params.begin(), params.end() - 2);
+            conn.prepare(statements->total_name, statements->total_sql);
             page.total =
-                tx.exec_prepared(Prepared(conn, shape.total_sql), pqxx::prepare::make_dynamic_params(filters))[0][0]
+                tx.exec_prepared(statements->total_name, pqxx::prepare::make_dynamic_params(filters))[0][0]
                     .as<std::int64_t>();
         }
         page.buffers = std::move(held);
