@@ -99,7 +99,17 @@ struct ListShape {
     std::vector<std::string> params;  ///< the filters, then LIMIT and OFFSET
 };
 
-ListShape ShapeOf(const ListQuery& q) {
+// A first page of a usual size is asked with LIMIT and OFFSET written in the statement: without
+// them as parameters an unfiltered list has none, and PostgreSQL plans it once per connection
+// instead of on every execution (plan_cache_mode = force_custom_plan plans every execution of
+// a statement with parameters; the generic plan of LIMIT $n, estimated at 10 % of the table,
+// hash-joins the whole table). Planning was most of PostgreSQL's CPU per list request
+// (docs/api.md). Only these sizes, so a client cannot prepare one statement per size.
+bool InlinePage(const ListQuery& q) {
+    return q.page == 0 && (q.size == 10 || q.size == 20 || q.size == 50 || q.size == 100);
+}
+
+ListShape ShapeOf(const ListQuery& q, bool inline_page = false) {
     ListShape shape;
     auto& params = shape.params;
     std::string where = "true";
@@ -118,13 +128,15 @@ ListShape ShapeOf(const ListQuery& q) {
     // Deferred join: the OFFSET walks only the ordering index (ids), and just the page's rows
     // are read from the table; a deep page of 100,000 would otherwise fetch every skipped row.
     const std::string order = " ORDER BY " + Joined(q.sort, "created_at DESC");
-    const std::string limit = std::to_string(params.size() + 1);
-    const std::string offset = std::to_string(params.size() + 2);
+    const std::string limit = inline_page ? std::to_string(q.size) : "$" + std::to_string(params.size() + 1) + "::bigint";
+    const std::string offset = inline_page ? "0" : "$" + std::to_string(params.size() + 2) + "::bigint";
     shape.page_sql = std::string("SELECT ") + kListColumns + ", (" + shape.total_sql +
-                     ") FROM deployments JOIN (SELECT id FROM deployments WHERE " + where + order + " LIMIT $" + limit +
-                     "::bigint OFFSET $" + offset + "::bigint) AS page USING (id)" + order;
-    params.push_back(std::to_string(q.size));
-    params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
+                     ") FROM deployments JOIN (SELECT id FROM deployments WHERE " + where + order + " LIMIT " + limit +
+                     " OFFSET " + offset + ") AS page USING (id)" + order;
+    if (!inline_page) {
+        params.push_back(std::to_string(q.size));
+        params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
+    }
     return shape;
 }
 
@@ -144,13 +156,16 @@ std::string ShapeKey(const ListQuery& q) {
     key += q.subject ? 's' : '-';
     key += q.user_group ? 'g' : '-';
     key += q.excluded_status.empty() ? '-' : 'x';
+    if (InlinePage(q)) {
+        key += std::to_string(q.size);
+    }
     for (const auto& sort : q.sort) {
         key.append(sort.column).push_back(sort.descending ? '-' : '+');
     }
     return key;
 }
 
-// ShapeOf's parameters alone (the filter values, then LIMIT and OFFSET), in its order.
+// ShapeOf's parameters alone (the filter values, then LIMIT and OFFSET unless inline), in its order.
 std::vector<std::string> ListParams(const ListQuery& q) {
     std::vector<std::string> params;
     params.reserve(6);
@@ -162,8 +177,10 @@ std::vector<std::string> ListParams(const ListQuery& q) {
     if (!q.excluded_status.empty()) {
         params.push_back(Json(q.excluded_status).dump());
     }
-    params.push_back(std::to_string(q.size));
-    params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
+    if (!InlinePage(q)) {
+        params.push_back(std::to_string(q.size));
+        params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
+    }
     return params;
 }
 
@@ -181,7 +198,7 @@ std::shared_ptr<const ListStatements> StatementsOf(const ListQuery& q) {
             return it->second;
         }
     }
-    ListShape shape = ShapeOf(q);
+    ListShape shape = ShapeOf(q, InlinePage(q));
     auto made = std::make_shared<ListStatements>();
     made->page_name = "q" + std::to_string(std::hash<std::string>{}(shape.page_sql));
     made->total_name = "q" + std::to_string(std::hash<std::string>{}(shape.total_sql));
@@ -321,7 +338,7 @@ Result<ListedPage> PgDeploymentStore::ListListed(const ListQuery& q) {
         if (!held->rows.empty()) {
             page.total = held->rows[0][kListColumnCount].as<std::int64_t>();
         } else {
-            const std::vector<std::string> filters(params.begin(), params.end() - 2);
+            const std::vector<std::string> filters(params.begin(), params.end() - (InlinePage(q) ? 0 : 2));
             conn.prepare(statements->total_name, statements->total_sql);
             page.total =
                 tx.exec_prepared(statements->total_name, pqxx::prepare::make_dynamic_params(filters))[0][0]
