@@ -75,6 +75,28 @@ std::optional<NodeState> ParseNodeState(std::string_view name) {
     return std::nullopt;
 }
 
+ListedDeployment ListedView(const Deployment& d) {
+    ListedDeployment v;
+    v.id = d.id;
+    v.created_at = d.created_at;
+    v.updated_at = d.updated_at;
+    v.status = d.status;
+    v.status_reason = d.status_reason;
+    v.task = d.task;
+    v.physical_id = d.physical_id;
+    v.callback = d.callback;
+    v.user_group = d.user_group;
+    if (d.owner) {
+        v.has_owner = true;
+        v.owner_issuer = d.owner->issuer;
+        v.owner_subject = d.owner->subject;
+    }
+    v.cloud_provider_name = d.cloud_provider_name;
+    v.cloud_provider_endpoint = d.cloud_provider_endpoint.is_object() ? &d.cloud_provider_endpoint : nullptr;
+    v.outputs = d.outputs.is_object() && !d.outputs.empty() ? &d.outputs : nullptr;
+    return v;
+}
+
 bool IsTerminal(Status status) {
     return status == Status::kCreateComplete || status == Status::kCreateFailed || status == Status::kUpdateComplete ||
            status == Status::kUpdateFailed || status == Status::kDeleteComplete || status == Status::kDeleteFailed;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <mutex>
+#include <unordered_map>
 
 namespace orch::store {
 namespace {
@@ -97,7 +99,17 @@ struct ListShape {
     std::vector<std::string> params;  ///< the filters, then LIMIT and OFFSET
 };
 
-ListShape ShapeOf(const ListQuery& q) {
+// A first page of a usual size is asked with LIMIT and OFFSET written in the statement: without
+// them as parameters an unfiltered list has none, and PostgreSQL plans it once per connection
+// instead of on every execution (plan_cache_mode = force_custom_plan plans every execution of
+// a statement with parameters; the generic plan of LIMIT $n, estimated at 10 % of the table,
+// hash-joins the whole table). Planning was most of PostgreSQL's CPU per list request
+// (docs/api.md). Only these sizes, so a client cannot prepare one statement per size.
+bool InlinePage(const ListQuery& q) {
+    return q.page == 0 && (q.size == 10 || q.size == 20 || q.size == 50 || q.size == 100);
+}
+
+ListShape ShapeOf(const ListQuery& q, bool inline_page = false) {
     ListShape shape;
     auto& params = shape.params;
     std::string where = "true";
@@ -116,14 +128,87 @@ ListShape ShapeOf(const ListQuery& q) {
     // Deferred join: the OFFSET walks only the ordering index (ids), and just the page's rows
     // are read from the table; a deep page of 100,000 would otherwise fetch every skipped row.
     const std::string order = " ORDER BY " + Joined(q.sort, "created_at DESC");
-    const std::string limit = std::to_string(params.size() + 1);
-    const std::string offset = std::to_string(params.size() + 2);
+    const std::string limit = inline_page ? std::to_string(q.size) : "$" + std::to_string(params.size() + 1) + "::bigint";
+    const std::string offset = inline_page ? "0" : "$" + std::to_string(params.size() + 2) + "::bigint";
     shape.page_sql = std::string("SELECT ") + kListColumns + ", (" + shape.total_sql +
-                     ") FROM deployments JOIN (SELECT id FROM deployments WHERE " + where + order + " LIMIT $" + limit +
-                     "::bigint OFFSET $" + offset + "::bigint) AS page USING (id)" + order;
-    params.push_back(std::to_string(q.size));
-    params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
+                     ") FROM deployments JOIN (SELECT id FROM deployments WHERE " + where + order + " LIMIT " + limit +
+                     " OFFSET " + offset + ") AS page USING (id)" + order;
+    if (!inline_page) {
+        params.push_back(std::to_string(q.size));
+        params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
+    }
     return shape;
+}
+
+// The statements of one list shape, with their prepared-statement names, built once: a list
+// request used to assemble ~600 bytes of SQL in a dozen strings and hash it, every time.
+struct ListStatements {
+    std::string page_sql;
+    std::string total_sql;
+    std::string page_name;
+    std::string total_name;
+};
+
+// What ShapeOf's SQL depends on: which filters are set, and the sort.
+std::string ShapeKey(const ListQuery& q) {
+    std::string key;
+    key += q.issuer ? (q.include_unowned ? 'I' : 'i') : '-';
+    key += q.subject ? 's' : '-';
+    key += q.user_group ? 'g' : '-';
+    key += q.excluded_status.empty() ? '-' : 'x';
+    if (InlinePage(q)) {
+        key += std::to_string(q.size);
+    }
+    for (const auto& sort : q.sort) {
+        key.append(sort.column).push_back(sort.descending ? '-' : '+');
+    }
+    return key;
+}
+
+// ShapeOf's parameters alone (the filter values, then LIMIT and OFFSET unless inline), in its order.
+std::vector<std::string> ListParams(const ListQuery& q) {
+    std::vector<std::string> params;
+    params.reserve(6);
+    std::string where;  // AppendOwnerFilter's text is the cached statements'; only its values count
+    AppendOwnerFilter(q.issuer, q.include_unowned, q.subject, where, params);
+    if (q.user_group) {
+        params.push_back(*q.user_group);
+    }
+    if (!q.excluded_status.empty()) {
+        params.push_back(Json(q.excluded_status).dump());
+    }
+    if (!InlinePage(q)) {
+        params.push_back(std::to_string(q.size));
+        params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
+    }
+    return params;
+}
+
+// The statements of q's shape, from a process-wide memo. Shapes are few (four filters, the
+// whitelisted sort columns); past kMaxShapes a request's statements are built for it alone, so
+// a client inventing sort combinations cannot grow the memo.
+std::shared_ptr<const ListStatements> StatementsOf(const ListQuery& q) {
+    constexpr std::size_t kMaxShapes = 256;
+    static std::mutex mutex;
+    static std::unordered_map<std::string, std::shared_ptr<const ListStatements>> memo;
+    const std::string key = ShapeKey(q);
+    {
+        const std::lock_guard lock(mutex);
+        if (const auto it = memo.find(key); it != memo.end()) {
+            return it->second;
+        }
+    }
+    ListShape shape = ShapeOf(q, InlinePage(q));
+    auto made = std::make_shared<ListStatements>();
+    made->page_name = "q" + std::to_string(std::hash<std::string>{}(shape.page_sql));
+    made->total_name = "q" + std::to_string(std::hash<std::string>{}(shape.total_sql));
+    made->page_sql = std::move(shape.page_sql);
+    made->total_sql = std::move(shape.total_sql);
+    const std::lock_guard lock(mutex);
+    if (memo.size() < kMaxShapes) {
+        memo.emplace(key, made);
+    }
+    return made;
 }
 
 }  // namespace
@@ -228,6 +313,38 @@ Result<Page<domain::Deployment>> PgDeploymentStore::List(const ListQuery& q) {
         page.total =
             tx.exec_prepared(Prepared(conn, shape.total_sql), pqxx::prepare::make_dynamic_params(filters))[0][0]
                 .as<std::int64_t>();
+        return page;
+    });
+}
+
+Result<ListedPage> PgDeploymentStore::ListListed(const ListQuery& q) {
+    // What the views point into: the result's buffers and the few parsed JSON columns.
+    struct Held {
+        pqxx::result rows;
+        std::forward_list<Json> trees;
+    };
+    const auto statements = StatementsOf(q);
+    const std::vector<std::string> params = ListParams(q);
+    return pool_.Run([&](pqxx::connection& conn) {
+        pqxx::nontransaction tx(conn);
+        auto held = std::make_shared<Held>();
+        conn.prepare(statements->page_name, statements->page_sql);
+        held->rows = tx.exec_prepared(statements->page_name, pqxx::prepare::make_dynamic_params(params));
+        ListedPage page;
+        page.items.reserve(held->rows.size());
+        for (const auto& row : held->rows) {
+            page.items.push_back(RowToListedView(row, held->trees));
+        }
+        if (!held->rows.empty()) {
+            page.total = held->rows[0][kListColumnCount].as<std::int64_t>();
+        } else {
+            const std::vector<std::string> filters(params.begin(), params.end() - (InlinePage(q) ? 0 : 2));
+            conn.prepare(statements->total_name, statements->total_sql);
+            page.total =
+                tx.exec_prepared(statements->total_name, pqxx::prepare::make_dynamic_params(filters))[0][0]
+                    .as<std::int64_t>();
+        }
+        page.buffers = std::move(held);
         return page;
     });
 }

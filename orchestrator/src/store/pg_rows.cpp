@@ -27,6 +27,60 @@ domain::Deployment RowToListedDeployment(const pqxx::row& row) {
     return d;
 }
 
+namespace {
+
+const Json kEmptyObject = Json::object();
+
+// What ReadJsonInto leaves in a Deployment's endpoint (default null), as the view reads it: the
+// object, or nullptr when absent, unparsable or not an object.
+const Json* EndpointTree(const pqxx::field& f, std::forward_list<Json>& trees) {
+    if (f.is_null()) {
+        return nullptr;
+    }
+    if (TextView(f) == "{}") {
+        return &kEmptyObject;
+    }
+    Json parsed = Json::parse(f.c_str(), nullptr, false);
+    if (parsed.is_discarded() || !parsed.is_object()) {
+        return nullptr;
+    }
+    return &trees.emplace_front(std::move(parsed));
+}
+
+// The same for the outputs (default {}): a non-empty object, or nullptr for `{}`.
+const Json* OutputsTree(const pqxx::field& f, std::forward_list<Json>& trees) {
+    if (f.is_null() || TextView(f) == "{}") {
+        return nullptr;
+    }
+    Json parsed = Json::parse(f.c_str(), nullptr, false);
+    if (parsed.is_discarded() || !parsed.is_object() || parsed.empty()) {
+        return nullptr;
+    }
+    return &trees.emplace_front(std::move(parsed));
+}
+
+}  // namespace
+
+domain::ListedDeployment RowToListedView(const pqxx::row& row, std::forward_list<Json>& trees) {
+    domain::ListedDeployment d;
+    d.id = TextView(row[0]);
+    d.created_at = FromMicros(row[1].as<std::int64_t>());
+    d.updated_at = FromMicros(row[2].as<std::int64_t>());
+    d.status = domain::ParseStatus(TextView(row[3])).value_or(domain::Status::kUnknown);
+    d.status_reason = TextView(row[4]);
+    d.task = TextView(row[5]) == "DEPLOYER" ? domain::Task::kDeployer : domain::Task::kNone;
+    d.physical_id = TextView(row[6]);
+    d.callback = TextView(row[7]);
+    d.user_group = TextView(row[8]);
+    d.owner_issuer = TextView(row[9]);
+    d.has_owner = !d.owner_issuer.empty();
+    d.owner_subject = TextView(row[10]);
+    d.cloud_provider_name = TextView(row[11]);
+    d.cloud_provider_endpoint = EndpointTree(row[12], trees);
+    d.outputs = OutputsTree(row[13], trees);
+    return d;
+}
+
 domain::Deployment RowToDeployment(const pqxx::row& row) {
     domain::Deployment d = RowToListedDeployment(row);
     d.template_text = TextOr(row[14]);

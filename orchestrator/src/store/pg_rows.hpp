@@ -8,6 +8,7 @@
 #include <pqxx/pqxx>
 
 #include <chrono>
+#include <forward_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,6 +74,9 @@ inline const std::string kDeploymentColumns =
 /// The list view's fields of a deployment (kListColumns); the others keep their defaults.
 domain::Deployment RowToListedDeployment(const pqxx::row& row);
 domain::Deployment RowToDeployment(const pqxx::row& row);
+/// The same fields as RowToListedDeployment, viewed in the row's buffers (valid while its result
+/// lives); the JSON columns that are not `{}`/NULL are parsed into `trees`, which must live as long.
+domain::ListedDeployment RowToListedView(const pqxx::row& row, std::forward_list<Json>& trees);
 
 inline constexpr const char* kResourceColumns =
     "id::text, deployment_id::text, (extract(epoch from created_at)*1000000)::bigint, "

@@ -4,3 +4,4 @@ set(TEST_SOURCES
 )
 list(APPEND TEST_SOURCES ${TEST_DIR}/schedule_store_test.cpp)
 list(APPEND TEST_SOURCES ${TEST_DIR}/site_history_test.cpp)
+list(APPEND TEST_SOURCES ${TEST_DIR}/deployment_list_test.cpp)
