@@ -9,9 +9,16 @@ die() { log "error: $*"; exit 1; }
 
 # A loopback TCP port nobody listens on right now.
 free_port() {
-  local port
+  # Below the kernel's ephemeral range (32768 by default): any outgoing connection may take a port
+  # in that range as its source port between this check and the server's bind, and RabbitMQ once
+  # failed to start with eaddrinuse that way while the test suite was busy connecting.
+  local port low=20000 high=32767 first _
+  if [ -r /proc/sys/net/ipv4/ip_local_port_range ]; then
+    read -r first _ </proc/sys/net/ipv4/ip_local_port_range
+    if [ "$first" -gt $((low + 1000)) ] && [ "$first" -le $((high + 1)) ]; then high=$((first - 1)); fi
+  fi
   for _ in $(seq 1 200); do
-    port=$(( (RANDOM % 30000) + 20000 ))
+    port=$(( low + RANDOM % (high - low + 1) ))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       echo "$port"
       return 0
