@@ -2,6 +2,9 @@
 
 #include "types/definition_parser.hpp"
 
+#include <array>
+#include <span>
+
 namespace orch::tosca {
 namespace {
 
@@ -173,9 +176,15 @@ void CheckTypeKeys(
     std::string_view what,
     GrammarContext& ctx
 ) {
-    std::vector<std::string_view> allowed{"derived_from", "version", "metadata", "description", "properties"};
-    allowed.insert(allowed.end(), own.begin(), own.end());
-    CheckKeys(m, allowed, here, what, ctx);
+    // A fixed buffer, not a vector: imported type files have hundreds of types.
+    std::array<std::string_view, 12> allowed{"derived_from", "version", "metadata", "description", "properties"};
+    std::size_t size = 5;
+    for (const std::string_view key : own) {
+        if (size < allowed.size()) {
+            allowed[size++] = key;
+        }
+    }
+    CheckKeys(m, std::span<const std::string_view>(allowed.data(), size), here, what, ctx);
 }
 
 void ReadKindSpecific(const yaml::Node& m, const Path& here, GrammarContext& ctx, TypeDef& def) {
