@@ -130,7 +130,8 @@ TEST_CASE("indigo: each service's breakdown carries the original ranker's figure
 // Forty Marathon sites with different success histories (some breakers open), their SLA weights
 // drawn from `weights`: the accepted verdicts must come in the documented order whichever sort
 // the ranker uses (integer keys for a few distinct weights, comparisons for many).
-std::vector<placement::SiteVerdict> RankForty(const std::vector<double>& weights) {
+// The decision is returned whole: its verdicts view texts that its anchors keep alive.
+placement::PlacementDecision RankForty(const std::vector<double>& weights) {
     constexpr int kSites = 40;
     std::string catalogue = "providers:\n";
     Json priorities = Json::array();
@@ -194,24 +195,23 @@ std::vector<placement::SiteVerdict> RankForty(const std::vector<double>& weights
     placement::PlacementRequest request;
     request.spec = &spec;
     request.requester = {"https://iam.test/", "alice", "g", ""};
-    auto decision = placer.Place(request).value();
-    std::vector<placement::SiteVerdict> accepted;
-    for (auto& verdict : decision.verdicts) {
-        if (verdict.accepted) {
-            accepted.push_back(std::move(verdict));
-        }
-    }
-    return accepted;
+    return placer.Place(request).value();
 }
 
-void CheckRankedInOrder(const std::vector<placement::SiteVerdict>& accepted) {
+void CheckRankedInOrder(const placement::PlacementDecision& decision) {
+    std::vector<const placement::SiteVerdict*> accepted;
+    for (const auto& verdict : decision.verdicts) {
+        if (verdict.accepted) {
+            accepted.push_back(&verdict);
+        }
+    }
     REQUIRE(accepted.size() == 40);
     std::set<double> scores;
     int open = 0;
     for (std::size_t i = 0; i < accepted.size(); ++i) {
-        CHECK(accepted[i].rank == static_cast<int>(i + 1));
-        scores.insert(accepted[i].score);
-        open += accepted[i].score_breakdown.at("circuit_breaker") == "open" ? 1 : 0;
+        CHECK(accepted[i]->rank == static_cast<int>(i + 1));
+        scores.insert(accepted[i]->score);
+        open += accepted[i]->score_breakdown.at("circuit_breaker") == "open" ? 1 : 0;
     }
     REQUIRE(scores.size() >= 5);  // the order is decided by more than the ids
     REQUIRE(open >= 5);
@@ -222,8 +222,8 @@ void CheckRankedInOrder(const std::vector<placement::SiteVerdict>& accepted) {
         );
     };
     for (std::size_t i = 1; i < accepted.size(); ++i) {
-        INFO("rank " << i + 1 << ": " << accepted[i].service_id << " after " << accepted[i - 1].service_id);
-        CHECK(key(accepted[i - 1]) < key(accepted[i]));
+        INFO("rank " << i + 1 << ": " << accepted[i]->service_id << " after " << accepted[i - 1]->service_id);
+        CHECK(key(*accepted[i - 1]) < key(*accepted[i]));
     }
 }
 
