@@ -6,27 +6,6 @@
 
 namespace orch::store {
 
-domain::Deployment RowToListedDeployment(const pqxx::row& row) {
-    domain::Deployment d;
-    d.id = row[0].as<std::string>();
-    d.created_at = FromMicros(row[1].as<std::int64_t>());
-    d.updated_at = FromMicros(row[2].as<std::int64_t>());
-    d.status = domain::ParseStatus(TextView(row[3])).value_or(domain::Status::kUnknown);
-    d.status_reason = TextOr(row[4]);
-    d.task = TextView(row[5]) == "DEPLOYER" ? domain::Task::kDeployer : domain::Task::kNone;
-    d.physical_id = TextOr(row[6]);
-    d.callback = TextOr(row[7]);
-    d.user_group = TextOr(row[8]);
-    if (!TextView(row[9]).empty()) {
-        d.owner = domain::Owner{row[9].as<std::string>(), TextOr(row[10])};
-    }
-    d.cloud_provider_name = TextOr(row[11]);
-    // The defaults are the fallbacks (endpoint null, outputs {}): most rows keep them as read.
-    ReadJsonInto(row[12], d.cloud_provider_endpoint);
-    ReadJsonInto(row[13], d.outputs);
-    return d;
-}
-
 namespace {
 
 const Json kEmptyObject = Json::object();
@@ -59,9 +38,9 @@ const Json* OutputsTree(const pqxx::field& f, std::forward_list<Json>& trees) {
     return &trees.emplace_front(std::move(parsed));
 }
 
-}  // namespace
-
-domain::ListedDeployment RowToListedView(const pqxx::row& row, std::forward_list<Json>& trees) {
+// The list columns but the two JSON ones (kListColumns 0-11), viewed in the row's buffers: what
+// both the view and the copy below read, so the column numbers are written once.
+domain::ListedDeployment ListedScalars(const pqxx::row& row) {
     domain::ListedDeployment d;
     d.id = TextView(row[0]);
     d.created_at = FromMicros(row[1].as<std::int64_t>());
@@ -76,8 +55,37 @@ domain::ListedDeployment RowToListedView(const pqxx::row& row, std::forward_list
     d.has_owner = !d.owner_issuer.empty();
     d.owner_subject = TextView(row[10]);
     d.cloud_provider_name = TextView(row[11]);
+    return d;
+}
+
+}  // namespace
+
+domain::ListedDeployment RowToListedView(const pqxx::row& row, std::forward_list<Json>& trees) {
+    domain::ListedDeployment d = ListedScalars(row);
     d.cloud_provider_endpoint = EndpointTree(row[12], trees);
     d.outputs = OutputsTree(row[13], trees);
+    return d;
+}
+
+domain::Deployment RowToListedDeployment(const pqxx::row& row) {
+    const domain::ListedDeployment v = ListedScalars(row);
+    domain::Deployment d;
+    d.id = v.id;
+    d.created_at = v.created_at;
+    d.updated_at = v.updated_at;
+    d.status = v.status;
+    d.status_reason = v.status_reason;
+    d.task = v.task;
+    d.physical_id = v.physical_id;
+    d.callback = v.callback;
+    d.user_group = v.user_group;
+    if (v.has_owner) {
+        d.owner = domain::Owner{std::string(v.owner_issuer), std::string(v.owner_subject)};
+    }
+    d.cloud_provider_name = v.cloud_provider_name;
+    // The defaults are the fallbacks (endpoint null, outputs {}): most rows keep them as read.
+    ReadJsonInto(row[12], d.cloud_provider_endpoint);
+    ReadJsonInto(row[13], d.outputs);
     return d;
 }
 
