@@ -97,6 +97,24 @@ ListedDeployment ListedView(const Deployment& d) {
     return v;
 }
 
+Deployment ListedScalarsCopy(const ListedDeployment& v) {
+    Deployment d;
+    d.id = v.id;
+    d.created_at = v.created_at;
+    d.updated_at = v.updated_at;
+    d.status = v.status;
+    d.status_reason = v.status_reason;
+    d.task = v.task;
+    d.physical_id = v.physical_id;
+    d.callback = v.callback;
+    d.user_group = v.user_group;
+    if (v.has_owner) {
+        d.owner = Owner{std::string(v.owner_issuer), std::string(v.owner_subject)};
+    }
+    d.cloud_provider_name = v.cloud_provider_name;
+    return d;
+}
+
 bool IsTerminal(Status status) {
     return status == Status::kCreateComplete || status == Status::kCreateFailed || status == Status::kUpdateComplete ||
            status == Status::kUpdateFailed || status == Status::kDeleteComplete || status == Status::kDeleteFailed;

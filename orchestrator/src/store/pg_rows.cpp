@@ -68,21 +68,7 @@ domain::ListedDeployment RowToListedView(const pqxx::row& row, std::forward_list
 }
 
 domain::Deployment RowToListedDeployment(const pqxx::row& row) {
-    const domain::ListedDeployment v = ListedScalars(row);
-    domain::Deployment d;
-    d.id = v.id;
-    d.created_at = v.created_at;
-    d.updated_at = v.updated_at;
-    d.status = v.status;
-    d.status_reason = v.status_reason;
-    d.task = v.task;
-    d.physical_id = v.physical_id;
-    d.callback = v.callback;
-    d.user_group = v.user_group;
-    if (v.has_owner) {
-        d.owner = domain::Owner{std::string(v.owner_issuer), std::string(v.owner_subject)};
-    }
-    d.cloud_provider_name = v.cloud_provider_name;
+    domain::Deployment d = domain::ListedScalarsCopy(ListedScalars(row));
     // The defaults are the fallbacks (endpoint null, outputs {}): most rows keep them as read.
     ReadJsonInto(row[12], d.cloud_provider_endpoint);
     ReadJsonInto(row[13], d.outputs);

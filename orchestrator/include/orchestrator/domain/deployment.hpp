@@ -103,6 +103,9 @@ struct ListedDeployment {
 
 /// The list view of `d`, valid while `d` lives unchanged.
 ListedDeployment ListedView(const Deployment& d);
+/// The inverse for the scalar fields: a deployment holding copies of the view's texts. The JSON
+/// fields (endpoint, outputs) keep their defaults; their readers differ per source.
+Deployment ListedScalarsCopy(const ListedDeployment& v);
 
 struct Resource {
     std::string id;
