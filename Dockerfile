@@ -3,13 +3,16 @@
 FROM debian:bookworm AS build
 WORKDIR /src
 COPY . /src
-RUN scripts/install-deps && cmake --preset release -DBUILD_TESTING=OFF && cmake --build --preset release -j2 --target orchestrator site-sim
+RUN scripts/install-deps run && cmake --preset release -DBUILD_TESTING=OFF -DORCH_BUILD_BENCH=OFF \
+    && cmake --build --preset release -j2 --target orchestrator site-sim tosca-check
 
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       libboost-system1.81.0 libyaml-cpp0.7 libpqxx-6.4 libssl3 ca-certificates \
     && rm -rf /var/lib/apt/lists/* && useradd --system --uid 10001 orchestrator
 COPY --from=build /src/build/bin/orchestrator /usr/local/bin/orchestrator
+# tosca-check validates templates in CI pipelines: `docker run --entrypoint tosca-check IMAGE ...`.
+COPY --from=build /src/build/bin/tosca-check /usr/local/bin/tosca-check
 USER orchestrator
 EXPOSE 8080
 ENV ORCHESTRATOR_LISTEN=0.0.0.0:8080

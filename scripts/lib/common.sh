@@ -146,3 +146,27 @@ stop_pids() {
   done
   rm -f "$@"
 }
+
+# build_with_progress PRESET TARGET...: builds with a line of progress every 10 % (Ninja's [n/total]
+# counter) instead of hundreds of compiler lines; on failure prints the build's output tail.
+build_with_progress() {
+  local preset="$1" out rc=0
+  shift
+  out="$(mktemp)"
+  set +e
+  cmake --build --preset "$preset" -j"${ORCH_JOBS:-2}" --target "$@" 2>&1 | tee "$out" | awk '
+    match($0, /^\[[0-9]+\/[0-9]+\]/) {
+      split(substr($0, 2, RLENGTH - 2), nt, "/")
+      pct = int(100 * nt[1] / nt[2])
+      if (pct >= next_pct) { printf "[build] %3d %% (%d of %d steps)\n", pct, nt[1], nt[2] > "/dev/stderr"; next_pct = pct - pct % 10 + 10 }
+    }'
+  rc=${PIPESTATUS[0]}
+  set -e
+  if [ "$rc" != 0 ]; then
+    tail -n 60 "$out" >&2
+    rm -f "$out"
+    die "build failed"
+  fi
+  rm -f "$out"
+  log "build done"
+}

@@ -47,10 +47,11 @@ std::set<std::string> Lines(const std::string& text) {
     return out;
 }
 
-// The PACKAGES array of scripts/install-deps, evaluated by bash itself (comments, line breaks).
-std::set<std::string> InstallDepsPackages() {
-    const auto res = Run("bash -c 'eval \"$(sed -n \"/^PACKAGES=(/,/^)/p\" " + orch::test::SourceDir() +
-                         "/scripts/install-deps)\"; printf \"%s\\n\" \"${PACKAGES[@]}\"'");
+// An array of scripts/install-deps (PACKAGES: building and running; TEST_PACKAGES: the tests'
+// extras), evaluated by bash itself (comments, line breaks).
+std::set<std::string> InstallDepsArray(const std::string& name) {
+    const auto res = Run("bash -c 'eval \"$(sed -n \"/^" + name + "=(/,/^)/p\" " + orch::test::SourceDir() +
+                         "/scripts/install-deps)\"; printf \"%s\\n\" \"${" + name + "[@]}\"'");
     REQUIRE(res.status == 0);
     return Lines(res.output);
 }
@@ -83,18 +84,36 @@ TEST_CASE("docker-compose config accepts the compose file and it has the four se
     }
 }
 
-TEST_CASE("the Dockerfile installs exactly scripts/install-deps' packages plus their runtime libraries",
+TEST_CASE("scripts/install-deps run installs the run-time set only, the default adds the tests' extras",
           "[packaging]") {
-    const auto packages = InstallDepsPackages();
+    const auto run = InstallDepsArray("PACKAGES");
+    const auto test = InstallDepsArray("TEST_PACKAGES");
+    CHECK(run.count("libpqxx-dev") == 1);
+    CHECK(run.count("postgresql-15") == 1);
+    // What only the tests start stays out of a newcomer's first `scripts/run`.
+    for (const char* extra : {"slurmctld", "python3-nova", "rabbitmq-server", "prometheus", "clang", "docker-compose",
+                              "catch2"}) {
+        INFO(extra);
+        CHECK(run.count(extra) == 0);
+        CHECK(test.count(extra) == 1);
+    }
+    const std::string run_script = orch::test::ReadFile(orch::test::SourceDir() + "/scripts/run");
+    CHECK(run_script.find("scripts/install-deps\" run") != std::string::npos);
+    CHECK(run_script.find("tosca-check") != std::string::npos);
+}
+
+TEST_CASE("the Dockerfile installs exactly scripts/install-deps' run-time packages plus their runtime libraries",
+          "[packaging]") {
+    const auto packages = InstallDepsArray("PACKAGES");
     REQUIRE(packages.count("libpqxx-dev") == 1);
-    REQUIRE(packages.count("docker-compose") == 1);
-    REQUIRE(packages.count("libclang-rt-14-dev") == 1);
     const std::string dockerfile = orch::test::ReadFile(orch::test::SourceDir() + "/Dockerfile");
     // Build stage: the one list, through the script itself, and no other package installation.
     const auto runtime_at = dockerfile.find(" AS runtime");
     REQUIRE(runtime_at != std::string::npos);
     const std::string build_stage = dockerfile.substr(0, runtime_at);
-    CHECK(build_stage.find("RUN scripts/install-deps") != std::string::npos);
+    CHECK(build_stage.find("RUN scripts/install-deps run") != std::string::npos);
+    // tosca-check ships in the image for CI pipelines.
+    CHECK(dockerfile.find("COPY --from=build /src/build/bin/tosca-check") != std::string::npos);
     CHECK(build_stage.find("apt-get install") == std::string::npos);
     // Runtime stage: every package is in the list or a runtime dependency of a package in it.
     const std::regex install(R"(--no-install-recommends\s*\\?\s*\n?\s*([^&]+)&&)");
