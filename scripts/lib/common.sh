@@ -156,7 +156,9 @@ build_with_progress() {
   set +e
   cmake --build --preset "$preset" -j"${ORCH_JOBS:-2}" --target "$@" 2>&1 | tee "$out" | awk '
     match($0, /^\[[0-9]+\/[0-9]+\]/) {
+      # A first pass that only regenerates build.ninja has a handful of steps: skip it.
       split(substr($0, 2, RLENGTH - 2), nt, "/")
+      if (nt[2] < 10) next
       pct = int(100 * nt[1] / nt[2])
       if (pct >= next_pct) { printf "[build] %3d %% (%d of %d steps)\n", pct, nt[1], nt[2] > "/dev/stderr"; next_pct = pct - pct % 10 + 10 }
     }'
