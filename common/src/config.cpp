@@ -250,7 +250,7 @@ Result<std::chrono::milliseconds> ConfigTree::GetDuration(const std::string& key
     }
     auto value = ParseDuration(*text);
     if (!value) {
-        return BadValue(key, "a duration like 250ms, 10s, 5m or 2h", *text);
+        return BadValue(key, "a duration like 250ms, 10s, 5m, 2h or 30d", *text);
     }
     return *value;
 }
@@ -374,6 +374,8 @@ Result<std::chrono::milliseconds> ParseDuration(const std::string& raw) {
         factor_ms = 60'000;
     } else if (unit == "h") {
         factor_ms = 3'600'000;
+    } else if (unit == "d") {
+        factor_ms = 86'400'000;
     } else {
         return Error::InvalidArgument("bad duration unit");
     }

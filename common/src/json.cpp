@@ -38,6 +38,42 @@ Result<Json> ParseJson(std::string_view text, int max_depth) {
     return out;
 }
 
+namespace {
+
+// Java's String.trim(): every char up to and including U+0020 goes, at both ends.
+std::string_view JavaTrim(std::string_view s) {
+    while (!s.empty() && static_cast<unsigned char>(s.front()) <= ' ') {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && static_cast<unsigned char>(s.back()) <= ' ') {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+// Integer.parseInt/Long.parseLong on ASCII digits: an optional sign, then digits only ("05" is 5,
+// "+5" is 5; "1.5", "0x10", "1e3" are refused).
+std::optional<std::int64_t> ParseJavaInt(std::string_view s) {
+    if (!s.empty() && s.front() == '+') {
+        s.remove_prefix(1);
+        if (!s.empty() && s.front() == '-') {
+            return std::nullopt;
+        }
+    }
+    std::int64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+constexpr double kIntMin = -2147483648.0;
+constexpr double kIntMax = 2147483647.0;
+
+}  // namespace
+
+// Jackson 2.8's BooleanDeserializer (the original's keepLastAttempt is a primitive boolean).
 Result<std::optional<bool>> ReadLenientBool(const Json& object, std::string_view field) {
     const auto it = object.find(field);
     if (it == object.end() || it->is_null()) {
@@ -46,45 +82,55 @@ Result<std::optional<bool>> ReadLenientBool(const Json& object, std::string_view
     if (it->is_boolean()) {
         return std::optional<bool>(it->get<bool>());
     }
-    if (it->is_number()) {
-        return std::optional<bool>(it->get<double>() != 0);
+    if (it->is_number_integer()) {  // 0 = false, anything else true; a float is refused
+        return std::optional<bool>(it->is_number_unsigned() ? it->get<std::uint64_t>() != 0
+                                                            : it->get<std::int64_t>() != 0);
     }
     if (it->is_string()) {
-        std::string s = it->get<std::string>();
-        std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-        if (s == "true") {
+        const std::string_view s = JavaTrim(it->get_ref<const std::string&>());
+        if (s == "true" || s == "True") {
             return std::optional<bool>(true);
         }
-        if (s == "false") {
+        if (s == "false" || s == "False") {
             return std::optional<bool>(false);
+        }
+        if (s.empty() || s == "null") {  // Jackson's empty and textual null: not given
+            return std::optional<bool>();
         }
     }
     return Error::InvalidArgument("Field '" + std::string(field) + "' must be a boolean");
 }
 
+// Jackson 2.8's Integer deserializer with its defaults (ACCEPT_FLOAT_AS_INT on).
 Result<std::optional<std::int64_t>> ReadLenientInt(const Json& object, std::string_view field) {
+    const Error bad = Error::InvalidArgument("Field '" + std::string(field) + "' must be an integer");
     const auto it = object.find(field);
     if (it == object.end() || it->is_null()) {
         return std::optional<std::int64_t>();
     }
+    std::optional<std::int64_t> value;
     if (it->is_number_integer()) {
-        return std::optional<std::int64_t>(it->get<std::int64_t>());
-    }
-    if (it->is_number_float()) {
+        if (it->is_number_unsigned() ? it->get<std::uint64_t>() <= static_cast<std::uint64_t>(kIntMax)
+                                     : it->get<std::int64_t>() >= static_cast<std::int64_t>(kIntMin)) {
+            value = it->is_number_unsigned() ? static_cast<std::int64_t>(it->get<std::uint64_t>())
+                                             : it->get<std::int64_t>();
+        }
+    } else if (it->is_number_float()) {
         const double d = it->get<double>();
-        if (d == static_cast<double>(static_cast<std::int64_t>(d))) {
-            return std::optional<std::int64_t>(static_cast<std::int64_t>(d));
+        if (d >= kIntMin && d <= kIntMax) {  // truncated toward zero: 1.9 is 1, -0.5 is 0
+            value = static_cast<std::int64_t>(d);
         }
-    }
-    if (it->is_string()) {
-        const std::string s = it->get<std::string>();
-        std::int64_t value = 0;
-        auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-        if (ec == std::errc() && ptr == s.data() + s.size() && !s.empty()) {
-            return std::optional<std::int64_t>(value);
+    } else if (it->is_string()) {
+        const std::string_view s = JavaTrim(it->get_ref<const std::string&>());
+        if (s.empty() || s == "null") {  // "" (the dashboard's cleared box) and "null": not given
+            return std::optional<std::int64_t>();
         }
+        value = ParseJavaInt(s);
     }
-    return Error::InvalidArgument("Field '" + std::string(field) + "' must be an integer");
+    if (!value || *value < static_cast<std::int64_t>(kIntMin) || *value > static_cast<std::int64_t>(kIntMax)) {
+        return bad;  // another kind, not a number, or outside Java's int (Jackson's overflow)
+    }
+    return value;
 }
 
 Result<std::optional<std::string>> ReadString(const Json& object, std::string_view field) {

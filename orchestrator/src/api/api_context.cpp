@@ -10,6 +10,9 @@
 namespace orch::api {
 namespace {
 
+// More keys than the sortable columns can only repeat one; the bound keeps the statement small.
+constexpr std::size_t kMaxSortKeys = 16;
+
 int ParseIntOr(const std::optional<std::string>& text, int fallback) {
     if (!text || text->empty()) {
         return fallback;
@@ -52,14 +55,37 @@ std::optional<auth::Owner> OwnerOf(const domain::Deployment& d) {
     return auth::Owner{d.owner->issuer, d.owner->subject};
 }
 
-Result<domain::Deployment> LoadVisible(ApiContext& ctx, const auth::Principal& principal, const std::string& id,
-                                       bool owner_only) {
+Result<bool> IncludeDeleted(const server::Request& request, const auth::Principal& principal) {
+    std::string value = request.Query(kIncludeDeletedParam).value_or("false");
+    std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (value != "true") {
+        return false;
+    }
+    if (!principal.admin) {
+        return Error::PermissionDenied("Only admin can retrieve deleted deployments");
+    }
+    return true;
+}
+
+Result<domain::Deployment> LoadVisible(ApiContext& ctx, const auth::Principal& principal,
+                                       const server::Request& request, bool owner_only) {
+    const std::string id = request.PathParam("id");
     const Error not_found = Error::NotFound("The deployment <" + id + "> doesn't exist");
     if (!LooksLikeUuid(id)) {
         return not_found;
     }
+    // Reads may ask for a deleted deployment's audit record; nothing may change one.
+    bool include_deleted = false;
+    if (request.method == "GET") {
+        ORCH_ASSIGN_OR_RETURN(include_deleted, IncludeDeleted(request, principal));
+    }
     ORCH_ASSIGN_OR_RETURN(auto found, ctx.store.Get(id));
     if (!found || !auth::IsVisibleTo(principal, OwnerOf(*found))) {
+        return not_found;
+    }
+    // The original removed a deployment once its delete completed; the row we keep is an audit
+    // record (purged after deployments.deleted_retention), gone for everyone else.
+    if (found->status == domain::Status::kDeleteComplete && !include_deleted) {
         return not_found;
     }
     if (owner_only) {
@@ -76,22 +102,38 @@ Result<Paging> ParsePaging(const server::Request& request) {
         p.size = 10;
     }
     p.size = std::min(p.size, 2000);
-    const auto sorts = request.QueryAll("sort");
+    // Spring Data's reading of each `sort` value: comma-separated properties, the last item a
+    // direction (asc/desc, any case) for all of them if it is one, else ascending:
+    // sort=status,createdAt,desc orders by status desc, then createdAt desc.
     std::string text;
-    for (const auto& s : sorts) {
-        if (s.empty()) {
-            continue;
+    for (const auto& s : request.QueryAll("sort")) {
+        std::vector<std::string> items;
+        for (std::size_t start = 0; start <= s.size();) {
+            const auto comma = std::min(s.find(',', start), s.size());
+            items.push_back(s.substr(start, comma - start));
+            start = comma + 1;
         }
-        const auto comma = s.find(',');
-        const std::string property = s.substr(0, comma);
-        std::string direction = comma == std::string::npos ? "asc" : s.substr(comma + 1);
-        std::transform(direction.begin(), direction.end(), direction.begin(), [](unsigned char c) { return std::tolower(c); });
-        const auto column = store::SortColumnFor(property);
-        if (!column) {
-            return Error::InvalidArgument("No property " + property + " found for sorting");
+        std::string last = items.back();
+        std::transform(last.begin(), last.end(), last.begin(), [](unsigned char c) { return std::tolower(c); });
+        const bool has_direction = last == "asc" || last == "desc";
+        const bool descending = last == "desc";
+        if (has_direction) {
+            items.pop_back();
         }
-        p.sort.push_back({*column, direction == "desc"});
-        text += (text.empty() ? "" : "&sort=") + property + "," + (direction == "desc" ? "desc" : "asc");
+        for (const auto& property : items) {
+            if (property.empty()) {
+                continue;
+            }
+            if (p.sort.size() >= kMaxSortKeys) {
+                return Error::InvalidArgument("At most " + std::to_string(kMaxSortKeys) + " sort properties are allowed");
+            }
+            const auto column = store::SortColumnFor(property);
+            if (!column) {
+                return Error::InvalidArgument("No property " + property + " found for sorting");
+            }
+            p.sort.push_back({*column, descending});
+            text += (text.empty() ? "" : "&sort=") + property + "," + (descending ? "desc" : "asc");
+        }
     }
     if (!text.empty()) {
         p.sort_text = text;

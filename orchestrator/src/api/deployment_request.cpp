@@ -25,20 +25,37 @@ Status ParseTimeouts(const Json& body, DeploymentRequest& out) {
     ORCH_ASSIGN_OR_RETURN(const auto timeout, ReadLenientInt(body, "timeoutMins"));
     ORCH_ASSIGN_OR_RETURN(const auto provider_timeout, ReadLenientInt(body, "providerTimeoutMins"));
     ORCH_ASSIGN_OR_RETURN(const auto retries, ReadLenientInt(body, "maxProvidersRetry"));
+    // The contract's messages below the minimum; our own caps (the original took any Java int)
+    // are named in theirs, so a client knows what to send instead.
     constexpr std::int64_t kMaxMinutes = 1'000'000'000;
-    if (timeout && (*timeout < 1 || *timeout > kMaxMinutes)) {
+    constexpr std::int64_t kMaxRetries = 1000;
+    const auto too_many_minutes = [](const char* what) {
+        return Error::InvalidArgument(std::string(what) + " value, if provided, must be at most " +
+                                      std::to_string(kMaxMinutes) + " minutes");
+    };
+    if (timeout && *timeout < 1) {
         return Error::InvalidArgument("Overall timeout value, if provided, must be at least of 1 minute");
     }
-    if (provider_timeout && (*provider_timeout < 1 || *provider_timeout > kMaxMinutes)) {
+    if (timeout && *timeout > kMaxMinutes) {
+        return too_many_minutes("Overall timeout");
+    }
+    if (provider_timeout && *provider_timeout < 1) {
         return Error::InvalidArgument(
             "Provider timeout value, if provided, must be at least of 1 minute and equal or less than timeoutMins"
         );
     }
+    if (provider_timeout && *provider_timeout > kMaxMinutes) {
+        return too_many_minutes("Provider timeout");
+    }
     if (timeout && provider_timeout && *provider_timeout > *timeout) {
         return Error::InvalidArgument("ProviderTimeout must be <= Timeout");
     }
-    if (retries && (*retries < 1 || *retries > 1000)) {
+    if (retries && *retries < 1) {
         return Error::InvalidArgument("maxProvidersRetry value, if provided, must be at least of 1");
+    }
+    if (retries && *retries > kMaxRetries) {
+        return Error::InvalidArgument("maxProvidersRetry value, if provided, must be at most " +
+                                      std::to_string(kMaxRetries));
     }
     if (timeout) {
         out.options.timeout_mins = static_cast<int>(*timeout);

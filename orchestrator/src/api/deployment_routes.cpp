@@ -41,6 +41,25 @@ std::string ListSelfHref(const std::string& base, const std::optional<std::strin
     return href;
 }
 
+// A configured service URL without what may be secret in it: user:password@ and the query
+// (some deployments put an API key there). "placement_mode" and other words pass unchanged.
+std::string PublicUrl(std::string url) {
+    const auto scheme = url.find("://");
+    if (scheme == std::string::npos) {
+        return url;
+    }
+    const auto authority = scheme + 3;
+    const auto path = std::min(url.find_first_of("/?#", authority), url.size());
+    const auto at = url.rfind('@', path);
+    if (at != std::string::npos && at >= authority) {
+        url.erase(authority, at + 1 - authority);
+    }
+    if (const auto query = url.find_first_of("?#"); query != std::string::npos) {
+        url.resize(query);
+    }
+    return url;
+}
+
 std::vector<std::string> ExcludedStatuses(const Request& request) {
     std::vector<std::string> out;
     for (const auto& value : request.QueryAll("excludedStatus")) {
@@ -72,6 +91,7 @@ Result<Response> ListDeployments(ApiContext& ctx, const Request& request) {
         auth::ResolveListFilter(principal, created_by.value_or(""), user_group, auth::ListKind::kDeployments)
     );
     ORCH_ASSIGN_OR_RETURN(const Paging paging, ParsePaging(request));
+    ORCH_ASSIGN_OR_RETURN(const bool include_deleted, IncludeDeleted(request, principal));
     store::ListQuery query;
     if (filter.owner) {
         query.issuer = filter.owner->issuer;
@@ -82,6 +102,7 @@ Result<Response> ListDeployments(ApiContext& ctx, const Request& request) {
     }
     query.user_group = filter.user_group;
     query.excluded_status = ExcludedStatuses(request);
+    query.include_deleted = include_deleted;
     query.page = paging.page;
     query.size = paging.size;
     query.sort = paging.sort;
@@ -98,6 +119,9 @@ Result<Response> ListDeployments(ApiContext& ctx, const Request& request) {
     add_nav("userGroup", user_group);
     if (const auto excluded = request.Query("excludedStatus")) {
         add_nav("excludedStatus", excluded);  // kept so following `next` keeps the same filter
+    }
+    if (include_deleted) {
+        add_nav(kIncludeDeletedParam.data(), std::string("true"));
     }
     const PageNav page_nav{ListSelfHref(base, created_by, user_group), nav + nav_query, paging.page, paging.size,
                            page.total, paging.sort_text};
@@ -130,15 +154,15 @@ Result<Response> CreateDeployment(ApiContext& ctx, const Request& request) {
 
 Result<Response> GetDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
-    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), false));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, false));
     return Response::JsonText(200, DeploymentViewText(d, BaseUrl(request, ctx.external_base_url)));
 }
 
 Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kWrite));
-    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), true));
-    if (d.kind == "CHRONOS" || d.kind == "MARATHON") {
-        return Error::InvalidArgument(d.kind + " deployments cannot be updated.");
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, true));
+    if (IsJobProvider(d.kind)) {
+        return Error::InvalidArgument(ContractProviderName(d.kind) + " deployments cannot be updated.");
     }
     if (d.status != domain::Status::kCreateComplete && d.status != domain::Status::kUpdateComplete &&
         d.status != domain::Status::kUpdateFailed) {
@@ -164,12 +188,23 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     if (ctx.wake_workflow) {
         ctx.wake_workflow();
     }
-    return Response::Empty(202);
+    // The deployment as GET shows it now, not the original's empty body: orchent decodes the
+    // answer and reported "error updating deployment: EOF" for an update that went through.
+    // The update is stored: a failed re-read must not turn it into an error, so the view is then
+    // the loaded row with BeginUpdate's changes.
+    domain::Deployment shown = d;
+    shown.status = domain::Status::kUpdateInProgress;
+    shown.status_reason.clear();
+    shown.task = domain::Task::kNone;
+    if (auto reread = ctx.store.Get(d.id); reread && *reread) {
+        shown = std::move(**reread);
+    }
+    return Response::JsonText(202, DeploymentViewText(shown, BaseUrl(request, ctx.external_base_url)));
 }
 
 Result<Response> ResetDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kWrite));
-    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), true));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, true));
     ORCH_ASSIGN_OR_RETURN(const Json body, ParseJsonBody(request));
     ORCH_ASSIGN_OR_RETURN(const auto status, ReadString(body, "status"));
     if (!status || *status != "DELETE_FAILED") {
@@ -181,7 +216,7 @@ Result<Response> ResetDeployment(ApiContext& ctx, const Request& request) {
 
 Result<Response> DeleteDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kWrite));
-    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), true));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, true));
     std::string force = request.Query("force").value_or("false");
     std::transform(force.begin(), force.end(), force.begin(), [](unsigned char c) { return std::tolower(c); });
     // A body (the dashboard sends a JSON list) is tolerated and ignored.
@@ -196,10 +231,12 @@ Result<Response> DeleteDeployment(ApiContext& ctx, const Request& request) {
 Result<Response> Configuration(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
     (void)principal;
-    Json body = Json::object();
+    // The original's keys for the services we have an equivalent of, always present like its
+    // defaults ("" when ours is local: a file catalogue, no monitoring feed); no IM or CPR here.
+    Json body = {{"cmdb_url", ""}, {"slam_url", ""}, {"monitoring_url", ""}};
     if (ctx.placer != nullptr) {
         for (const auto& [key, value] : ctx.placer->ConfigurationEndpoints()) {
-            body[key] = value;  // orchent decodes this as map[string]string: strings only
+            body[key] = PublicUrl(value);  // orchent decodes this as map[string]string: strings only
         }
     }
     return Response::Json(200, body);

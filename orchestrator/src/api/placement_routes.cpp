@@ -10,7 +10,7 @@ using server::Response;
 
 Result<Response> GetPlacement(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
-    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), false));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, false));
     ORCH_ASSIGN_OR_RETURN(Json decision, ctx.store.GetPlacement(d.id));
     if (decision.is_null()) {
         return Error::NotFound("The deployment <" + d.id + "> has not been placed yet");

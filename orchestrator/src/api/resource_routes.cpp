@@ -17,13 +17,13 @@ constexpr std::string_view kComputeType = "tosca.nodes.indigo.Compute";
 
 Result<Response> GetTemplate(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
-    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), false));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, false));
     return RawText(request, d.template_text);
 }
 
 Result<Response> GetLog(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
-    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), true));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, true));
     ORCH_ASSIGN_OR_RETURN(const std::string log, ctx.store.GetLog(d.id));
     // [post-4.0.1] falls back to the status reason when the target has no log of its own.
     return RawText(request, log.empty() ? d.status_reason : log);
@@ -31,7 +31,7 @@ Result<Response> GetLog(ApiContext& ctx, const Request& request) {
 
 Result<Response> GetExtraInfo(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
-    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), true));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, true));
     ORCH_ASSIGN_OR_RETURN(const auto resources, ctx.store.ListResources(d.id, std::nullopt, 0, 100000, {}));
     // Always a JSON array (orchent pretty-prints it): each VM's info object, in resource order.
     Json info = Json::array();
@@ -49,7 +49,7 @@ Result<Response> GetExtraInfo(ApiContext& ctx, const Request& request) {
 
 Result<Response> ListResources(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
-    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), false));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, false));
     ORCH_ASSIGN_OR_RETURN(const Paging paging, ParsePaging(request));
     auto type = request.Query("type");
     if (type && type->empty()) {
@@ -81,7 +81,7 @@ Result<Response> FilterResources(ApiContext& ctx, const Request& request) {
     if (type->empty()) {
         return Error::InvalidArgument("Required String parameter 'type' cannot be empty");
     }
-    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), false));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, false));
     ORCH_ASSIGN_OR_RETURN(const auto page, ctx.store.ListResources(d.id, type, 0, 100000, {}));
     const std::string base = BaseUrl(request, ctx.external_base_url);
     Json content = Json::array();
@@ -93,7 +93,7 @@ Result<Response> FilterResources(ApiContext& ctx, const Request& request) {
 
 Result<Response> GetResource(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
-    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), false));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, false));
     const std::string rid = request.PathParam("rid");
     const Error not_found = Error::NotFound("The resource <" + rid + "> in deployment <" + d.id + "> doesn't exist");
     if (!LooksLikeUuid(rid)) {
@@ -108,7 +108,7 @@ Result<Response> GetResource(ApiContext& ctx, const Request& request) {
 
 Result<Response> PostAction(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kAction));
-    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request.PathParam("id"), true));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, true));
     ORCH_ASSIGN_OR_RETURN(const Json body, ParseJsonBody(request));
     ORCH_ASSIGN_OR_RETURN(const auto type, ReadString(body, "type"));
     if (!type) {
@@ -120,8 +120,8 @@ Result<Response> PostAction(ApiContext& ctx, const Request& request) {
     if (!r) {
         return Error::InvalidArgument("Resource " + rid + " not found in deployment " + d.id);
     }
-    if (d.kind == "CHRONOS" || d.kind == "MARATHON" || d.kind == "SLURM") {
-        return Error::InvalidArgument(d.kind + " deployment: actions not supported yet.");
+    if (IsJobProvider(d.kind)) {
+        return Error::InvalidArgument(ContractProviderName(d.kind) + " deployment: actions not supported yet.");
     }
     if (*type != "start" && *type != "stop") {
         return Error::InvalidArgument("Invalid action " + *type);

@@ -86,6 +86,14 @@ Json DeploymentView(const domain::Deployment& d, const std::string& base_url) {
     return Json::parse(DeploymentViewText(d, base_url));
 }
 
+std::string ContractProviderName(const std::string& kind) {
+    return kind == "SLURM" ? "QCG" : kind;
+}
+
+bool IsJobProvider(const std::string& kind) {
+    return kind == "CHRONOS" || kind == "MARATHON" || kind == "SLURM";
+}
+
 Json ResourceView(const domain::Resource& r, const std::string& base_url) {
     Json j = {
         {"uuid", r.id},

@@ -19,6 +19,7 @@ std::set<std::string> AppConfigKeys() {
         "workflow.workers", "workflow.lease", "workflow.idle_poll", "workflow.first_poll", "workflow.max_poll",
         "workflow.transient_retries", "workflow.callback_retries", "workflow.callback_timeout",
         "workflow.connector_call_timeout", "workflow.default_provider_timeout_mins",
+        "deployments.deleted_retention",
         "tosca.mode", "tosca.mirrors", "tosca.allowed_hosts", "tosca.max_template_bytes", "tosca.fetch_timeout",
         "tosca.fetched_ttl",
         "credentials.*",

@@ -18,6 +18,7 @@ Status ParseWorkflowConfig(const ConfigTree& t, workflow::EngineOptions& e, work
     ORCH_ASSIGN_OR_RETURN(const auto provider,
                           t.GetInt("workflow.default_provider_timeout_mins", s.default_provider_timeout_mins, 1, 1'000'000));
     s.default_provider_timeout_mins = static_cast<int>(provider);
+    ORCH_ASSIGN_OR_RETURN(e.deleted_retention, t.GetDuration("deployments.deleted_retention", e.deleted_retention));
     if (e.lease < std::chrono::seconds(1)) {
         return Error::InvalidArgument("config key 'workflow.lease': must be at least 1s");
     }

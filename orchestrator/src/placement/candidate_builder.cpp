@@ -56,11 +56,19 @@ connectors::TargetKind TargetKindFor(cmdb::ServiceKind kind) {
     }
 }
 
+// cloudProviderEndpoint.deploymentType is the original's IaaSType: its batch jobs (QCG, which
+// our Slurm services stand in for) are QCG there, and the dashboard and orchent show that name.
+namespace {
+std::string ContractIaasType(connectors::TargetKind kind) {
+    return kind == connectors::TargetKind::kSlurm ? "QCG" : std::string(connectors::TargetKindName(kind));
+}
+}  // namespace
+
 Json EndpointJson(const connectors::SiteTarget& target) {
     Json endpoint = {
         {"cpEndpoint", target.endpoint},
         {"cpComputeServiceId", target.service_id},
-        {"deploymentType", std::string(connectors::TargetKindName(target.kind))},
+        {"deploymentType", ContractIaasType(target.kind)},
     };
     if (!target.region.empty()) {
         endpoint["region"] = target.region;

@@ -123,6 +123,9 @@ ListShape ShapeOf(const ListQuery& q, bool inline_page = false) {
         where += " AND status <> ALL (ARRAY(SELECT jsonb_array_elements_text($" + std::to_string(params.size()) +
                  "::jsonb)))";
     }
+    if (!q.include_deleted) {
+        where += " AND status <> 'DELETE_COMPLETE'";  // a literal: the counters' sum and the index both see it
+    }
     // Totals come from the counters (migration 0005), never from counting rows.
     shape.total_sql = "SELECT coalesce(sum(n), 0)::bigint FROM deployment_counts WHERE " + where;
     // Deferred join: the OFFSET walks only the ordering index (ids), and just the page's rows
@@ -156,6 +159,7 @@ std::string ShapeKey(const ListQuery& q) {
     key += q.subject ? 's' : '-';
     key += q.user_group ? 'g' : '-';
     key += q.excluded_status.empty() ? '-' : 'x';
+    key += q.include_deleted ? 'D' : '-';
     if (InlinePage(q)) {
         key += std::to_string(q.size);
     }

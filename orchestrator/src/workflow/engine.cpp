@@ -34,6 +34,7 @@ void Engine::Register(const std::string& kind, StepFn step) { steps_[kind] = std
 void Engine::Start() {
     threads_.emplace_back([this] { Dispatch(); });
     threads_.emplace_back([this] { Beat(); });
+    threads_.emplace_back([this] { Housekeep(); });
     for (int i = 0; i < std::max(1, options_.workers); ++i) {
         threads_.emplace_back([this] { Work(); });
     }
@@ -208,6 +209,31 @@ void Engine::Beat() {
                 }
             }
         }
+    }
+}
+
+void Engine::Housekeep() {
+    // Every process runs it; the purge skips rows another one holds, so they share the work.
+    const auto period = std::clamp(options_.deleted_retention / 2, std::chrono::milliseconds(100),
+                                   std::chrono::milliseconds(std::chrono::minutes(10)));
+    constexpr int kBatch = 500;  // one short transaction each; a backlog drains batch by batch
+    std::unique_lock lock(mutex_);
+    while (!stop_.load()) {
+        wake_.wait_for(lock, period, [this] { return stop_.load(); });
+        lock.unlock();
+        std::int64_t purged = kBatch;
+        while (purged == kBatch && !stop_.load()) {
+            const auto result = store_.PurgeDeleted(options_.deleted_retention, kBatch);
+            if (!result) {
+                ORCH_LOG_WARN("workflow: cannot purge deleted deployments", {{"error", result.error().message}});
+                break;
+            }
+            purged = *result;
+            if (purged > 0) {
+                ORCH_LOG_INFO("workflow: purged deleted deployments past their retention", {{"count", purged}});
+            }
+        }
+        lock.lock();
     }
 }
 

@@ -18,8 +18,9 @@ std::string MarathonTemplate();
 
 class ApiHarness {
 public:
-    /// `name` prefixes the folder holding the generated configuration.
-    explicit ApiHarness(const std::string& name);
+    /// `name` prefixes the folder holding the generated configuration; `extra_yaml` is appended
+    /// to it as written (top-level sections other than auth, tosca, placement and workflow).
+    explicit ApiHarness(const std::string& name, const std::string& extra_yaml = "");
 
     http::ClientResponse Call(const std::string& method, const std::string& path, const std::string& body = "",
                               http::Headers headers = {{"Content-Type", "application/json"}});

@@ -204,9 +204,11 @@ TEST_CASE("delete, reset and update follow the state rules", "[e2e][contract]") 
     const auto deleted = api.Call("DELETE", "/deployments/" + id + "?force=True", "[\"x\"]");
     CHECK(deleted.status == 204);
     CHECK(deleted.body.empty());
-    api.WaitFor(id, "DELETE_COMPLETE");  // [post-4.0.1]: kept, with status DELETE_COMPLETE
-    CHECK(ErrorMessage(api.Call("DELETE", "/deployments/" + id), 409) == "Deployment already in DELETE_COMPLETE state.");
-    const auto resources = Json::parse(api.Call("GET", "/deployments/" + id + "/resources").body);
+    // v4.0.1: the deployment is removed once deleted (admins keep an audit record, dropin_test).
+    api.WaitFor(id + "?includeDeleted=true", "DELETE_COMPLETE");
+    CHECK(ErrorMessage(api.Call("GET", "/deployments/" + id), 404) == "The deployment <" + id + "> doesn't exist");
+    CHECK(ErrorMessage(api.Call("DELETE", "/deployments/" + id), 404) == "The deployment <" + id + "> doesn't exist");
+    const auto resources = Json::parse(api.Call("GET", "/deployments/" + id + "/resources?includeDeleted=true").body);
     for (const auto& r : resources["content"]) {
         CHECK(r["state"] == "DELETED");
     }

@@ -212,7 +212,9 @@ std::string Api::Create(const std::string& template_text, const Json& parameters
 }
 
 std::optional<Json> Api::Get(const std::string& id) {
-    const auto res = Call("GET", "/deployments/" + id);
+    // The admin's view (auth is disabled: the local user is admin), which still shows a deleted
+    // deployment's record, so waits can tell DELETE_COMPLETE from DELETE_FAILED; users get 404.
+    const auto res = Call("GET", "/deployments/" + id + "?includeDeleted=true");
     if (res.status != 200) {
         return std::nullopt;
     }

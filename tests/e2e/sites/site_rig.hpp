@@ -92,6 +92,7 @@ class Api {
     http::ClientResponse Call(const std::string& method, const std::string& path, const std::string& body = "");
     /// POST /deployments; returns the uuid, or "" when the answer was not 201.
     std::string Create(const std::string& template_text, const Json& parameters);
+    /// GET /deployments/{id}?includeDeleted=true: the admin's view, deleted deployments included.
     std::optional<Json> Get(const std::string& id);
     /// Polls GET /deployments/{id} until its status is one of `statuses` or `timeout` passes;
     /// returns the last body seen (check its status).

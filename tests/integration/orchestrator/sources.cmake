@@ -5,3 +5,4 @@ set(TEST_SOURCES
 list(APPEND TEST_SOURCES ${TEST_DIR}/schedule_store_test.cpp)
 list(APPEND TEST_SOURCES ${TEST_DIR}/site_history_test.cpp)
 list(APPEND TEST_SOURCES ${TEST_DIR}/deployment_list_test.cpp)
+list(APPEND TEST_SOURCES ${TEST_DIR}/purge_deleted_test.cpp)

@@ -17,6 +17,32 @@ TEST_CASE("lenient booleans and integers follow the original's coercions", "[com
     CHECK_FALSE(orch::ReadLenientInt(body, "g"));
 }
 
+TEST_CASE("lenient readers: Jackson's empty strings, truncation, trimming and refusals", "[common][json]") {
+    const auto body = orch::Json::parse(R"({"empty":"","textnull":"null","pad":" 05\t","plus":"+5","neg":"-3",
+        "trunc":1.9,"ntrunc":-1.9,"big":3e9,"bigtext":"2147483648","dec":"1.5","hex":"0x10","flag":true,
+        "arr":[1],"T":" True ","upper":"TRUE","float":1.5,"one":1,"zero":0})");
+    CHECK_FALSE(orch::ReadLenientInt(body, "empty")->has_value());
+    CHECK_FALSE(orch::ReadLenientInt(body, "textnull")->has_value());
+    CHECK(*orch::ReadLenientInt(body, "pad") == 5);
+    CHECK(*orch::ReadLenientInt(body, "plus") == 5);
+    CHECK(*orch::ReadLenientInt(body, "neg") == -3);
+    CHECK(*orch::ReadLenientInt(body, "trunc") == 1);
+    CHECK(*orch::ReadLenientInt(body, "ntrunc") == -1);
+    for (const char* refused : {"big", "bigtext", "dec", "hex", "flag", "arr"}) {
+        INFO(refused);
+        CHECK_FALSE(orch::ReadLenientInt(body, refused));
+    }
+    CHECK_FALSE(orch::ReadLenientBool(body, "empty")->has_value());
+    CHECK_FALSE(orch::ReadLenientBool(body, "textnull")->has_value());
+    CHECK(*orch::ReadLenientBool(body, "T") == true);
+    CHECK(*orch::ReadLenientBool(body, "one") == true);
+    CHECK(*orch::ReadLenientBool(body, "zero") == false);
+    for (const char* refused : {"upper", "float", "pad", "arr"}) {
+        INFO(refused);
+        CHECK_FALSE(orch::ReadLenientBool(body, refused));
+    }
+}
+
 TEST_CASE("ParseJson reports where the text breaks and refuses deep nesting", "[common][json]") {
     auto bad = orch::ParseJson("{\"a\": [1, 2,}");
     REQUIRE_FALSE(bad);

@@ -7,3 +7,4 @@ set(TEST_SOURCES
 list(APPEND TEST_SOURCES ${TEST_DIR}/file_expression_test.cpp)
 list(APPEND TEST_SOURCES ${TEST_DIR}/schedule_auth_test.cpp)
 list(APPEND TEST_SOURCES ${TEST_DIR}/caching_template_service_test.cpp)
+list(APPEND TEST_SOURCES ${TEST_DIR}/deleted_visibility_test.cpp)

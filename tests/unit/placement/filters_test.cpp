@@ -99,7 +99,7 @@ TEST_CASE("Slurm batch jobs: GPU model from the catalogue, partition passed to t
     CHECK(target.kind == connectors::TargetKind::kSlurm);
     CHECK(target.options.at("partition") == "gpu");
     CHECK(target.project == "research");
-    CHECK(decision.ranked[0].endpoint.at("deploymentType") == "SLURM");
+    CHECK(decision.ranked[0].endpoint.at("deploymentType") == "QCG");  // the original's IaaSType
 }
 
 TEST_CASE("VM flavors: smallest fit, GPU model and memory, explicit instance type", "[placement][filter]") {

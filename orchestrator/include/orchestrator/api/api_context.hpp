@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "common/result.hpp"
 #include "orchestrator/auth/auth_config.hpp"
@@ -51,10 +52,18 @@ Status EnrollCaller(ApiContext& ctx, const server::Request& request, const auth:
 /// The owner as stored on a deployment, in the auth module's terms.
 std::optional<auth::Owner> OwnerOf(const domain::Deployment& d);
 
-/// Loads a deployment the principal may see: 404 "The deployment <id> doesn't exist" otherwise
-/// (also for another issuer's deployment). With `owner_only`, 403 unless owner (or admin).
-Result<domain::Deployment> LoadVisible(ApiContext& ctx, const auth::Principal& principal, const std::string& id,
-                                       bool owner_only);
+/// The admin-only query parameter that shows deleted deployments' audit records (lists, GETs).
+inline constexpr std::string_view kIncludeDeletedParam = "includeDeleted";
+
+/// Whether the request asks (`includeDeleted=true`) for deleted deployments; 403 "Only admin can
+/// retrieve deleted deployments" unless the principal is an admin.
+Result<bool> IncludeDeleted(const server::Request& request, const auth::Principal& principal);
+
+/// Loads the deployment of the request's `{id}` that the principal may see: 404 "The deployment
+/// <id> doesn't exist" otherwise (also for another issuer's deployment, and for a deleted one
+/// unless an admin's GET says includeDeleted=true). With `owner_only`, 403 unless owner (or admin).
+Result<domain::Deployment> LoadVisible(ApiContext& ctx, const auth::Principal& principal,
+                                       const server::Request& request, bool owner_only);
 
 /// page/size/sort query parameters with Spring Data's defaults and bounds; an unknown sort
 /// property is 400 (the original answered 500).

@@ -21,6 +21,12 @@ Json DeploymentView(const domain::Deployment& d, const std::string& base_url);
 /// The same view as response text.
 std::string DeploymentViewText(const domain::Deployment& d, std::string_view base_url);
 
+/// The provider the original names in its messages for a deployment of this kind ("SLURM" batch
+/// jobs are the original's QCG), and whether that provider's deployments take updates and actions
+/// (Chronos, Marathon and QCG do not).
+std::string ContractProviderName(const std::string& kind);
+bool IsJobProvider(const std::string& kind);
+
 /// The Resource JSON of contract §1.5.
 Json ResourceView(const domain::Resource& r, const std::string& base_url);
 

@@ -23,6 +23,7 @@ struct ListQuery {
     std::optional<std::string> subject;  ///< restrict to this owner subject (with issuer)
     std::optional<std::string> user_group;
     std::vector<std::string> excluded_status;
+    bool include_deleted = false;        ///< DELETE_COMPLETE rows (audit records) are listed too
     int page = 0;
     int size = 10;
     std::vector<SortKey> sort;  ///< empty = created_at desc

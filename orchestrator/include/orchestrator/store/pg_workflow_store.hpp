@@ -18,6 +18,7 @@ public:
     Status Commit(const workflow::Job& job, const std::string& owner, const workflow::Transition& t) override;
     Status Retry(const workflow::Job& job, const std::string& owner, std::chrono::milliseconds delay,
                  const std::string& error) override;
+    Result<std::int64_t> PurgeDeleted(std::chrono::milliseconds retention, int limit) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
 
 private:

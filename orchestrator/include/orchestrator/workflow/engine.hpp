@@ -47,6 +47,9 @@ struct EngineOptions {
     std::chrono::milliseconds lease{30'000};            ///< a crashed worker's job is retaken after this
     std::chrono::milliseconds idle_poll{200};           ///< how often an idle engine looks for due jobs
     std::chrono::milliseconds max_retry_delay{60'000};  ///< cap of the exponential retry backoff
+    /// How long the audit record of a deleted deployment is kept (deployments.deleted_retention);
+    /// housekeeping purges older ones every retention/2, at least every 10 minutes.
+    std::chrono::milliseconds deleted_retention{std::chrono::hours(24 * 30)};
 };
 
 /// Runs workflow steps from the job table on a bounded set of worker threads. Several engines
@@ -72,6 +75,7 @@ private:
     void Dispatch();
     void Work();
     void Beat();
+    void Housekeep();
     void RunJob(const Job& job, const std::shared_ptr<CancelToken>& cancel);
 
     WorkflowStore& store_;

@@ -112,6 +112,14 @@ public:
     /// Gives the job back for a later retry without other changes (transient failure).
     virtual Status Retry(const Job& job, const std::string& owner, std::chrono::milliseconds delay,
                          const std::string& error) = 0;
+    /// Housekeeping: removes up to `limit` audit records of deleted deployments (DELETE_COMPLETE)
+    /// whose delete completed more than `retention` ago and that no job refers to any more, with
+    /// their resources and attempts. Returns how many went.
+    virtual Result<std::int64_t> PurgeDeleted(std::chrono::milliseconds retention, int limit) {
+        (void)retention;
+        (void)limit;
+        return std::int64_t{0};
+    }
     /// Jobs waiting (due or not) and leased now, for metrics.
     virtual Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() = 0;
 };

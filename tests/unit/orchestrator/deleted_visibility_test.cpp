@@ -1,0 +1,151 @@
+// Deleted deployments with auth on (docs/api.md, "Differences from the original"), which the e2e
+// tests (auth disabled: the local user is admin) cannot reach: a deployment whose delete
+// completed is 404 for everyone, and only an admin may ask for its audit record with
+// includeDeleted=true. The real handlers and router, an authenticator returning a chosen
+// principal and an in-memory store.
+#include <orchestrator/api/deployment_routes.hpp>
+
+#include <catch2/catch.hpp>
+
+namespace {
+
+using orch::Error;
+using orch::Json;
+using orch::Result;
+using orch::Status;
+
+constexpr const char* kId = "11ed8ab3-6a40-968a-82b7-62f0862dbe46";
+
+class FixedAuthenticator final : public orch::auth::Authenticator {
+   public:
+    orch::auth::Principal principal;
+    Result<orch::auth::Principal> Authenticate(std::string_view) override { return principal; }
+};
+
+class NoTemplates final : public orch::workflow::TemplateService {
+   public:
+    Result<orch::tosca::DeploymentSpec> Build(const std::string&, const Json&) override {
+        return orch::tosca::DeploymentSpec{};
+    }
+    Status Check(const std::string&) override { return orch::Ok(); }
+};
+
+// One deleted deployment of bob's; records the list queries it is asked.
+class OneDeleted final : public orch::store::DeploymentStore {
+    static Error Unused() { return Error::Internal("unused"); }
+
+   public:
+    orch::domain::Deployment deleted;
+    std::vector<orch::store::ListQuery> queries;
+
+    OneDeleted() {
+        deleted.id = kId;
+        deleted.status = orch::domain::Status::kDeleteComplete;
+        deleted.owner = orch::domain::Owner{"https://iam.example/", "bob"};
+    }
+    Status Create(const orch::store::NewDeployment&) override { return Unused(); }
+    Result<std::optional<orch::domain::Deployment>> Get(const std::string& id) override {
+        return id == kId ? std::optional(deleted) : std::nullopt;
+    }
+    Result<orch::store::Page<orch::domain::Deployment>> List(const orch::store::ListQuery& q) override {
+        queries.push_back(q);
+        return orch::store::Page<orch::domain::Deployment>{};
+    }
+    Result<orch::store::Page<orch::domain::Resource>>
+    ListResources(const std::string&, const std::optional<std::string>&, int, int, const std::vector<orch::store::SortKey>&)
+        override {
+        return orch::store::Page<orch::domain::Resource>{};
+    }
+    Result<std::optional<orch::domain::Resource>> GetResource(const std::string&, const std::string&) override {
+        return std::optional<orch::domain::Resource>();
+    }
+    Status BeginDelete(const std::string&, bool) override { return Unused(); }
+    Status BeginUpdate(const orch::store::UpdateRequest&) override { return Unused(); }
+    Status ResetToDeleteFailed(const std::string&) override { return Unused(); }
+    Result<Json> GetPlacement(const std::string&) override { return Unused(); }
+    Result<std::string> GetLog(const std::string&) override { return std::string(); }
+    Status BeginAction(const std::string&, const std::string&, const std::string&) override { return Unused(); }
+};
+
+orch::auth::Principal User(const std::string& subject, bool admin) {
+    orch::auth::Principal p;
+    p.issuer = "https://iam.example/";
+    p.subject = subject;
+    p.admin = admin;
+    p.scopes = {"openid", "profile", "offline_access"};
+    return p;
+}
+
+struct Harness {
+    FixedAuthenticator authenticator;
+    NoTemplates templates;
+    OneDeleted store;
+    orch::auth::AuthConfig auth_config;
+    orch::api::ApiContext ctx{store, templates, authenticator, nullptr, auth_config, nullptr, "http://o", {}};
+    orch::server::Router router;
+
+    Harness() {
+        orch::api::RegisterDeploymentRoutes(router, ctx);
+        orch::api::RegisterResourceRoutes(router, ctx);
+    }
+
+    orch::server::Response Call(const std::string& method, const std::string& path, const std::string& query = "") {
+        orch::server::Request request;
+        request.method = method;
+        request.path = path;
+        request.target = path + (query.empty() ? "" : "?" + query);
+        request.query = orch::server::ParseQuery(query);
+        request.headers = {{"Content-Type", "application/json"}, {"Authorization", "Bearer x"}};
+        auto match = router.Find(method, path);
+        REQUIRE(match.route != nullptr);
+        request.path_params = match.params;
+        return match.route->handler(request);
+    }
+};
+
+std::string Message(const orch::server::Response& r) {
+    return Json::parse(r.body)["message"];
+}
+
+}  // namespace
+
+TEST_CASE("a deleted deployment is 404 for its owner and for admins who do not ask", "[deployments][auth]") {
+    Harness h;
+    const std::string path = std::string("/deployments/") + kId;
+    for (const bool admin : {false, true}) {
+        h.authenticator.principal = User(admin ? "alice" : "bob", admin);
+        INFO("admin " << admin);
+        const auto res = h.Call("GET", path);
+        CHECK(res.status == 404);
+        CHECK(Message(res) == std::string("The deployment <") + kId + "> doesn't exist");
+        CHECK(h.Call("GET", path + "/resources").status == 404);
+        CHECK(h.Call("GET", path + "/log").status == 404);
+        CHECK(h.Call("DELETE", path).status == 404);
+    }
+}
+
+TEST_CASE("includeDeleted=true is for admins only, and only for reading", "[deployments][auth]") {
+    Harness h;
+    const std::string path = std::string("/deployments/") + kId;
+    h.authenticator.principal = User("bob", false);  // the owner himself
+    for (const auto& [method, target] : std::vector<std::pair<std::string, std::string>>{
+             {"GET", path}, {"GET", path + "/resources"}, {"GET", "/deployments"}}) {
+        const auto denied = h.Call(method, target, "includeDeleted=true");
+        CHECK(denied.status == 403);
+        CHECK(Message(denied) == "Only admin can retrieve deleted deployments");
+    }
+    CHECK(h.Call("GET", path, "includeDeleted=false").status == 404);
+    CHECK(h.Call("GET", "/deployments").status == 200);
+    REQUIRE(h.store.queries.size() == 1);
+    CHECK_FALSE(h.store.queries[0].include_deleted);
+
+    h.authenticator.principal = User("alice", true);
+    const auto audit = h.Call("GET", path, "includeDeleted=True");
+    CHECK(audit.status == 200);
+    CHECK(Json::parse(audit.body)["status"] == "DELETE_COMPLETE");
+    CHECK(h.Call("GET", path + "/resources", "includeDeleted=true").status == 200);
+    CHECK(h.Call("GET", "/deployments", "includeDeleted=true").status == 200);
+    REQUIRE(h.store.queries.size() == 2);
+    CHECK(h.store.queries[1].include_deleted);
+    CHECK(h.Call("DELETE", path, "includeDeleted=true").status == 404);  // records cannot change
+}
