@@ -11,7 +11,7 @@
 namespace orch::test {
 namespace {
 
-std::string WriteConfig(const std::string& name) {
+std::string WriteConfig(const std::string& name, const std::string& extra_yaml) {
     const std::string dir = BinaryDir() + "/" + name + "-" + RandomUuid().substr(0, 8);
     std::filesystem::create_directories(dir);
     std::ofstream(dir + "/catalogue.yaml") << "providers: []\n";
@@ -22,7 +22,8 @@ std::string WriteConfig(const std::string& name) {
         << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
         << "placement:\n  catalogue: {type: file, path: " << dir << "/catalogue.yaml}\n  sla: {type: file, path: " << dir
         << "/sla.yaml}\n"
-        << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n";
+        << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n"
+        << extra_yaml;
     return dir + "/orchestrator.yaml";
 }
 
@@ -32,8 +33,8 @@ std::string MarathonTemplate() {
     return ReadFile(SharedDir() + "/tosca-corpus/indigo-dc-orchestrator/src/test/resources/tosca/marathon_app.yaml");
 }
 
-ApiHarness::ApiHarness(const std::string& name)
-    : process_(db_.dsn(), {}, WriteConfig(name)), client_(std::move(*http::MakeClient({}))) {
+ApiHarness::ApiHarness(const std::string& name, const std::string& extra_yaml)
+    : process_(db_.dsn(), {}, WriteConfig(name, extra_yaml)), client_(std::move(*http::MakeClient({}))) {
     REQUIRE(WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
 }
 
