@@ -185,7 +185,8 @@ private:
 
     // The resolved addresses the egress policy lets through; the connection goes to these and
     // only these (no second resolution that a rebinding DNS server could answer differently).
-    Result<std::vector<tcp::endpoint>> AllowedEndpoints(const Url& url, const tcp::resolver::results_type& endpoints) const {
+    Result<std::vector<tcp::endpoint>> AllowedEndpoints(const Url& url,
+                                                        const tcp::resolver::results_type& endpoints) const {
         std::vector<tcp::endpoint> out;
         Status refused = Ok();
         for (const auto& entry : endpoints) {
