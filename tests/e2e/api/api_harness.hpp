@@ -34,6 +34,8 @@ public:
 
     std::string base() const { return process_.BaseUrl(); }
     int port() const { return process_.port(); }
+    /// What the orchestrator logged so far.
+    std::string Log() { return process_.process().Log(); }
 
 private:
     TestDatabase db_;
