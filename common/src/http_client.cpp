@@ -9,6 +9,8 @@
 #include <boost/beast/ssl.hpp>
 #include <openssl/ssl.h>
 
+#include "common/egress_policy.hpp"
+
 #include <deque>
 #include <map>
 #include <mutex>
@@ -74,7 +76,9 @@ public:
         ClientRequest current = request;
         for (int hop = 0;; ++hop) {
             auto response = SendOnce(current);
-            if (!response || hop >= options_.max_redirects || !IsRedirect(response->status)) {
+            // A user-directed request never follows a redirect: the next hop would escape the policy.
+            const int max_redirects = options_.egress ? 0 : options_.max_redirects;
+            if (!response || hop >= max_redirects || !IsRedirect(response->status)) {
                 return response;
             }
             const std::string location = response->Header("Location");
@@ -150,13 +154,17 @@ private:
         if (ec) {
             return Error::Unavailable("cannot resolve " + url.host + ": " + ec.message());
         }
+        auto allowed = AllowedEndpoints(url, endpoints);
+        if (!allowed) {
+            return std::move(allowed).error();
+        }
         if (url.scheme == "https") {
             conn->plain.reset();
             conn->tls.emplace(conn->ioc, ssl_);
         }
         done = false;
         conn->Lowest().expires_at(deadline);
-        conn->Lowest().async_connect(endpoints, [&](beast::error_code e, const tcp::endpoint&) {
+        conn->Lowest().async_connect(*allowed, [&](beast::error_code e, const tcp::endpoint&) {
             ec = e;
             done = true;
         });
@@ -173,6 +181,42 @@ private:
             }
         }
         return conn;
+    }
+
+    // The resolved addresses the egress policy lets through; the connection goes to these and
+    // only these (no second resolution that a rebinding DNS server could answer differently).
+    Result<std::vector<tcp::endpoint>> AllowedEndpoints(const Url& url,
+                                                        const tcp::resolver::results_type& endpoints) const {
+        std::vector<tcp::endpoint> out;
+        Status refused = Ok();
+        for (const auto& entry : endpoints) {
+            const tcp::endpoint ep = entry.endpoint();
+            if (!options_.egress) {
+                out.push_back(ep);
+                continue;
+            }
+            net::IpAddress address;
+            const auto ip = ep.address();
+            if (ip.is_v4()) {
+                address.v4 = true;
+                const auto bytes = ip.to_v4().to_bytes();
+                std::copy(bytes.begin(), bytes.end(), address.bytes.begin());
+            } else {
+                address.bytes = ip.to_v6().to_bytes();
+            }
+            if (auto status = options_.egress->CheckResolved(url.host, address)) {
+                out.push_back(ep);
+            } else {
+                refused = std::move(status);
+            }
+        }
+        if (out.empty()) {
+            if (!refused) {
+                return refused.error();
+            }
+            return Error::Unavailable("cannot resolve " + url.host + ": no addresses");
+        }
+        return out;
     }
 
     Status Handshake(Connection& conn, const Url& url, SteadyClock::time_point deadline) {

@@ -116,6 +116,14 @@ int main(int argc, char** argv) {
     if (!http) {
         return Fail("HTTP client", http.error());
     }
+    // Requests made because a user asked (callbacks) go through the egress policy; requests to
+    // operator-configured endpoints (IAM, CMDB, sites) do not.
+    http::ClientOptions user_directed;
+    user_directed.egress = config->egress;
+    auto callback_http = http::MakeClient(user_directed);
+    if (!callback_http) {
+        return Fail("HTTP client", callback_http.error());
+    }
     store::PgPool pool(config->database);
     store::PgDeploymentStore deployments(pool);
     store::PgWorkflowStore workflow_store(pool);
@@ -177,7 +185,7 @@ int main(int argc, char** argv) {
                                     metered_placer,
                                     metered_connectors,
                                     *credentials,
-                                    **http,
+                                    **callback_http,
                                     [](const domain::Deployment& d) { return api::DeploymentView(d, ""); },
                                     [](const tosca::DeploymentSpec& spec, const std::map<std::string, Json>& attrs) {
                                         return tosca::ResolveOutputs(spec, attrs);
@@ -188,7 +196,8 @@ int main(int argc, char** argv) {
     api::ApiContext api_context{deployments,         templates,
                                 *auth->authenticator, auth->token_keeper.get(),
                                 auth->config,        &metered_placer,
-                                config->external_base_url, [&engine] { engine.Wake(); }};
+                                config->external_base_url, [&engine] { engine.Wake(); },
+                                config->egress.get()};
     server::Router router;
     // Schedules: the routes, and the file notifications (today from the admin HTTP endpoint).
     store::PgScheduleStore schedule_store(pool);

@@ -10,6 +10,10 @@
 #include "common/result.hpp"
 
 namespace orch::http {
+class EgressPolicy;
+}
+
+namespace orch::http {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
@@ -53,6 +57,9 @@ struct ClientOptions {
     std::size_t max_idle_per_host = 4;
     std::chrono::seconds idle_timeout{30};
     std::string user_agent = "indigo-orchestrator";
+    /// Set for a client making requests because a user asked (callbacks): every resolved address
+    /// is checked and only allowed ones are connected to; redirects are never followed.
+    std::shared_ptr<const EgressPolicy> egress;
 };
 
 /// The Beast/OpenSSL implementation; fails when the CA file cannot be loaded.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <regex>
 
+#include "orchestrator/api/input_checks.hpp"
+
 namespace orch::api {
 namespace {
 
@@ -79,10 +81,12 @@ Result<Json> ParseJsonBody(const server::Request& request) {
     if (request.body.empty()) {
         return Error::InvalidArgument("Required request body is missing");
     }
+    ORCH_RETURN_IF_ERROR(CheckBodyEncoding(request.body));
     auto body = ParseJson(request.body);
     if (!body) {
         return Error::InvalidArgument("Could not read document: " + body.error().message);
     }
+    ORCH_RETURN_IF_ERROR(CheckBodyStrings(*body));
     if (!body->is_object()) {
         return Error::InvalidArgument("Could not read document: the request body must be a JSON object");
     }

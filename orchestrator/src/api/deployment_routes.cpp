@@ -3,6 +3,7 @@
 #include "common/log.hpp"
 #include "common/uuid.hpp"
 #include "orchestrator/api/deployment_request.hpp"
+#include "orchestrator/api/input_checks.hpp"
 #include "orchestrator/api/links.hpp"
 #include "orchestrator/api/new_deployment.hpp"
 #include "orchestrator/api/scaling.hpp"
@@ -138,6 +139,7 @@ Result<Response> ListDeployments(ApiContext& ctx, const Request& request) {
 Result<Response> CreateDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kWrite));
     ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
+    ORCH_RETURN_IF_ERROR(CheckCallbackUrl(ctx.egress, body.callback));
     ORCH_RETURN_IF_ERROR(auth::CheckUserGroup(principal, body.user_group));
     DeploymentDraft draft{body.template_text, body.parameters, body.callback, body.options,
                           body.user_group.value_or(""), domain::Owner{principal.issuer, principal.subject}};
@@ -169,6 +171,7 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
         return Error::Conflict("Cannot update a deployment in " + std::string(domain::StatusName(d.status)) + " state");
     }
     ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
+    ORCH_RETURN_IF_ERROR(CheckCallbackUrl(ctx.egress, body.callback));
     Json merged = d.parameters.is_object() ? d.parameters : Json::object();
     merged.update(body.parameters);
     ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, merged));

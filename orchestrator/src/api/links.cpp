@@ -1,39 +1,86 @@
 #include "orchestrator/api/links.hpp"
 
+#include "common/http_client.hpp"
+
 #include <algorithm>
 #include <cctype>
 
-#include "common/http_client.hpp"
-
 namespace orch::api {
+
+namespace {
+
+// Proxies may append: "a, b" — the first hop is the client-facing one.
+std::string FirstHop(std::string v) {
+    const auto comma = v.find(',');
+    if (comma != std::string::npos) {
+        v.resize(comma);
+    }
+    while (!v.empty() && v.back() == ' ') {
+        v.pop_back();
+    }
+    while (!v.empty() && v.front() == ' ') {
+        v.erase(0, 1);
+    }
+    return v;
+}
+
+std::string Lower(std::string v) {
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+    return v;
+}
+
+// One parameter (proto, host) of the first element of an RFC 7239 Forwarded header.
+std::string ForwardedParam(const std::string& header, std::string_view name) {
+    const std::string first = FirstHop(header);
+    std::size_t pos = 0;
+    while (pos < first.size()) {
+        const auto semi = first.find(';', pos);
+        std::string pair = first.substr(pos, semi == std::string::npos ? std::string::npos : semi - pos);
+        pos = semi == std::string::npos ? first.size() : semi + 1;
+        pair = FirstHop(pair);
+        const auto eq = pair.find('=');
+        if (eq == std::string::npos || Lower(pair.substr(0, eq)) != name) {
+            continue;
+        }
+        std::string value = pair.substr(eq + 1);
+        if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+            value = value.substr(1, value.size() - 2);
+        }
+        return value;
+    }
+    return {};
+}
+
+}  // namespace
 
 std::string BaseUrl(const server::Request& request, const std::string& external_base_url) {
     if (!external_base_url.empty()) {
         return external_base_url;
     }
-    const auto first = [](std::string v) {
-        // Proxies may append: "a, b" — the first hop is the client-facing one.
-        const auto comma = v.find(',');
-        if (comma != std::string::npos) {
-            v.resize(comma);
-        }
-        while (!v.empty() && v.back() == ' ') {
-            v.pop_back();
-        }
-        return v;
-    };
-    std::string proto = first(request.Header("X-Forwarded-Proto"));
+    // Forwarding headers are only present when a trusted proxy sent them: the server drops them
+    // from every other peer (server.trusted_proxies), so a client cannot rewrite these links.
+    const std::string forwarded = request.Header("Forwarded");
+    std::string proto = Lower(ForwardedParam(forwarded, "proto"));
     if (proto.empty()) {
+        proto = Lower(FirstHop(request.Header("X-Forwarded-Proto")));
+    }
+    if (proto.empty() && Lower(FirstHop(request.Header("X-Forwarded-Ssl"))) == "on") {
+        proto = "https";
+    }
+    if (proto != "https") {
         proto = "http";
     }
-    std::string host = first(request.Header("X-Forwarded-Host"));
+    std::string host = ForwardedParam(forwarded, "host");
+    if (host.empty()) {
+        host = FirstHop(request.Header("X-Forwarded-Host"));
+    }
     if (host.empty()) {
         host = request.Header("Host");
     }
     if (host.empty()) {
         host = "localhost";
     }
-    const std::string port = first(request.Header("X-Forwarded-Port"));
+    const std::string port = FirstHop(request.Header("X-Forwarded-Port"));
     const bool host_has_port = host.find(':') != std::string::npos && host.back() != ']';
     if (!port.empty()) {
         if (host_has_port) {
@@ -44,7 +91,7 @@ std::string BaseUrl(const server::Request& request, const std::string& external_
             host += ":" + port;
         }
     }
-    std::string prefix = first(request.Header("X-Forwarded-Prefix"));
+    std::string prefix = FirstHop(request.Header("X-Forwarded-Prefix"));
     while (!prefix.empty() && prefix.back() == '/') {
         prefix.pop_back();
     }

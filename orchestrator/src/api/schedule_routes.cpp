@@ -2,6 +2,7 @@
 
 #include "common/log.hpp"
 #include "common/uuid.hpp"
+#include "orchestrator/api/input_checks.hpp"
 #include "orchestrator/api/links.hpp"
 #include "orchestrator/api/schedule_request.hpp"
 #include "orchestrator/api/schedule_views.hpp"
@@ -44,6 +45,7 @@ Result<Response> CreateSchedule(ScheduleApi& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx.api, request, auth::Access::kWrite));
     ORCH_ASSIGN_OR_RETURN(const ScheduleRequest body, ParseScheduleRequest(request));
     const DeploymentRequest& dep = body.deployment;
+    ORCH_RETURN_IF_ERROR(CheckCallbackUrl(ctx.api.egress, dep.callback));
     ORCH_RETURN_IF_ERROR(ctx.api.templates.Build(dep.template_text, dep.parameters));
     // Later events deploy on the user's behalf, long after this token expired.
     ORCH_RETURN_IF_ERROR(EnrollCaller(ctx.api, request, principal));

@@ -3,6 +3,7 @@ set(SOURCES
   ${AREA_DIR}/links.cpp
   ${AREA_DIR}/views.cpp
   ${AREA_DIR}/deployment_request.cpp
+  ${AREA_DIR}/input_checks.cpp
   ${AREA_DIR}/api_context.cpp
   ${AREA_DIR}/scaling.cpp
   ${AREA_DIR}/deployment_routes.cpp

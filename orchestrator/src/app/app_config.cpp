@@ -28,6 +28,12 @@ Status ParseServer(const ConfigTree& t, server::ServerOptions& s) {
         const auto conns, t.GetInt("server.max_connections", static_cast<std::int64_t>(s.max_connections), 1, 1'000'000)
     );
     ORCH_ASSIGN_OR_RETURN(s.access_log, t.GetBool("server.access_log", s.access_log));
+    ORCH_ASSIGN_OR_RETURN(const auto proxies, t.GetStringList("server.trusted_proxies"));
+    auto trust = server::ProxyTrust::FromList(proxies);
+    if (!trust) {
+        return Error::InvalidArgument("config key 'server.trusted_proxies': " + trust.error().message);
+    }
+    s.trusted_proxies = std::move(*trust);
     s.io_threads = static_cast<int>(io);
     s.worker_threads = static_cast<int>(workers);
     s.max_queued_requests = static_cast<std::size_t>(queue);
@@ -90,6 +96,13 @@ Result<AppConfig> LoadConfig(const std::string& path, const std::map<std::string
     while (!config.external_base_url.empty() && config.external_base_url.back() == '/') {
         config.external_base_url.pop_back();
     }
+    auto allowed = config.tree.GetStringList("egress.allowed");
+    ORCH_RETURN_IF_ERROR(allowed);
+    auto egress = http::EgressPolicy::FromAllowList(*allowed);
+    if (!egress) {
+        return Error::InvalidArgument("config key 'egress.allowed': " + egress.error().message);
+    }
+    config.egress = std::make_shared<const http::EgressPolicy>(std::move(*egress));
     auto level = config.tree.GetString("log.level", "info");
     ORCH_RETURN_IF_ERROR(level);
     if (!log::ParseLevel(*level, config.log_level)) {

@@ -12,7 +12,7 @@ std::set<std::string> AppConfigKeys() {
         "server.listen", "server.external_base_url", "server.body_limit", "server.header_limit",
         "server.header_timeout", "server.body_timeout", "server.idle_timeout", "server.write_timeout",
         "server.shutdown_grace", "server.io_threads", "server.worker_threads", "server.max_queued_requests",
-        "server.max_connections", "server.access_log",
+        "server.max_connections", "server.access_log", "server.trusted_proxies", "egress.allowed",
         "database.url", "database.pool_size", "database.acquire_timeout", "database.statement_timeout",
         "database.connect_timeout",
         "log.level", "instance_id",

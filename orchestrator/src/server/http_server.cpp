@@ -24,6 +24,7 @@
 
 #include "common/log.hpp"
 #include "common/uuid.hpp"
+#include "orchestrator/server/request_checks.hpp"
 
 namespace orch::server {
 namespace {
@@ -140,7 +141,9 @@ static asio::awaitable<Response> RunHandler(const Handler* handler, Request requ
     try {
         co_return (*handler)(request);
     } catch (const std::exception& e) {
-        ORCH_LOG_ERROR("handler failed", {{"path", request.path}, {"error", e.what()}});
+        // The exception's text is internal: it goes to the log (ErrorWithStatus logs 500s with
+        // the request id), the client gets a generic message.
+        ORCH_LOG_ERROR("handler failed", {{"path", request.path}});
         co_return Response::ErrorWithStatus(500, e.what());
     }
 }
@@ -282,7 +285,15 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
         const bool keep_alive = raw.keep_alive() && !stopping.load();
         const unsigned version = raw.version();
         Request request = ToRequest(std::move(raw), NewRequestId(), remote);
+        ApplyProxyTrust(request, options.trusted_proxies);
         const std::string request_id = request.request_id;
+        if (auto checked = CheckRequest(request); !checked) {
+            // Ambiguous framing or text: answer and close, the rest of the stream is suspect.
+            Response refused = Response::Error(checked.error());
+            Observe(request, refused, "unmatched", "unmatched", start);
+            co_await WriteResponse(*conn, std::move(refused), request_id, false, version);
+            break;
+        }
         auto match = router.Find(request.method, request.path);
         Response res;
         std::string route_name = "unmatched";

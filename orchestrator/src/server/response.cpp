@@ -1,6 +1,7 @@
 #include "orchestrator/server/response.hpp"
 
 #include "common/json_text.hpp"
+#include "common/log.hpp"
 
 namespace orch::server {
 
@@ -40,6 +41,16 @@ Response Response::Error(const orch::Error& error) {
 }
 
 Response Response::ErrorWithStatus(int status, std::string_view message) {
+    std::string generic;
+    if (status == 500) {
+        // A 500's text is internal (database, library, exception messages): it goes to the log,
+        // stamped with the request id, and the client gets the id to quote instead.
+        ORCH_LOG_ERROR("internal error", {{"error", std::string(message.substr(0, 2000))}});
+        const std::string id = log::CurrentRequestId();
+        generic = "The request failed because of an internal error" +
+                  (id.empty() ? std::string() : " (request " + id + ")") + "; the server log has the details";
+        message = generic;
+    }
     Response r;
     r.status = status;
     r.content_type = std::string(kJsonContentType);

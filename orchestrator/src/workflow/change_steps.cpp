@@ -262,6 +262,12 @@ StepResult Callback(StepServices& s, const Job& job, const CancelToken& cancel) 
     if (ok) {
         return StepResult::Commit({});
     }
+    if (!response && response.error().code == ErrorCode::kPermissionDenied) {
+        // Refused by the egress policy (the host resolves to an internal address): retrying
+        // cannot change that, and the deployment is not failed for it.
+        ORCH_LOG_WARN("callback refused", {{"url", d.callback}, {"error", response.error().message}});
+        return StepResult::Commit({});
+    }
     const std::string why = response ? "HTTP " + std::to_string(response->status) : response.error().message;
     // A failing callback never fails the deployment: retry a few times, then give up (logged).
     if (job.attempts <= s.options.callback_retries) {

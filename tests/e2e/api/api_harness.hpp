@@ -18,9 +18,13 @@ std::string MarathonTemplate();
 
 class ApiHarness {
 public:
+    /// Callbacks may reach 127.0.0.1 (the contract tests' callback targets): the egress policy
+    /// refuses loopback addresses unless allow-listed.
+    static constexpr const char* kLoopbackCallbacks = "egress:\n  allowed: [127.0.0.1]\n";
+
     /// `name` prefixes the folder holding the generated configuration; `extra_yaml` is appended
-    /// to it as written (top-level sections other than auth, tosca, placement and workflow).
-    explicit ApiHarness(const std::string& name, const std::string& extra_yaml = "");
+    /// to it (top-level sections other than auth, tosca, placement and workflow).
+    explicit ApiHarness(const std::string& name, const std::string& extra_yaml = kLoopbackCallbacks);
 
     http::ClientResponse Call(const std::string& method, const std::string& path, const std::string& body = "",
                               http::Headers headers = {{"Content-Type", "application/json"}});
@@ -29,6 +33,9 @@ public:
     Json WaitFor(const std::string& id, const std::string& status);
 
     std::string base() const { return process_.BaseUrl(); }
+    int port() const { return process_.port(); }
+    /// What the orchestrator logged so far.
+    std::string Log() { return process_.process().Log(); }
 
 private:
     TestDatabase db_;

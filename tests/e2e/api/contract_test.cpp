@@ -23,7 +23,9 @@ using orch::http::ClientResponse;
 
 class Api : public orch::test::ApiHarness {
 public:
-    Api() : ApiHarness("contract") {}
+    // The tests act as the reverse proxy too (X-Forwarded-* links): trust the loopback peer.
+    Api() : ApiHarness("contract", std::string(kLoopbackCallbacks) + kTrustLoopbackProxy) {}
+    static constexpr const char* kTrustLoopbackProxy = "server:\n  trusted_proxies: [127.0.0.1, \"::1\"]\n";
 
     std::string Create(Json body = Json::object()) {
         body["template"] = MarathonTemplate();

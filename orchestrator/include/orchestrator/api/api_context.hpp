@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/egress_policy.hpp"
 #include "common/result.hpp"
 #include "orchestrator/auth/auth_config.hpp"
 #include "orchestrator/auth/authenticator.hpp"
@@ -28,6 +29,7 @@ struct ApiContext {
     placement::Placer* placer = nullptr;        ///< null: dry runs and /configuration say so
     std::string external_base_url;
     std::function<void()> wake_workflow;        ///< a deployment was queued: look for work now
+    const http::EgressPolicy* egress = nullptr;  ///< checks callback URLs; null: public addresses only
 };
 
 /// A handler body that returns a Response or an Error, adapted to the router (errors rendered

@@ -13,7 +13,9 @@
 namespace orch::api {
 
 /// The absolute base URL clients must see in links[].href: the configured external URL, else
-/// built from X-Forwarded-Proto/Host/Port/Prefix and Host, as the original did behind proxies.
+/// built from RFC 7239 Forwarded (proto, host), X-Forwarded-Proto/Ssl/Host/Port/Prefix and Host,
+/// as the original did behind proxies. The server drops forwarding headers from peers that are
+/// not trusted proxies (server.trusted_proxies) before any handler runs.
 std::string BaseUrl(const server::Request& request, const std::string& external_base_url);
 
 /// A query parameter kept verbatim (not percent-encoded when it only holds URL-safe

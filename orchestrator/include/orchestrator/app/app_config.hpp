@@ -2,9 +2,11 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "common/config.hpp"
+#include "common/egress_policy.hpp"
 #include "common/log.hpp"
 #include "common/result.hpp"
 #include "orchestrator/server/http_server.hpp"
@@ -20,6 +22,8 @@ struct AppConfig {
     store::PgPoolOptions database;
     log::Level log_level = log::Level::kInfo;
     std::string instance_id;        ///< names this process in job leases (default host:pid)
+    /// What user-directed requests (callbacks) may reach: egress.allowed widens the default.
+    std::shared_ptr<const http::EgressPolicy> egress = std::make_shared<const http::EgressPolicy>();
     ConfigTree tree;
 };
 

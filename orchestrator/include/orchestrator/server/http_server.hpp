@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/result.hpp"
+#include "orchestrator/server/request_checks.hpp"
 #include "orchestrator/server/router.hpp"
 
 namespace orch::server {
@@ -27,6 +28,9 @@ struct ServerOptions {
     std::size_t max_queued_requests = 1024;            ///< beyond this: 503 at once
     std::size_t max_connections = 10'000;
     bool access_log = true;
+    /// Peers whose Forwarded/X-Forwarded-* headers are believed (server.trusted_proxies);
+    /// from anyone else those headers are dropped before routing.
+    ProxyTrust trusted_proxies;
 };
 
 /// Observes every finished request (metrics); called on the thread that produced the response.
