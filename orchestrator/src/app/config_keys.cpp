@@ -20,7 +20,8 @@ std::set<std::string> AppConfigKeys() {
         "workflow.transient_retries", "workflow.callback_retries", "workflow.callback_timeout",
         "workflow.connector_call_timeout", "workflow.default_provider_timeout_mins",
         "tosca.mode", "tosca.mirrors", "tosca.allowed_hosts", "tosca.max_template_bytes", "tosca.fetch_timeout",
-        "tosca.fetched_ttl",
+        "tosca.fetched_ttl", "tosca.max_alias_expansion", "tosca.import_cache_bytes", "tosca.template_cache_entries",
+        "tosca.template_cache_bytes",
         "credentials.*",
     };
 }
