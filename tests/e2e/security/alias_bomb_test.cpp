@@ -9,6 +9,8 @@
 #include <chrono>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -41,14 +43,13 @@ std::string AliasBomb(std::size_t references) {
 }
 
 void CheckRefused(const orch::http::ClientResponse& response) {
-    INFO(response.body);
+    INFO(response.body.substr(0, 2000));
     CHECK(response.status == 400);
     const Json body = Json::parse(response.body, nullptr, false);
-    REQUIRE(body.is_object());
+    CHECK(body.is_object());
     CHECK(body.contains("code"));
     CHECK(body.contains("title"));
-    REQUIRE(body.contains("message"));
-    const std::string message = body["message"].get<std::string>();
+    const std::string message = body.is_object() ? body.value("message", "") : "";
     CHECK(message.find("aliases expand the document") != std::string::npos);
     CHECK(message.find("metadata.copies[") != std::string::npos);  // where, as a path
 }
@@ -67,19 +68,25 @@ TEST_CASE(
 
     const std::string body = Json{{"template", AliasBomb(2'000)}}.dump();
     REQUIRE(body.size() < 150'000);
+    // Memory first, answers after: the peak must be bounded whatever the server answered.
+    std::vector<std::pair<std::string, orch::http::ClientResponse>> answers;
     for (const char* path : {"/placement", "/deployments"}) {
         for (int round = 0; round < 3; ++round) {
             const auto started = std::chrono::steady_clock::now();
-            const auto response = api.Call("POST", path, body);
+            auto response = api.Call("POST", path, body);
             const auto took = std::chrono::steady_clock::now() - started;
             INFO(path << " round " << round);
-            CheckRefused(response);
             CHECK(took < std::chrono::seconds(2));
+            answers.emplace_back(path, std::move(response));
         }
     }
     const long peak_after = StatusKiB(pid, "VmHWM:");
     INFO("peak RSS before " << peak_before << " KiB, after " << peak_after << " KiB");
     CHECK(peak_after - peak_before < 64 * 1024);
+    for (const auto& [path, response] : answers) {
+        INFO(path);
+        CheckRefused(response);
+    }
     CHECK(api.process().Running());
     CHECK(api.Call("GET", "/healthz", "", {}).status == 200);
 }
