@@ -12,6 +12,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/outputs_test.cpp
   ${TEST_DIR}/tosca_check_test.cpp
   ${TEST_DIR}/import_paths_test.cpp
+  ${TEST_DIR}/import_cache_bytes_test.cpp
   ${TEST_DIR}/corpus_test.cpp
 )
 # White-box tests reach the engine's internal headers; tosca-check runs in-process.

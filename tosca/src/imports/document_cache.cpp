@@ -129,6 +129,11 @@ std::uint64_t ApproxMemoryBytes(const ParsedImport& parsed) {
     return parsed.doc.arena->node_count() * sizeof(yaml::Node) + text;
 }
 
+DocumentCache::Usage DocumentCache::usage() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return Usage{slots_.size(), bytes_};
+}
+
 void DocumentCache::Clear() {
     std::lock_guard<std::mutex> lock(mutex_);
     slots_.clear();

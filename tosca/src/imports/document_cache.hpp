@@ -46,6 +46,12 @@ class DocumentCache {
     );
     void Clear();
 
+    struct Usage {
+        std::size_t entries = 0;
+        std::uint64_t bytes = 0;
+    };
+    Usage usage();
+
    private:
     using Lru = std::list<std::string>;
     struct Slot {
