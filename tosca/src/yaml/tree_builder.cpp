@@ -110,7 +110,7 @@ bool TreeBuilder::CountAlias(const Node& target, Mark mark) {
         mark,
         "aliases expand the document by more than " + std::to_string(alias_budget_) + " bytes (" +
             std::to_string(limits_.max_alias_expansion) +
-            " times its size); each alias counts the text and nodes of what it refers to"
+            " times its size, or of 64 KiB if larger); each alias counts the text and nodes of what it refers to"
     );
     stop_->path = CurrentPath();
     return false;
