@@ -144,7 +144,11 @@ int main(int argc, char** argv) {
     workflow::ToscaTemplateService parser(tosca_engine);
     // POST /deployments parses to validate, the workflow's first step parses the stored text
     // again: the cache turns the second parse into a copy (and serves repeated templates).
-    workflow::CachingTemplateService templates(parser, 256);
+    auto cache_options = workflow::TemplateCacheOptionsFromConfig(config->tree);
+    if (!cache_options) {
+        return Fail("tosca configuration error", cache_options.error());
+    }
+    workflow::CachingTemplateService templates(parser, *cache_options);
 
     auto placement = placement::MakePlacementServices(config->tree, **http, usage, history);
     if (!placement) {

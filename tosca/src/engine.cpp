@@ -75,7 +75,7 @@ struct TemplateEngine::Impl {
     explicit Impl(EngineOptions opts)
         : options(std::move(opts)),
           resolver(options),
-          documents(2 * options.max_cached_libraries),
+          documents(2 * options.max_cached_libraries, options.max_cached_import_bytes),
           cache(options.max_cached_libraries) {}
 
     EngineOptions options;
@@ -157,7 +157,10 @@ struct TemplateEngine::Impl {
         TemplateCheck result;
         DiagSink sink(options.limits.max_diagnostics);
         const yaml::LoadLimits limits{
-            options.limits.max_document_bytes, options.limits.max_depth, options.limits.max_yaml_nodes};
+            options.limits.max_document_bytes,
+            options.limits.max_depth,
+            options.limits.max_yaml_nodes,
+            options.limits.max_alias_expansion};
         const yaml::Document doc = yaml::LoadYaml(text, request.file_name, limits, sink);
         if (doc.root == nullptr) {
             result.diagnostics = sink.Take();
@@ -210,6 +213,9 @@ struct TemplateEngine::Impl {
         yaml::Arena scratch("parameters");
         TopologyChecker checker(*types, options, sink, scratch, request.inputs);
         checker.set_imports_incomplete(!imports_ok);
+        const std::size_t parameter_bytes =
+            request.inputs ? request.inputs->dump(-1, ' ', false, Json::error_handler_t::replace).size() : 0;
+        checker.set_copy_budget(limits.AliasBudget(text.size() + parameter_bytes));
         const yaml::Node* topology = root.Find("topology_template");
         if (topology == nullptr && !request.inputs.has_value() &&
             (DefinesTypes(root) || root.Find("imports") != nullptr)) {
@@ -318,6 +324,16 @@ Result<EngineOptions> EngineOptionsFromConfig(const ConfigTree& config) {
         return std::move(bytes).error();
     }
     options.limits.max_document_bytes = static_cast<std::size_t>(*bytes);
+    auto expansion = config.GetInt("tosca.max_alias_expansion", 4, 1, 1024);
+    if (!expansion) {
+        return std::move(expansion).error();
+    }
+    options.limits.max_alias_expansion = static_cast<std::size_t>(*expansion);
+    auto import_bytes = config.GetBytes("tosca.import_cache_bytes", options.max_cached_import_bytes);
+    if (!import_bytes) {
+        return std::move(import_bytes).error();
+    }
+    options.max_cached_import_bytes = *import_bytes;
     auto timeout = config.GetDuration("tosca.fetch_timeout", options.fetch_timeout);
     if (!timeout) {
         return std::move(timeout).error();

@@ -5,8 +5,12 @@
 #include "tosca/engine.hpp"
 #include "tosca/report.hpp"
 
+#include <array>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -14,16 +18,22 @@
 namespace orch::tosca::tools {
 namespace {
 
+std::string DisplayName(const std::string& path) {
+    return path == "-" ? "<stdin>" : path;
+}
+
 constexpr const char* kUsage =
     "usage: tosca-check [--inputs FILE.json] [--mirror URL_PREFIX=DIR]... [--allow-host HOST]...\n"
-    "                   [--strict] [--json] TEMPLATE...\n"
+    "                   [--max-bytes SIZE] [--strict] [--json] TEMPLATE...\n"
     "\n"
-    "Validates TOSCA templates as the orchestrator does on a create request.\n"
+    "Validates TOSCA templates as the orchestrator does on a create request; TEMPLATE - reads\n"
+    "standard input. Imports are resolved relative to the file that imports them.\n"
     "  --inputs FILE.json   check the inputs and evaluate get_input with these parameters\n"
     "                       (without it, required inputs without a default are accepted)\n"
     "  --mirror P=DIR       read imports whose URL starts with P from DIR (repeatable;\n"
     "                       ORCHESTRATOR_TOSCA_MIRRORS=P=DIR;P2=DIR2 is also read)\n"
     "  --allow-host HOST    fetch https imports from HOST when no mirror maps them\n"
+    "  --max-bytes SIZE     largest template, import or inputs file (default 2MiB; also KiB)\n"
     "  --strict             TOSCA Simple Profile rules instead of the original's leniencies\n"
     "  --json               one JSON object per template and line\n"
     "Exit status: 0 all valid, 1 some template invalid, 2 usage or I/O error.\n";
@@ -36,14 +46,49 @@ struct Options {
     bool help = false;
 };
 
-std::optional<std::string> ReadFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+/// Reads `path` ("-" = standard input) up to `limit` bytes, in chunks: an endless or huge file
+/// (/dev/zero, a pipe that never closes its end...) stops at the limit instead of exhausting memory.
+Result<std::string> ReadBounded(const std::string& path, std::size_t limit) {
+    std::ifstream file;
+    std::istream* in = &std::cin;
+    if (path != "-") {
+        file.open(path, std::ios::binary);
+        if (!file) {
+            return Error::NotFound("cannot read " + path);
+        }
+        in = &file;
+    }
+    std::string text;
+    std::array<char, 64 * 1024> chunk{};
+    while (*in) {
+        in->read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        const auto got = static_cast<std::size_t>(in->gcount());
+        if (text.size() + got > limit) {
+            return Error::InvalidArgument(
+                DisplayName(path) + " is larger than the limit of " + std::to_string(limit) + " bytes (--max-bytes)"
+            );
+        }
+        text.append(chunk.data(), got);
+    }
+    if (in->bad()) {
+        return Error::Unavailable("cannot read " + DisplayName(path));
+    }
+    return text;
+}
+
+/// A size such as 2097152, 512KiB or 4MiB.
+std::optional<std::size_t> ParseSize(const std::string& text) {
+    std::size_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || value == 0) {
         return std::nullopt;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    const std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+    const std::size_t shift = unit.empty() ? 0 : unit == "KiB" ? 10 : unit == "MiB" ? 20 : 64;
+    if (shift == 64 || value > (std::numeric_limits<std::size_t>::max() >> shift)) {
+        return std::nullopt;
+    }
+    return value << shift;
 }
 
 /// Parses the arguments; an error message (usage included) when they are wrong.
@@ -68,12 +113,18 @@ Result<Options> ParseArgs(const std::vector<std::string>& args, const std::strin
             options.json = true;
         } else if (arg == "--strict") {
             options.engine.mode = Mode::kStrict;
-        } else if ((arg == "--inputs" || arg == "--mirror" || arg == "--allow-host") && !has_value) {
+        } else if ((arg == "--inputs" || arg == "--mirror" || arg == "--allow-host" || arg == "--max-bytes") && !has_value) {
             return Error::InvalidArgument(arg + " needs a value");
         } else if (arg == "--inputs") {
             options.inputs_file = args[++i];
         } else if (arg == "--mirror") {
             ORCH_RETURN_IF_ERROR(add_mirrors(args[++i]));
+        } else if (arg == "--max-bytes") {
+            const auto size = ParseSize(args[++i]);
+            if (!size) {
+                return Error::InvalidArgument("--max-bytes: expected a size such as 2097152 or 4MiB");
+            }
+            options.engine.limits.max_document_bytes = *size;
         } else if (arg == "--allow-host") {
             options.engine.allowed_hosts.push_back(args[++i]);
         } else if (arg.size() > 1 && arg[0] == '-') {
@@ -89,10 +140,10 @@ Result<Options> ParseArgs(const std::vector<std::string>& args, const std::strin
 }
 
 /// The --inputs file as a JSON object.
-Result<Json> ReadInputs(const std::string& path) {
-    const auto text = ReadFile(path);
+Result<Json> ReadInputs(const std::string& path, std::size_t limit) {
+    auto text = ReadBounded(path, limit);
     if (!text) {
-        return Error::NotFound("cannot read " + path);
+        return std::move(text).error();
     }
     auto inputs = ParseJson(*text);
     if (!inputs) {
@@ -145,7 +196,7 @@ int RunToscaCheck(
     }
     TemplateRequest base;
     if (options->inputs_file) {
-        auto inputs = ReadInputs(*options->inputs_file);
+        auto inputs = ReadInputs(*options->inputs_file, options->engine.limits.max_document_bytes);
         if (!inputs) {
             err << "tosca-check: " << inputs.error().message << "\n";
             return kExitUsageOrIo;
@@ -155,23 +206,23 @@ int RunToscaCheck(
     const TemplateEngine engine(options->engine);
     int status = kExitValid;
     for (const auto& file : options->templates) {
-        const auto text = ReadFile(file);
+        const auto text = ReadBounded(file, options->engine.limits.max_document_bytes);
         if (!text) {
-            err << "tosca-check: cannot read " << file << "\n";
+            err << "tosca-check: " << text.error().message << "\n";
             status = kExitUsageOrIo;
             continue;
         }
         TemplateRequest request = base;
-        request.file_name = file;
+        request.file_name = DisplayName(file);
         const std::string dir = std::filesystem::path(file).parent_path().string();
         request.base_directory = dir.empty() ? "." : dir;
         const TemplateCheck check = engine.Check(*text, request);
         if (options->json) {
             Json report = CheckReport(check);
-            report["file"] = file;
+            report["file"] = DisplayName(file);
             out << report.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
         } else {
-            PrintHuman(file, check, out);
+            PrintHuman(DisplayName(file), check, out);
         }
         if (!check.valid() && status == kExitValid) {
             status = kExitInvalid;

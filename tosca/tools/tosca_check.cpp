@@ -5,6 +5,7 @@
 #include "check_command.hpp"
 
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -12,5 +13,11 @@
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
     const char* mirrors = std::getenv("ORCHESTRATOR_TOSCA_MIRRORS");
-    return orch::tosca::tools::RunToscaCheck(args, mirrors != nullptr ? mirrors : "", std::cout, std::cerr);
+    // The process boundary: whatever escapes is an I/O-class failure with a message, not an abort.
+    try {
+        return orch::tosca::tools::RunToscaCheck(args, mirrors != nullptr ? mirrors : "", std::cout, std::cerr);
+    } catch (const std::exception& e) {
+        std::cerr << "tosca-check: " << e.what() << "\n";
+        return orch::tosca::tools::kExitUsageOrIo;
+    }
 }

@@ -21,7 +21,8 @@ std::set<std::string> AppConfigKeys() {
         "workflow.connector_call_timeout", "workflow.default_provider_timeout_mins",
         "deployments.deleted_retention",
         "tosca.mode", "tosca.mirrors", "tosca.allowed_hosts", "tosca.max_template_bytes", "tosca.fetch_timeout",
-        "tosca.fetched_ttl",
+        "tosca.fetched_ttl", "tosca.max_alias_expansion", "tosca.import_cache_bytes", "tosca.template_cache_entries",
+        "tosca.template_cache_bytes",
         "credentials.*",
     };
 }

@@ -1,5 +1,7 @@
 #include "orchestrator/workflow/caching_template_service.hpp"
 
+#include "tosca/spec_footprint.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <iterator>
@@ -18,8 +20,24 @@ std::string KeyOf(const std::string& template_text, const Json& parameters) {
 
 }  // namespace
 
-CachingTemplateService::CachingTemplateService(TemplateService& inner, std::size_t capacity)
-    : inner_(inner), capacity_(std::max<std::size_t>(1, capacity)) {}
+Result<TemplateCacheOptions> TemplateCacheOptionsFromConfig(const ConfigTree& config) {
+    TemplateCacheOptions options;
+    auto entries =
+        config.GetInt("tosca.template_cache_entries", static_cast<std::int64_t>(options.max_entries), 1, 1'000'000);
+    if (!entries) {
+        return std::move(entries).error();
+    }
+    options.max_entries = static_cast<std::size_t>(*entries);
+    auto bytes = config.GetBytes("tosca.template_cache_bytes", options.max_bytes);
+    if (!bytes) {
+        return std::move(bytes).error();
+    }
+    options.max_bytes = *bytes;
+    return options;
+}
+
+CachingTemplateService::CachingTemplateService(TemplateService& inner, TemplateCacheOptions options)
+    : inner_(inner), capacity_(std::max<std::size_t>(1, options.max_entries)), max_bytes_(options.max_bytes) {}
 
 Result<tosca::DeploymentSpec> CachingTemplateService::Build(const std::string& template_text, const Json& parameters) {
     std::string key = KeyOf(template_text, parameters);
@@ -29,7 +47,9 @@ Result<tosca::DeploymentSpec> CachingTemplateService::Build(const std::string& t
     }
     auto built = inner_.Build(template_text, parameters);
     if (built) {
-        Remember(std::move(key), hash, *built);
+        // Estimated outside the lock: walking a large spec must not stall other requests' lookups.
+        const std::uint64_t bytes = sizeof(Entry) + key.capacity() + tosca::ApproxMemoryBytes(*built);
+        Remember(std::move(key), hash, *built, bytes);
     }
     return built;
 }
@@ -48,7 +68,9 @@ std::optional<tosca::DeploymentSpec> CachingTemplateService::Find(const std::str
     return std::nullopt;
 }
 
-void CachingTemplateService::Remember(std::string key, std::size_t hash, const tosca::DeploymentSpec& spec) {
+void CachingTemplateService::Remember(
+    std::string key, std::size_t hash, const tosca::DeploymentSpec& spec, std::uint64_t bytes
+) {
     const std::lock_guard lock(mutex_);
     const auto [first, last] = index_.equal_range(hash);
     for (auto it = first; it != last; ++it) {
@@ -56,11 +78,18 @@ void CachingTemplateService::Remember(std::string key, std::size_t hash, const t
             return;  // another thread built the same spec meanwhile
         }
     }
-    lru_.push_front(Entry{std::move(key), spec});
-    index_.emplace(hash, lru_.begin());
-    if (lru_.size() <= capacity_) {
-        return;
+    if (bytes > max_bytes_) {
+        return;  // it alone would fill the cache: serve it, keep the others
     }
+    lru_.push_front(Entry{std::move(key), spec, bytes});
+    index_.emplace(hash, lru_.begin());
+    bytes_ += bytes;
+    while (lru_.size() > capacity_ || bytes_ > max_bytes_) {
+        EvictOldest();
+    }
+}
+
+void CachingTemplateService::EvictOldest() {
     const auto oldest = std::prev(lru_.end());
     const std::size_t oldest_hash = std::hash<std::string>{}(oldest->key);
     const auto [from, to] = index_.equal_range(oldest_hash);
@@ -70,12 +99,13 @@ void CachingTemplateService::Remember(std::string key, std::size_t hash, const t
             break;
         }
     }
+    bytes_ -= oldest->bytes;
     lru_.pop_back();
 }
 
 CachingTemplateService::CacheStats CachingTemplateService::Stats() const {
     const std::lock_guard lock(mutex_);
-    return CacheStats{hits_, misses_, lru_.size()};
+    return CacheStats{hits_, misses_, lru_.size(), bytes_};
 }
 
 }  // namespace orch::workflow

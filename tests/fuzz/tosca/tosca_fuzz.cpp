@@ -1,14 +1,17 @@
 // libFuzzer target for the TOSCA engine: any bytes as a template, checked with and without
 // user inputs; the error message, the tosca-check report and output resolution are rendered too.
 // The same bytes are also loaded by both YAML parsers: whenever the fast loader accepts a text,
-// its tree and findings must be exactly yaml-cpp's (a difference aborts, as a crash would).
+// its tree and findings must be exactly yaml-cpp's (a difference aborts, as a crash would). A spec
+// holding far more memory than its template is an amplification and aborts too.
 // Built and run by tests/fuzz/run-tosca-fuzz (clang, -fsanitize=fuzzer,address,undefined).
 #include "tosca/engine.hpp"
 #include "tosca/outputs.hpp"
 #include "tosca/report.hpp"
+#include "tosca/spec_footprint.hpp"
 #include "yaml/loader.hpp"
 #include "yaml/tree_diff.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -55,6 +58,19 @@ void CheckParsersAgree(std::string_view text) {
     }
 }
 
+/// Aborts when a spec holds far more memory than its template could without amplification:
+/// aliases and get_input/get_property share a value that the spec copies once per reference, and
+/// the engine's expansion budget must have refused that. The factor leaves room for what a
+/// template legitimately adds (type chains, defaults, capabilities per node).
+void CheckNotAmplified(std::size_t input_bytes, const orch::tosca::DeploymentSpec& spec) {
+    constexpr std::size_t kFactor = 512;
+    const std::size_t bound = kFactor * std::max<std::size_t>(input_bytes, 64 * 1024);
+    if (const std::size_t held = orch::tosca::ApproxMemoryBytes(spec); held > bound) {
+        std::fprintf(stderr, "a %zu-byte template built a spec of %zu bytes: amplification\n", input_bytes, held);
+        std::abort();
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -68,6 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)check.ErrorMessage();
     (void)orch::tosca::CheckReport(check).dump(-1, ' ', false, orch::Json::error_handler_t::replace);
     if (check.spec) {
+        CheckNotAmplified(size, *check.spec);
         (void)orch::tosca::ResolveOutputs(*check.spec, {});
         (void)check.spec->WorkloadNodes();
     }

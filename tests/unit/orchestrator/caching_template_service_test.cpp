@@ -60,3 +60,68 @@ TEST_CASE("the template cache does not keep failures", "[workflow][cache]") {
     CHECK(inner.builds == 2);
     CHECK(cache.Stats().size == 0);
 }
+
+namespace {
+
+// Builds specs whose metadata holds `text` as one string: the spec's memory follows its template.
+class LargeSpecs final : public orch::workflow::TemplateService {
+   public:
+    orch::Result<orch::tosca::DeploymentSpec> Build(const std::string& text, const Json&) override {
+        ++builds;
+        orch::tosca::DeploymentSpec spec;
+        spec.metadata["copies"] = Json::array();
+        for (int i = 0; i < 8; ++i) {
+            spec.metadata["copies"].push_back(text);  // as aliases of one scalar expand when copied
+        }
+        return spec;
+    }
+    orch::Status Check(const std::string&) override { return orch::Ok(); }
+    int builds = 0;
+};
+
+}  // namespace
+
+TEST_CASE("the template cache is bounded in bytes, not only in entries", "[workflow][cache][limits]") {
+    LargeSpecs inner;
+    // 256 entries allowed, 4 MiB: each spec holds 8 x 256 KiB, so at most one 2 MiB spec fits at a time.
+    CachingTemplateService cache(inner, orch::workflow::TemplateCacheOptions{256, 4u << 20});
+    std::uint64_t largest = 0;
+    for (char c = 'a'; c < 'k'; ++c) {
+        REQUIRE(cache.Build(std::string(256u << 10, c), Json::object()));
+        largest = std::max(largest, cache.Stats().bytes);
+        CHECK(cache.Stats().bytes <= (4u << 20));
+    }
+    CHECK(cache.Stats().size < 10);
+    CHECK(cache.Stats().size >= 1);
+    CHECK(largest > (2u << 20));  // the estimate counts the copied text
+    // The most recent stays cached; the oldest went.
+    const int before = inner.builds;
+    REQUIRE(cache.Build(std::string(256u << 10, 'j'), Json::object()));
+    CHECK(inner.builds == before);
+    REQUIRE(cache.Build(std::string(256u << 10, 'a'), Json::object()));
+    CHECK(inner.builds == before + 1);
+}
+
+TEST_CASE("a spec larger than the whole byte bound is served but not kept", "[workflow][cache][limits]") {
+    LargeSpecs inner;
+    CachingTemplateService cache(inner, orch::workflow::TemplateCacheOptions{256, 1u << 20});
+    REQUIRE(cache.Build(std::string(256u << 10, 'x'), Json::object()));  // ~2 MiB of copies
+    CHECK(cache.Stats().size == 0);
+    CHECK(cache.Stats().bytes == 0);
+    REQUIRE(cache.Build("small", Json::object()));
+    CHECK(cache.Stats().size == 1);
+}
+
+TEST_CASE("template cache bounds come from the configuration", "[workflow][cache][config]") {
+    orch::ConfigTree config;
+    config.Set("tosca.template_cache_bytes", "8MiB");
+    config.Set("tosca.template_cache_entries", "16");
+    const auto options = orch::workflow::TemplateCacheOptionsFromConfig(config);
+    REQUIRE(options);
+    CHECK(options->max_bytes == (8u << 20));
+    CHECK(options->max_entries == 16);
+    const auto defaults = orch::workflow::TemplateCacheOptionsFromConfig(orch::ConfigTree{});
+    REQUIRE(defaults);
+    CHECK(defaults->max_bytes == (64u << 20));
+    CHECK(defaults->max_entries == 256);
+}

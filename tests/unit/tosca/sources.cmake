@@ -1,6 +1,7 @@
 set(TEST_SOURCES
   ${TEST_DIR}/yaml_loader_test.cpp
   ${TEST_DIR}/yaml_differential_test.cpp
+  ${TEST_DIR}/yaml_alias_budget_test.cpp
   ${TEST_DIR}/scalar_unit_test.cpp
   ${TEST_DIR}/values_test.cpp
   ${TEST_DIR}/regex_test.cpp
@@ -10,6 +11,8 @@ set(TEST_SOURCES
   ${TEST_DIR}/spec_test.cpp
   ${TEST_DIR}/outputs_test.cpp
   ${TEST_DIR}/tosca_check_test.cpp
+  ${TEST_DIR}/import_paths_test.cpp
+  ${TEST_DIR}/import_cache_bytes_test.cpp
   ${TEST_DIR}/corpus_test.cpp
 )
 # White-box tests reach the engine's internal headers; tosca-check runs in-process.

@@ -30,6 +30,9 @@ struct Limits {
     std::size_t max_document_bytes = 2u << 20;  ///< per document (template or import)
     int max_depth = 64;                         ///< YAML nesting depth
     std::size_t max_yaml_nodes = 200'000;       ///< YAML nodes per document, aliases counted expanded
+    /// Alias references together may add at most this many times the document's size (at least
+    /// 64 KiB) of text, plus 8 bytes per node, to a document (tosca.max_alias_expansion).
+    std::size_t max_alias_expansion = 4;
     std::size_t max_node_templates = 2'000;
     int max_import_depth = 8;           ///< imports of imports of ...
     std::size_t max_imports = 64;       ///< distinct documents imported by one template
@@ -57,6 +60,10 @@ struct EngineOptions {
     std::chrono::milliseconds fetch_timeout{10'000};
     std::chrono::seconds fetched_ttl{600};  ///< how long a fetched import is reused
     std::size_t max_cached_libraries = 64;  ///< compiled import sets kept in memory
+    /// Bytes of imported documents kept in memory: parsed documents (estimated from their nodes
+    /// and text) and fetched texts each (tosca.import_cache_bytes). Entry counts alone would let
+    /// 2 MiB documents from an allow-listed host fill gigabytes.
+    std::uint64_t max_cached_import_bytes = 64u << 20;
     /// Whether imports may name local paths (relative to the importing file or absolute).
     /// tosca-check enables it; the server must not (templates come from users).
     bool allow_file_imports = false;
@@ -69,7 +76,8 @@ std::map<std::string, std::string> ToscaConfigAliases();
 
 /// Reads the `tosca` section of the server configuration: tosca.mode (compat|strict),
 /// tosca.mirrors (mapping URL_PREFIX → DIR, or the text form above), tosca.allowed_hosts (list),
-/// tosca.max_template_bytes, tosca.fetch_timeout, tosca.fetched_ttl. The HTTP client is left null.
+/// tosca.max_template_bytes, tosca.max_alias_expansion, tosca.import_cache_bytes, tosca.fetch_timeout,
+/// tosca.fetched_ttl. The HTTP client is left null.
 Result<EngineOptions> EngineOptionsFromConfig(const ConfigTree& config);
 
 /// One template to check.

@@ -57,7 +57,10 @@ Result<std::shared_ptr<const ParsedImport>> ParseImport(
     parsed->stamp = text->stamp;
     DiagSink sink(options.limits.max_diagnostics);
     const yaml::LoadLimits limits{
-        options.limits.max_document_bytes, options.limits.max_depth, options.limits.max_yaml_nodes};
+        options.limits.max_document_bytes,
+        options.limits.max_depth,
+        options.limits.max_yaml_nodes,
+        options.limits.max_alias_expansion};
     parsed->doc = yaml::LoadYaml(text->text, location.logical, limits, sink);
     if (parsed->doc.root != nullptr) {
         const yaml::Node& root = *parsed->doc.root;
@@ -95,26 +98,47 @@ Result<std::shared_ptr<const ParsedImport>> DocumentCache::Get(
     if (!parsed) {
         return parsed;
     }
+    const std::uint64_t bytes = ApproxMemoryBytes(**parsed) + location.logical.size();
     std::lock_guard<std::mutex> lock(mutex_);
     if (const auto it = slots_.find(location.logical); it != slots_.end()) {
-        it->second.parsed = *parsed;
-        return parsed;
+        bytes_ -= it->second.bytes;  // replaced by the fresh parse below
+        lru_.erase(it->second.position);
+        slots_.erase(it);
     }
-    while (!slots_.empty() && slots_.size() >= capacity_) {
-        slots_.erase(lru_.back());
-        lru_.pop_back();
+    if (capacity_ == 0 || bytes > max_bytes_) {
+        return parsed;  // served, not kept
     }
-    if (capacity_ > 0) {
-        lru_.push_front(location.logical);
-        slots_.emplace(location.logical, Slot{*parsed, lru_.begin()});
+    while (!slots_.empty() && (slots_.size() >= capacity_ || bytes_ + bytes > max_bytes_)) {
+        EvictOldest();
     }
+    lru_.push_front(location.logical);
+    slots_.emplace(location.logical, Slot{*parsed, lru_.begin(), bytes});
+    bytes_ += bytes;
     return parsed;
+}
+
+void DocumentCache::EvictOldest() {
+    const auto it = slots_.find(lru_.back());
+    bytes_ -= it->second.bytes;
+    slots_.erase(it);
+    lru_.pop_back();
+}
+
+std::uint64_t ApproxMemoryBytes(const ParsedImport& parsed) {
+    const std::uint64_t text = parsed.doc.root != nullptr ? parsed.doc.root->bytes : 0;
+    return parsed.doc.arena->node_count() * sizeof(yaml::Node) + text;
+}
+
+DocumentCache::Usage DocumentCache::usage() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return Usage{slots_.size(), bytes_};
 }
 
 void DocumentCache::Clear() {
     std::lock_guard<std::mutex> lock(mutex_);
     slots_.clear();
     lru_.clear();
+    bytes_ = 0;
 }
 
 }  // namespace orch::tosca

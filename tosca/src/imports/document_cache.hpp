@@ -4,6 +4,7 @@
 #include "imports/library.hpp"
 #include "types/type_model.hpp"
 
+#include <cstdint>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -29,25 +30,40 @@ Result<std::shared_ptr<const ParsedImport>> ParseImport(
     const ImportLocation& location, const ImportResolver& resolver, const EngineOptions& options
 );
 
+/// About how much memory a parsed import holds: its text's nodes (aliases counted expanded).
+std::uint64_t ApproxMemoryBytes(const ParsedImport& parsed);
+
 /// Parsed imports by location, revalidated against their stamps, least recently used evicted
-/// first. Thread-safe; two threads missing the same document may both parse it (the first
-/// stored wins), which is cheaper than holding a lock across I/O.
+/// first, within `capacity` entries and `max_bytes` (ApproxMemoryBytes; a larger one is not kept). Thread-safe; two
+/// threads missing the same document may both parse it (the first stored wins), which is cheaper than holding a lock
+/// across I/O.
 class DocumentCache {
    public:
-    explicit DocumentCache(std::size_t capacity) : capacity_(capacity) {}
+    DocumentCache(std::size_t capacity, std::uint64_t max_bytes) : capacity_(capacity), max_bytes_(max_bytes) {}
 
     Result<std::shared_ptr<const ParsedImport>> Get(
         const ImportLocation& location, const ImportResolver& resolver, const EngineOptions& options
     );
     void Clear();
 
+    struct Usage {
+        std::size_t entries = 0;
+        std::uint64_t bytes = 0;
+    };
+    Usage usage();
+
    private:
     using Lru = std::list<std::string>;
     struct Slot {
         std::shared_ptr<const ParsedImport> parsed;
         Lru::iterator position;
+        std::uint64_t bytes;
     };
+    void EvictOldest();
+
     std::size_t capacity_;
+    std::uint64_t max_bytes_;
+    std::uint64_t bytes_ = 0;
     std::mutex mutex_;
     std::unordered_map<std::string, Slot> slots_;
     Lru lru_;

@@ -150,8 +150,15 @@ Result<ImportLocation> ImportResolver::Locate(
     }
     fs::path path(reference);
     if (path.is_relative()) {
-        const fs::path base =
-            importer != nullptr ? fs::path(importer->logical).parent_path() : fs::path(base_directory);
+        // Relative to the importing file at every level; a file named without a directory
+        // ("b.yaml", as given on a command line) lives in the current directory.
+        fs::path base = fs::path(base_directory);
+        if (importer != nullptr) {
+            base = fs::path(importer->logical).parent_path();
+            if (base.empty()) {
+                base = ".";
+            }
+        }
         if (base.empty()) {
             return Error::InvalidArgument(
                 "import \"" + std::string(reference) +
@@ -215,7 +222,8 @@ Result<ImportText> ImportResolver::Read(const ImportLocation& location) const {
 }
 
 Result<ImportText> ImportResolver::ReadFile(const std::string& path, const std::string& logical) const {
-    const std::string shown = logical == path ? path : logical + " (mirror file " + path + ")";
+    // Only the import as the template names it: a mirror's file path is the server's business.
+    const std::string& shown = logical;
     std::error_code ec;
     const auto size = fs::file_size(path, ec);
     if (ec) {
@@ -276,9 +284,16 @@ Result<ImportText> ImportResolver::Fetch(const std::string& url) const {
         entry.expires = now + options_.fetched_ttl;
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    if (fetched_.size() >= kMaxFetchedEntries) {
-        fetched_.clear();  // bounded; refilled on demand
+    if (const auto it = fetched_.find(url); it != fetched_.end()) {
+        fetched_bytes_ -= it->second.text.size();
+        fetched_.erase(it);
     }
+    if (fetched_.size() >= kMaxFetchedEntries ||
+        fetched_bytes_ + entry.text.size() > options_.max_cached_import_bytes) {
+        fetched_.clear();  // bounded in entries and bytes; refilled on demand
+        fetched_bytes_ = 0;
+    }
+    fetched_bytes_ += entry.text.size();
     Fetched& stored = fetched_[url] = std::move(entry);
     if (!stored.ok) {
         return Error::Unavailable(stored.error);
@@ -305,6 +320,7 @@ bool ImportResolver::StillValid(const ImportStamp& stamp) const {
 void ImportResolver::ClearFetched() const {
     std::lock_guard<std::mutex> lock(mutex_);
     fetched_.clear();
+    fetched_bytes_ = 0;
 }
 
 }  // namespace orch::tosca

@@ -71,6 +71,7 @@ class ImportResolver {
     };
     mutable std::mutex mutex_;
     mutable std::map<std::string, Fetched> fetched_;
+    mutable std::uint64_t fetched_bytes_ = 0;  ///< texts held, at most options_.max_cached_import_bytes
 };
 
 /// RFC 3986 reference resolution for http(s) URLs, with dot segments removed.

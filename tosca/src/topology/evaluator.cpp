@@ -1,5 +1,7 @@
 #include "topology/evaluator.hpp"
 
+#include "yaml/load_limits.hpp"
+
 #include <algorithm>
 
 namespace orch::tosca {
@@ -34,6 +36,10 @@ Evaluated Evaluator::Evaluate(const yaml::Node& value, const EvalScope& scope, c
             }
         }
         if (copy != nullptr) {
+            for (const auto& entry : copy->entries) {
+                copy->size += entry.key->size + entry.value->size;
+                copy->bytes += entry.key->bytes + entry.value->bytes;
+            }
             out.value = copy;
         }
         return out;
@@ -56,6 +62,10 @@ Evaluated Evaluator::Evaluate(const yaml::Node& value, const EvalScope& scope, c
             }
         }
         if (copy != nullptr) {
+            for (const yaml::Node* item : copy->items) {
+                copy->size += item->size;
+                copy->bytes += item->bytes;
+            }
             out.value = copy;
         }
         return out;
@@ -68,11 +78,12 @@ Evaluated Evaluator::EvaluateFunction(
 ) {
     const yaml::Node& args = *call.entries.front().value;
     const Path here = path.Key(name);
-    if (name == "get_input") {
-        return GetInput(call, args, here);
-    }
-    if (name == "get_property") {
-        return GetProperty(call, args, scope, here);
+    if (name == "get_input" || name == "get_property") {
+        const Evaluated out = name == "get_input" ? GetInput(call, args, here) : GetProperty(call, args, scope, here);
+        if (!Charge(out, call, here)) {
+            return {&call, false};
+        }
+        return out;
     }
     if (name == "get_attribute") {
         return GetAttribute(call, args, scope, here);
@@ -93,6 +104,28 @@ Evaluated Evaluator::EvaluateFunction(
         return GetArtifact(call, args, scope, here);
     }
     return GetOperationOutput(call, args, scope, here);
+}
+
+bool Evaluator::Charge(const Evaluated& result, const yaml::Node& call, const Path& path) {
+    if (result.value == nullptr || result.value == &call) {
+        return true;  // unresolved: nothing is copied
+    }
+    copied_ += result.value->bytes + yaml::LoadLimits::kAliasNodeWeight * result.value->size;
+    if (copied_ <= copy_budget_) {
+        return true;
+    }
+    if (!copy_budget_reported_) {
+        copy_budget_reported_ = true;
+        sink_.Error(
+            DiagnosticCode::kLimitExceeded,
+            &call,
+            path,
+            "get_input and get_property results add up to more than " + std::to_string(copy_budget_) +
+                " bytes (each reference copies the value; tosca.max_alias_expansion times the template and "
+                "parameters)"
+        );
+    }
+    return false;
 }
 
 Evaluated Evaluator::GetInput(const yaml::Node& call, const yaml::Node& args, const Path& path) {

@@ -4,6 +4,7 @@
 #include "types/type_registry.hpp"
 #include "util/diag_sink.hpp"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <tuple>
@@ -52,6 +53,12 @@ class Evaluator {
 
     Evaluated Evaluate(const yaml::Node& value, const EvalScope& scope, const Path& path);
 
+    /// What get_input and get_property results may add up to, in bytes of text plus
+    /// yaml::LoadLimits::kAliasNodeWeight per node: each reference shares the value, but the
+    /// spec copies it once per reference, so a large input referenced thousands of times would
+    /// amplify the request as YAML aliases would. Past it, a function is an error.
+    void set_copy_budget(std::uint64_t bytes) { copy_budget_ = bytes; }
+
     /// The evaluated value of a node's property (capability = "" for the node's own), from the
     /// template or the type's default; memoised. value is null when the property has none.
     Evaluated Property(
@@ -97,6 +104,9 @@ class Evaluator {
     const PropertyDef* FindPropertyDef(
         const NodeTemplate& node, const std::string& capability, const std::string& property
     ) const;
+    /// Counts `result` against the copy budget; false (reported once) when it is spent.
+    bool Charge(const Evaluated& result, const yaml::Node& call, const Path& path);
+
     void Fail(const yaml::Node& at, const Path& path, std::string message) {
         sink_.Error(DiagnosticCode::kFunction, &at, path, std::move(message));
     }
@@ -115,6 +125,9 @@ class Evaluator {
     bool inputs_given_;
     int max_depth_;
     int depth_ = 0;
+    std::uint64_t copy_budget_ = UINT64_MAX;
+    std::uint64_t copied_ = 0;
+    bool copy_budget_reported_ = false;
     std::map<std::tuple<const NodeTemplate*, std::string, std::string>, Memo> memo_;
 };
 

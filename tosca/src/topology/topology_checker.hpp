@@ -31,6 +31,8 @@ class TopologyChecker {
     void Run(const yaml::Node* topology);
     /// Some import could not be read: unknown type names say they may come from it.
     void set_imports_incomplete(bool incomplete) { imports_incomplete_ = incomplete; }
+    /// See Evaluator::set_copy_budget.
+    void set_copy_budget(std::uint64_t bytes) { evaluator_.set_copy_budget(bytes); }
     const Topology& topology() const { return topology_; }
 
    private:

@@ -39,7 +39,7 @@ std::optional<Document> FastLoadYaml(
     }
     Document doc{std::make_shared<Arena>(source_name), nullptr};
     DiagSink held(kMaxHeldFindings);
-    TreeBuilder builder(*doc.arena, limits, held);
+    TreeBuilder builder(*doc.arena, limits, held, text.size());
     if (!FastParser(text, builder).Parse()) {
         return std::nullopt;
     }

@@ -85,7 +85,7 @@ class EventAdapter : public YAML::EventHandler {
 class SecondDocumentProbe : public YAML::EventHandler {
    public:
     void OnDocumentStart(const YAML::Mark& mark) override {
-        throw StopParsing{LoadStop{DiagnosticCode::kYamlSyntax, ToMark(mark), ""}};
+        throw StopParsing{LoadStop{DiagnosticCode::kYamlSyntax, ToMark(mark), "", ""}};
     }
     void OnDocumentEnd() override {}
     void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
@@ -189,7 +189,7 @@ Document LoadWithYamlCpp(std::string_view text, std::string source_name, const L
     const std::string& name = doc.arena->source_name();
     ViewBuffer buffer(text);
     std::istream in(&buffer);
-    TreeBuilder builder(*doc.arena, limits, sink);
+    TreeBuilder builder(*doc.arena, limits, sink, text.size());
     EventAdapter adapter(builder);
     try {
         YAML::Parser parser(in);
@@ -212,7 +212,7 @@ Document LoadWithYamlCpp(std::string_view text, std::string source_name, const L
             return doc;
         }
     } catch (const StopParsing& stop) {
-        sink.AddAt(Severity::kError, stop.stop.code, name, stop.stop.mark, "", stop.stop.message);
+        sink.AddAt(Severity::kError, stop.stop.code, name, stop.stop.mark, stop.stop.path, stop.stop.message);
         return doc;
     } catch (const YAML::Exception& e) {
         sink.AddAt(

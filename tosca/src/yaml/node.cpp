@@ -172,12 +172,14 @@ Node* Arena::New(NodeKind kind, Mark mark) {
 const Node* Arena::Str(std::string text, Mark mark) {
     Node* node = New(NodeKind::kScalar, mark);
     node->text = std::move(text);
+    node->bytes = node->text.size();
     return node;
 }
 
 const Node* Arena::Plain(std::string text, Mark mark) {
     Node* node = New(NodeKind::kScalar, mark);
     node->text = std::move(text);
+    node->bytes = node->text.size();
     node->plain = true;
     return node;
 }
@@ -189,6 +191,7 @@ const Node* Arena::Null(Mark mark) {
 const Node* Arena::StrAt(std::string text, const Node& origin) {
     Node* node = New(NodeKind::kScalar, origin.mark);
     node->text = std::move(text);
+    node->bytes = node->text.size();
     node->source = origin.source;
     return node;
 }
@@ -215,6 +218,7 @@ const Node* Arena::FromJson(const Json& value, Mark mark) {
             for (const auto& item : value) {
                 const Node* child = FromJson(item, mark);
                 node->size += child->size;
+                node->bytes += child->bytes;
                 node->items.push_back(child);
             }
             return node;
@@ -224,6 +228,7 @@ const Node* Arena::FromJson(const Json& value, Mark mark) {
             for (const auto& [key, item] : value.items()) {
                 const Node* child = FromJson(item, mark);
                 node->size += child->size + 1;
+                node->bytes += child->bytes + key.size();
                 node->entries.push_back({Str(key, mark), child});
             }
             return node;

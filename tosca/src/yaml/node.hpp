@@ -37,6 +37,7 @@ struct Node {
     Mark mark;
     const std::string* source = nullptr;  ///< the file name, owned by the arena
     std::uint64_t size = 1;               ///< nodes in this subtree, shared subtrees counted each time
+    std::uint64_t bytes = 0;              ///< text bytes (scalars, keys) in this subtree, counted the same way
     std::string text;                     ///< scalar text
     std::vector<const Node*> items;       ///< sequence items
     std::vector<Entry> entries;           ///< mapping entries, keys unique (the last duplicate wins)

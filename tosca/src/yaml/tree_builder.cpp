@@ -30,6 +30,7 @@ bool TreeBuilder::Scalar(Mark mark, std::string_view text, bool plain, AnchorId 
     }
     node->text.assign(text);
     node->plain = plain;
+    node->bytes = text.size();
     Complete(node, anchor);
     return true;
 }
@@ -42,7 +43,7 @@ bool TreeBuilder::Alias(Mark mark, AnchorId anchor) {
         return Refuse(DiagnosticCode::kYamlSyntax, mark, "alias refers to a node that contains it (recursive alias)");
     }
     const Node* target = anchors_[anchor];
-    if (!Count(target->size, mark)) {
+    if (!CountAlias(*target, mark) || !Count(target->size, mark)) {
         return false;
     }
     Attach(target);
@@ -98,8 +99,40 @@ bool TreeBuilder::Count(std::uint64_t nodes, Mark mark) {
     );
 }
 
+bool TreeBuilder::CountAlias(const Node& target, Mark mark) {
+    // No overflow: a target's counts were bounded when it was read, and the sum stops at the budget.
+    alias_cost_ += target.bytes + LoadLimits::kAliasNodeWeight * target.size;
+    if (alias_cost_ <= alias_budget_) {
+        return true;
+    }
+    Refuse(
+        DiagnosticCode::kLimitExceeded,
+        mark,
+        "aliases expand the document by more than " + std::to_string(alias_budget_) + " bytes (" +
+            std::to_string(limits_.max_alias_expansion) +
+            " times its size, or of 64 KiB if larger); each alias counts the text and nodes of what it refers to"
+    );
+    stop_->path = CurrentPath();
+    return false;
+}
+
+std::string TreeBuilder::CurrentPath() const {
+    std::string out;
+    for (const Frame& frame : stack_) {
+        if (frame.node->kind == NodeKind::kSequence) {
+            out += '[' + std::to_string(frame.node->items.size()) + ']';
+        } else if (frame.pending_key != nullptr) {
+            if (!out.empty()) {
+                out += '.';
+            }
+            out += frame.pending_key->text;
+        }
+    }
+    return out;
+}
+
 bool TreeBuilder::Refuse(DiagnosticCode code, Mark mark, std::string message) {
-    stop_ = LoadStop{code, mark, std::move(message)};
+    stop_ = LoadStop{code, mark, std::move(message), ""};
     return false;
 }
 
@@ -126,6 +159,7 @@ void TreeBuilder::Attach(const Node* node) {
     }
     Frame& top = stack_.back();
     top.node->size += node->size;
+    top.node->bytes += node->bytes;
     if (top.node->kind == NodeKind::kSequence) {
         top.node->items.push_back(node);
         return;

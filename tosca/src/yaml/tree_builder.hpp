@@ -19,6 +19,7 @@ struct LoadStop {
     DiagnosticCode code;
     Mark mark;
     std::string message;
+    std::string path;  ///< where in the document (`a.b[2]`), when known
 };
 
 /// Builds nodes from parse events, enforcing the limits as the events arrive. Both loaders (the
@@ -32,7 +33,9 @@ class TreeBuilder {
     using AnchorId = std::size_t;
     static constexpr AnchorId kNoAnchor = 0;
 
-    TreeBuilder(Arena& arena, const LoadLimits& limits, DiagSink& sink) : arena_(arena), limits_(limits), sink_(sink) {}
+    /// `input_bytes` is the size of the text being read: the alias expansion budget is a multiple of it.
+    TreeBuilder(Arena& arena, const LoadLimits& limits, DiagSink& sink, std::size_t input_bytes)
+        : arena_(arena), limits_(limits), sink_(sink), alias_budget_(limits.AliasBudget(input_bytes)) {}
 
     /// The first completed top-level node; null until one is complete.
     const Node* root() const { return root_; }
@@ -56,6 +59,9 @@ class TreeBuilder {
 
     Node* Make(NodeKind kind, Mark mark);
     bool Count(std::uint64_t nodes, Mark mark);
+    bool CountAlias(const Node& target, Mark mark);
+    /// The path of the node being read (`a.b[2]`), for limit messages.
+    std::string CurrentPath() const;
     void Complete(const Node* node, AnchorId anchor);
     void SetAnchor(AnchorId anchor, const Node* node);
     void Attach(const Node* node);
@@ -69,6 +75,8 @@ class TreeBuilder {
     std::vector<const Node*> anchors_;  ///< by anchor number; null while the anchored node is open
     const Node* root_ = nullptr;
     std::uint64_t total_ = 0;
+    const std::uint64_t alias_budget_;
+    std::uint64_t alias_cost_ = 0;  ///< what alias references added so far (see LoadLimits)
     std::optional<LoadStop> stop_;
 };
 

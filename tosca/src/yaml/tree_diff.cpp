@@ -34,6 +34,9 @@ std::string ShallowDifference(const Node& a, const Node& b, const std::string& p
         return path + ": text '" + a.text + "'" + (a.plain ? " (plain)" : "") + " vs '" + b.text + "'" +
                (b.plain ? " (plain)" : "");
     }
+    if (a.bytes != b.bytes) {
+        return path + ": subtree bytes " + std::to_string(a.bytes) + " vs " + std::to_string(b.bytes);
+    }
     if (a.size != b.size || a.items.size() != b.items.size() || a.entries.size() != b.entries.size()) {
         return path + ": subtree sizes " + std::to_string(a.size) + "/" + std::to_string(a.items.size()) + "/" +
                std::to_string(a.entries.size()) + " vs " + std::to_string(b.size) + "/" +
