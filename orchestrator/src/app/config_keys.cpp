@@ -21,6 +21,7 @@ std::set<std::string> AppConfigKeys() {
         "workflow.connector_call_timeout", "workflow.default_provider_timeout_mins",
         "tosca.mode", "tosca.mirrors", "tosca.allowed_hosts", "tosca.max_template_bytes", "tosca.fetch_timeout",
         "tosca.fetched_ttl",
+        "deployments.max_instances",
         "credentials.*",
     };
 }

@@ -72,11 +72,14 @@ public:
         queries.push_back(q);
         return orch::store::Page<orch::domain::Schedule>{};
     }
-    Result<std::vector<orch::store::RunningSchedule>> ListRunning(const std::string&, int) override {
+    Result<std::vector<orch::store::RunningSchedule>> ListRunning(const orch::store::OwnerFilter&, const std::string&,
+                                                                  int) override {
         return std::vector<orch::store::RunningSchedule>{};
     }
+    int event_queries = 0;
     Result<orch::store::Page<orch::domain::ScheduleEvent>> ListEvents(const std::string&, int, int,
                                                                       const std::vector<orch::store::SortKey>&) override {
+        ++event_queries;
         return orch::store::Page<orch::domain::ScheduleEvent>{};
     }
     Result<bool> CreateEvent(const orch::domain::ScheduleEvent&, const orch::store::NewDeployment&) override {
@@ -87,8 +90,11 @@ public:
 class CountingSink final : public orch::schedule::FileNotificationSink {
 public:
     int calls = 0;
-    Result<orch::schedule::NotificationOutcome> OnFileAvailable(const orch::schedule::FileNotification&) override {
+    std::vector<orch::store::OwnerFilter> scopes;
+    Result<orch::schedule::NotificationOutcome> OnFileAvailable(const orch::schedule::FileNotification&,
+                                                                const orch::store::OwnerFilter& scope) override {
         ++calls;
+        scopes.push_back(scope);
         return orch::schedule::NotificationOutcome{};
     }
 };
@@ -161,6 +167,9 @@ TEST_CASE("only admins may feed file notifications", "[schedules][auth]") {
     h.authenticator.principal.admin = true;
     CHECK(h.Call("POST", "/schedules/notifications", "", file).status == 200);
     CHECK(h.sink.calls == 1);
+    REQUIRE(h.sink.scopes.size() == 1);  // an admin notifies their own issuer's schedules only
+    CHECK(h.sink.scopes[0].issuer() == std::optional<std::string>("https://iam.example/"));
+    CHECK(h.sink.scopes[0].include_unowned());
     h.source.Stop();
     CHECK(h.Call("POST", "/schedules/notifications", "", file).status == 503);
 }
@@ -192,8 +201,8 @@ TEST_CASE("schedule lists follow the createdBy rules for users and admins", "[sc
     CHECK(h.Call("GET", "/schedules", "createdBy=me").status == 200);
     REQUIRE(h.schedules.queries.size() == 2);
     for (const auto& q : h.schedules.queries) {  // a user without createdBy, or with me: own only
-        CHECK(q.issuer == "https://iam.example/");
-        CHECK(q.subject == "alice");
+        CHECK(q.owner.issuer() == std::optional<std::string>("https://iam.example/"));
+        CHECK(q.owner.subject() == std::optional<std::string>("alice"));
     }
     const auto foreign = h.Call("GET", "/schedules", "createdBy=bob@https://iam.example/");
     CHECK(foreign.status == 400);
@@ -205,12 +214,12 @@ TEST_CASE("schedule lists follow the createdBy rules for users and admins", "[sc
     CHECK(h.Call("GET", "/schedules").status == 200);
     CHECK(h.Call("GET", "/schedules", "createdBy=bob@https://iam.example/").status == 200);
     REQUIRE(h.schedules.queries.size() == 2);
-    CHECK(h.schedules.queries[0].issuer == "https://iam.example/");  // an admin: the whole issuer
-    CHECK_FALSE(h.schedules.queries[0].subject);
-    CHECK(h.schedules.queries[1].subject == "bob");
+    CHECK(h.schedules.queries[0].owner.issuer() == std::optional<std::string>("https://iam.example/"));
+    CHECK_FALSE(h.schedules.queries[0].owner.subject());  // an admin: the whole issuer
+    CHECK(h.schedules.queries[1].owner.subject() == std::optional<std::string>("bob"));
 }
 
-TEST_CASE("another issuer's schedule is 404 but its events are readable", "[schedules][auth]") {
+TEST_CASE("another issuer's schedule is 404 and has no events for the caller", "[schedules][auth]") {
     Harness h;
     const auto own_issuer = h.Add("https://iam.example/", "bob");
     const auto other = h.Add("https://other.example/", "carol");
@@ -220,5 +229,11 @@ TEST_CASE("another issuer's schedule is 404 but its events are readable", "[sche
     CHECK(hidden.status == 404);
     CHECK(Message(hidden) == "The deployment <" + other.id + "> doesn't exist");
     CHECK(h.Call("GET", "/schedules/" + other.id + "/template").status == 404);
-    CHECK(h.Call("GET", "/schedules/" + other.id + "/events").status == 200);  // no ownership check
+    CHECK(h.Call("GET", "/schedules/" + own_issuer.id + "/events").status == 200);  // no ownership check
+    CHECK(h.schedules.event_queries == 1);
+    // Another issuer's: the empty page of an unknown schedule, its events never read.
+    const auto foreign = h.Call("GET", "/schedules/" + other.id + "/events");
+    CHECK(foreign.status == 200);
+    CHECK(Json::parse(foreign.body)["page"]["totalElements"] == 0);
+    CHECK(h.schedules.event_queries == 1);
 }

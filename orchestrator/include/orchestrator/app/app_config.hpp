@@ -7,6 +7,7 @@
 #include "common/config.hpp"
 #include "common/log.hpp"
 #include "common/result.hpp"
+#include "orchestrator/api/deployment_limits.hpp"
 #include "orchestrator/server/http_server.hpp"
 #include "orchestrator/store/pg_pool.hpp"
 
@@ -20,6 +21,7 @@ struct AppConfig {
     store::PgPoolOptions database;
     log::Level log_level = log::Level::kInfo;
     std::string instance_id;        ///< names this process in job leases (default host:pid)
+    api::DeploymentLimits deployment_limits;
     ConfigTree tree;
 };
 

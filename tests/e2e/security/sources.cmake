@@ -1,0 +1,12 @@
+# Hostile input against the real binary (issue 16): backtracking patterns that must not stall the
+# API, lists that must not cross issuers, deployments that must not ask for unbounded work.
+# The authed harness (tests/e2e/auth) with the `oidc` fixture's issuers.
+set(TEST_SOURCES
+  ${TEST_DIR}/../auth/authed_orchestrator.cpp
+  ${TEST_DIR}/stall_e2e_test.cpp
+  ${TEST_DIR}/instance_cap_e2e_test.cpp
+  ${TEST_DIR}/issuer_scope_e2e_test.cpp
+)
+set(TEST_LIBS orch::orchestrator deps::ssl orch_rig_oidc)
+set(TEST_FIXTURES oidc)
+set(TEST_LABELS security)
