@@ -15,21 +15,25 @@ namespace {
 
 using orch::Json;
 
-// A normative Compute (a VIRTUAL_MACHINES deployment, so PUT may scale it) with `count` instances.
+// INDIGO Computes (a VIRTUAL_MACHINES deployment, so PUT may scale it): `count` instances of vm,
+// one of other.
 std::string ScalableTemplate() {
     return "tosca_definitions_version: tosca_simple_yaml_1_0\n"
+           "imports:\n"
+           "  - indigo_custom_types: "
+           "https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml\n"
            "topology_template:\n"
            "  inputs:\n"
            "    count: {type: integer, default: 1}\n"
            "  node_templates:\n"
            "    vm:\n"
-           "      type: tosca.nodes.Compute\n"
+           "      type: tosca.nodes.indigo.Compute\n"
            "      capabilities:\n"
            "        scalable:\n"
            "          properties:\n"
            "            count: {get_input: count}\n"
            "    other:\n"
-           "      type: tosca.nodes.Compute\n"
+           "      type: tosca.nodes.indigo.Compute\n"
            "      capabilities:\n"
            "        scalable:\n"
            "          properties:\n"
@@ -55,7 +59,7 @@ struct Setup {
 std::int64_t ResourceRows(const std::string& dsn) {
     pqxx::connection conn(dsn);
     pqxx::read_transaction tx(conn);
-    return tx.query_value<std::int64_t>("SELECT count(*) FROM resources");
+    return tx.exec1("SELECT count(*) FROM resources")[0].as<std::int64_t>();
 }
 
 }  // namespace

@@ -100,5 +100,5 @@ TEST_CASE("listed views write the bytes of the deployments List reads, for every
             }
         }
     }
-    CHECK(store.List({.size = 100})->items.size() == 40);
+    CHECK(store.List({.owner = Scope({}), .size = 100})->items.size() == 40);
 }
