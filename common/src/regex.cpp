@@ -37,8 +37,9 @@ class RegexCompiler {
         regex.pattern_ = std::string(p_);
         if (p_.size() > limits_.max_pattern_bytes) {
             // Not echoed: the pattern itself is what is too long.
-            return Error::InvalidArgument("invalid pattern: longer than " + std::to_string(limits_.max_pattern_bytes) +
-                                          " characters");
+            return Error::InvalidArgument(
+                "invalid pattern: longer than " + std::to_string(limits_.max_pattern_bytes) + " characters"
+            );
         }
         AstPtr ast = ParseAlternation(0);
         if (!error_.empty()) {

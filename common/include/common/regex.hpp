@@ -15,7 +15,8 @@ namespace orch {
 /// hostile pattern or value cannot stall the server as backtracking engines (std::regex) can:
 /// matching costs at most program size x input length steps, and both are bounded (RegexLimits).
 /// Every user-supplied pattern (TOSCA `pattern` constraints, schedules' fileExpression) and every
-/// check of user text against a fixed pattern goes through it; std::regex is not used on user input. Supports the common ECMAScript/POSIX subset: literals,
+/// check of user text against a fixed pattern goes through it; std::regex is not used on user input. Supports the
+/// common ECMAScript/POSIX subset: literals,
 /// `.`, classes `[a-z0-9_]` / `[^...]`, escapes `\d \w \s \D \W \S` and escaped punctuation,
 /// groups `( )` / `(?: )`, `|`, `* + ?`, `{n}`, `{n,}`, `{n,m}` (lazy `?` suffixes accepted),
 /// and `^` / `$` at the ends. Back-references and look-around are rejected with an error.

@@ -7,12 +7,12 @@
 
 #include <chrono>
 #include <functional>
-#include <optional>
-#include <string>
-#include <vector>
 #include <future>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 using orch::schedule::CompileFileExpression;
 using orch::schedule::FileExpressionCache;
@@ -81,18 +81,19 @@ TEST_CASE("patterns that make backtracking engines run for hours answer at once"
     };
     const std::string name = "user.alice:" + std::string(40, 'a');
     const std::string as(40, 'a');
-    for (const Case& c : std::vector<Case>{{"(.+)+!", name, true},
-                                           {"(.*)*!", name, true},
-                                           {"(.*a){20}!", name, true},
-                                           {"(a|a)+!", as, true},
-                                           {"(a|aa)+!", as, true},
-                                           {"((a+)+)+!", as, true},
-                                           {"user\\.alice:(a+)+!", name, true}}) {
+    for (const Case& c : std::vector<Case>{
+             {"(.+)+!", name, true},
+             {"(.*)*!", name, true},
+             {"(.*a){20}!", name, true},
+             {"(a|a)+!", as, true},
+             {"(a|aa)+!", as, true},
+             {"((a+)+)+!", as, true},
+             {"user\\.alice:(a+)+!", name, true}}) {
         INFO(c.expression);
         FileExpressionCache cache;
         const auto started = std::chrono::steady_clock::now();
-        const auto matched = WithinTime([&cache, c] { return cache.Matches(c.expression, c.did); },
-                                        std::chrono::seconds(2));
+        const auto matched =
+            WithinTime([&cache, c] { return cache.Matches(c.expression, c.did); }, std::chrono::seconds(2));
         REQUIRE(matched.has_value());
         CHECK_FALSE(*matched);
         CHECK(std::chrono::steady_clock::now() - started < std::chrono::milliseconds(500));
