@@ -6,6 +6,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <future>
+
 namespace {
 
 using orch::Error;
@@ -95,6 +99,23 @@ public:
                                                                 const orch::store::OwnerFilter& scope) override {
         ++calls;
         scopes.push_back(scope);
+        return orch::schedule::NotificationOutcome{};
+    }
+};
+
+// Holds the first notification until released (at most 5 s, so a test of code that lets a
+// second one in fails instead of hanging).
+class BlockingSink final : public orch::schedule::FileNotificationSink {
+public:
+    std::atomic<int> calls{0};
+    std::promise<void> entered;
+    std::shared_future<void> release;
+    Result<orch::schedule::NotificationOutcome> OnFileAvailable(const orch::schedule::FileNotification&,
+                                                                const orch::store::OwnerFilter&) override {
+        if (calls.fetch_add(1) == 0) {
+            entered.set_value();
+        }
+        release.wait_for(std::chrono::seconds(5));
         return orch::schedule::NotificationOutcome{};
     }
 };
@@ -236,4 +257,35 @@ TEST_CASE("another issuer's schedule is 404 and has no events for the caller", "
     CHECK(foreign.status == 200);
     CHECK(Json::parse(foreign.body)["page"]["totalElements"] == 0);
     CHECK(h.schedules.event_queries == 1);
+}
+
+TEST_CASE("file notifications run one at a time and another one meanwhile is 503", "[schedules][security]") {
+    // However many schedules users create, a burst of notifications holds at most one worker.
+    Harness h;
+    h.authenticator.principal.admin = true;
+    BlockingSink blocking;
+    std::promise<void> release;
+    blocking.release = release.get_future().share();
+    h.source.Start(blocking);
+    const std::string file = Json{{"scope", "user.alice"}, {"name", "f.root"}}.dump();
+    orch::server::Request request;
+    request.method = "POST";
+    request.path = request.target = "/schedules/notifications";
+    request.headers = {{"Content-Type", "application/json"}, {"Authorization", "Bearer x"}};
+    request.body = file;
+    const auto match = h.router.Find("POST", "/schedules/notifications");
+    REQUIRE(match.route != nullptr);
+    auto first = std::async(std::launch::async, [&] { return match.route->handler(request); });
+    auto entered = blocking.entered.get_future();
+    if (entered.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+        const auto answered = first.get();
+        FAIL("the first notification never reached the sink: " << answered.status << " " << answered.body);
+    }
+    const auto second = h.Call("POST", "/schedules/notifications", "", file);
+    CHECK(second.status == 503);
+    CHECK(Message(second) == "Another file notification is being processed; retry later");
+    release.set_value();
+    CHECK(first.get().status == 200);
+    CHECK(blocking.calls == 1);
+    CHECK(h.Call("POST", "/schedules/notifications", "", file).status == 200);  // free again
 }
