@@ -201,13 +201,14 @@ int main(int argc, char** argv) {
                                 *auth->authenticator, auth->token_keeper.get(),
                                 auth->config,        &metered_placer,
                                 config->external_base_url, [&engine] { engine.Wake(); },
-                                config->egress.get()};
+                                config->egress.get(),      config->deployment_limits};
     server::Router router;
     // Schedules: the routes, and the file notifications (today from the admin HTTP endpoint).
     store::PgScheduleStore schedule_store(pool);
     api::ScheduleApi schedule_api{api_context, schedule_store};
     app::RegisterAllRoutes(router, database, api_context, schedule_api, metrics_registry);
-    schedule::ScheduleEventService schedule_events(schedule_store, templates, [&engine] { engine.Wake(); });
+    schedule::ScheduleEventService schedule_events(schedule_store, templates, [&engine] { engine.Wake(); },
+                                                   {.limits = config->deployment_limits});
     api::HttpFileNotificationSource file_notifications(router, api_context);
     file_notifications.Start(schedule_events);
 

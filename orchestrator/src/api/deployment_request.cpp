@@ -1,7 +1,7 @@
 #include "orchestrator/api/deployment_request.hpp"
 
 #include <algorithm>
-#include <regex>
+#include <string_view>
 
 #include "orchestrator/api/input_checks.hpp"
 
@@ -18,9 +18,22 @@ bool IsJsonMediaType(std::string type) {
                                            type.compare(type.size() - 5, 5, "+json") == 0);
 }
 
-bool IsHttpUrl(const std::string& url) {
-    static const std::regex kUrl(R"(^https?://[^\s/?#]+([/?#][^\s]*)?$)", std::regex::icase);
-    return std::regex_match(url, kUrl);
+// ^https?://[^\s/?#]+([/?#]\S*)?$ (case-insensitive scheme), checked by hand: libstdc++'s
+// std::regex recurses once per byte of `[^\s]*`, so a long callback overflowed the stack.
+bool IsHttpUrl(std::string_view url) {
+    const auto starts_with = [&](std::string_view prefix) {
+        return url.size() >= prefix.size() &&
+               std::equal(prefix.begin(), prefix.end(), url.begin(),
+                          [](char p, char c) { return p == std::tolower(static_cast<unsigned char>(c)); });
+    };
+    const std::size_t scheme = starts_with("http://") ? 7 : starts_with("https://") ? 8 : 0;
+    if (scheme == 0) {
+        return false;
+    }
+    const auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+    const std::size_t host_end = url.find_first_of("/?#", scheme);
+    const std::string_view host = url.substr(scheme, host_end - scheme);
+    return !host.empty() && std::none_of(url.begin() + static_cast<std::ptrdiff_t>(scheme), url.end(), space);
 }
 
 Status ParseTimeouts(const Json& body, DeploymentRequest& out) {

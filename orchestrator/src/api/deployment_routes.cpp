@@ -93,15 +93,7 @@ Result<Response> ListDeployments(ApiContext& ctx, const Request& request) {
     );
     ORCH_ASSIGN_OR_RETURN(const Paging paging, ParsePaging(request));
     ORCH_ASSIGN_OR_RETURN(const bool include_deleted, IncludeDeleted(request, principal));
-    store::ListQuery query;
-    if (filter.owner) {
-        query.issuer = filter.owner->issuer;
-        query.subject = filter.owner->subject;
-    } else if (filter.owner_issuer) {
-        query.issuer = filter.owner_issuer;
-        query.include_unowned = filter.include_unowned;
-    }
-    query.user_group = filter.user_group;
+    store::ListQuery query{.owner = filter.owner, .user_group = filter.user_group};
     query.excluded_status = ExcludedStatuses(request);
     query.include_deleted = include_deleted;
     query.page = paging.page;
@@ -143,7 +135,7 @@ Result<Response> CreateDeployment(ApiContext& ctx, const Request& request) {
     ORCH_RETURN_IF_ERROR(auth::CheckUserGroup(principal, body.user_group));
     DeploymentDraft draft{body.template_text, body.parameters, body.callback, body.options,
                           body.user_group.value_or(""), domain::Owner{principal.issuer, principal.subject}};
-    ORCH_ASSIGN_OR_RETURN(const store::NewDeployment created, BuildNewDeployment(ctx.templates, draft));
+    ORCH_ASSIGN_OR_RETURN(const store::NewDeployment created, BuildNewDeployment(ctx.templates, draft, ctx.deployment_limits));
     ORCH_RETURN_IF_ERROR(EnrollCaller(ctx, request, principal));
     const domain::Deployment& d = created.deployment;
     ORCH_RETURN_IF_ERROR(ctx.store.Create(created));
@@ -175,6 +167,7 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     Json merged = d.parameters.is_object() ? d.parameters : Json::object();
     merged.update(body.parameters);
     ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, merged));
+    ORCH_RETURN_IF_ERROR(CheckInstanceCap(spec, ctx.deployment_limits));  // scaling up is bounded as creating is
     ORCH_ASSIGN_OR_RETURN(auto existing, ctx.store.ListResources(d.id, std::nullopt, 0, 100000, {}));
     ORCH_ASSIGN_OR_RETURN(const ScalingPlan plan, PlanScaling(spec, existing.items, d.id));
     ORCH_RETURN_IF_ERROR(EnrollCaller(ctx, request, principal));

@@ -58,7 +58,14 @@ Result<server::Response> HttpFileNotificationSource::Handle(const server::Reques
     if (sink == nullptr) {
         return Error::Unavailable("File notifications are not being accepted");
     }
-    ORCH_ASSIGN_OR_RETURN(const auto outcome, sink->OnFileAvailable(file));
+    // One notification at a time (the original's STOMP listener was one thread too): each scans
+    // every RUNNING schedule, and however cheap one match is, users choose how many schedules
+    // there are; a burst of notifications must not take every worker from the rest of the API.
+    std::unique_lock one_at_a_time(in_progress_, std::try_to_lock);
+    if (!one_at_a_time.owns_lock()) {
+        return Error::Unavailable("Another file notification is being processed; retry later");
+    }
+    ORCH_ASSIGN_OR_RETURN(const auto outcome, sink->OnFileAvailable(file, store::OwnerFilter::VisibleTo(principal)));
     return server::Response::Json(200, OutcomeJson(file, outcome));
 }
 

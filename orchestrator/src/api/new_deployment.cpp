@@ -1,12 +1,29 @@
 #include "orchestrator/api/new_deployment.hpp"
 
+#include <algorithm>
+
 #include "common/uuid.hpp"
 #include "orchestrator/api/deployment_routes.hpp"
 
 namespace orch::api {
 
-Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templates, const DeploymentDraft& draft) {
+Status CheckInstanceCap(const tosca::DeploymentSpec& spec, const DeploymentLimits& limits) {
+    std::int64_t instances = 0;  // 64-bit: node count x per-node count overflows an int
+    for (const auto& node : spec.nodes) {
+        instances += std::max(0, node.count);
+    }
+    if (instances > limits.max_instances) {
+        return Error::InvalidArgument("The template asks for " + std::to_string(instances) +
+                                      " node instances; a deployment may have at most " +
+                                      std::to_string(limits.max_instances) + " (deployments.max_instances)");
+    }
+    return Ok();
+}
+
+Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templates, const DeploymentDraft& draft,
+                                                const DeploymentLimits& limits) {
     ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, templates.Build(draft.template_text, draft.parameters));
+    ORCH_RETURN_IF_ERROR(CheckInstanceCap(spec, limits));
     store::NewDeployment created;
     domain::Deployment& d = created.deployment;
     d.id = SequentialUuid();

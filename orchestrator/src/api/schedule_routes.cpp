@@ -71,14 +71,7 @@ Result<Response> ListSchedules(ScheduleApi& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto filter, auth::ResolveListFilter(principal, created_by.value_or(""), std::nullopt,
                                                                      auth::ListKind::kSchedules));
     ORCH_ASSIGN_OR_RETURN(const Paging paging, ParsePaging(request));
-    store::ScheduleQuery query;
-    if (filter.owner) {
-        query.issuer = filter.owner->issuer;
-        query.subject = filter.owner->subject;
-    } else if (filter.owner_issuer) {
-        query.issuer = filter.owner_issuer;
-        query.include_unowned = filter.include_unowned;
-    }
+    store::ScheduleQuery query{.owner = filter.owner};
     query.page = paging.page;
     query.size = paging.size;
     query.sort = paging.sort;
@@ -104,14 +97,17 @@ Result<Response> GetSchedule(ScheduleApi& ctx, const Request& request) {
 
 Result<Response> ListEvents(ScheduleApi& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx.api, request, auth::Access::kRead));
-    (void)principal;  // contract §2 row 20: any authenticated user, no ownership check
     ORCH_ASSIGN_OR_RETURN(const Paging paging, ParsePaging(request));
-    // As the original (a query by schedule id, no lookup of the schedule): an unknown schedule
-    // has no events, 200 with an empty page rather than 404.
+    // As the original, an unknown schedule has no events: 200 with an empty page rather than 404.
+    // Contract §2 row 20: any authenticated user, no ownership check; but another issuer's
+    // schedule is unknown to the caller (its events carry that issuer's deployments).
     const std::string id = request.PathParam("id");
     store::Page<domain::ScheduleEvent> page;
     if (LooksLikeUuid(id)) {
-        ORCH_ASSIGN_OR_RETURN(page, ctx.schedules.ListEvents(id, paging.page, paging.size, paging.sort));
+        ORCH_ASSIGN_OR_RETURN(const auto schedule, ctx.schedules.Get(id));
+        if (schedule && auth::IsVisibleTo(principal, OwnerOf(*schedule))) {
+            ORCH_ASSIGN_OR_RETURN(page, ctx.schedules.ListEvents(id, paging.page, paging.size, paging.sort));
+        }
     }
     // self: the request URL with the page/size/sort of the returned page (contract §1.3).
     const std::string nav = BaseUrl(request, ctx.api.external_base_url) + "/schedules/" + QueryValue(id) + "/events";

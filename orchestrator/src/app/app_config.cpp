@@ -111,6 +111,10 @@ Result<AppConfig> LoadConfig(const std::string& path, const std::map<std::string
     auto instance = config.tree.GetString("instance_id", DefaultInstanceId());
     ORCH_RETURN_IF_ERROR(instance);
     config.instance_id = *instance;
+    auto max_instances = config.tree.GetInt("deployments.max_instances", config.deployment_limits.max_instances, 1,
+                                            1'000'000);
+    ORCH_RETURN_IF_ERROR(max_instances);
+    config.deployment_limits.max_instances = *max_instances;
     return config;
 }
 

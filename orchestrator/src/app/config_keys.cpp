@@ -23,6 +23,7 @@ std::set<std::string> AppConfigKeys() {
         "tosca.mode", "tosca.mirrors", "tosca.allowed_hosts", "tosca.max_template_bytes", "tosca.fetch_timeout",
         "tosca.fetched_ttl", "tosca.max_alias_expansion", "tosca.import_cache_bytes", "tosca.template_cache_entries",
         "tosca.template_cache_bytes",
+        "deployments.max_instances",
         "credentials.*",
     };
 }

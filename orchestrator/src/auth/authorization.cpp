@@ -31,13 +31,10 @@ Error IllegalCreatedBy(std::string_view created_by) {
     return Error::InvalidArgument("Value " + std::string(created_by) + " for param createdBy is illegal");
 }
 
-Owner Me(const Principal& principal) {
-    return Owner{principal.issuer, principal.subject};
-}
-
-Result<ListFilter> LocalListFilter(std::string_view created_by, const std::optional<std::string>& user_group) {
-    ListFilter filter;
-    filter.user_group = user_group;
+Result<ListFilter> LocalListFilter(
+    const Principal& principal, std::string_view created_by, const std::optional<std::string>& user_group
+) {
+    ListFilter filter{store::OwnerFilter::VisibleTo(principal), user_group};
     if (created_by.empty() || created_by == "me") {
         return filter;
     }
@@ -45,7 +42,7 @@ Result<ListFilter> LocalListFilter(std::string_view created_by, const std::optio
     if (!owner) {
         return IllegalCreatedBy(created_by);
     }
-    filter.owner = std::move(*owner);
+    filter.owner.OwnedBy(owner->issuer, owner->subject);
     return filter;
 }
 
@@ -113,20 +110,19 @@ Result<ListFilter> ResolveListFilter(
     const Principal& principal, std::string_view created_by, const std::optional<std::string>& user_group, ListKind kind
 ) {
     if (principal.local) {
-        return LocalListFilter(created_by, user_group);
+        return LocalListFilter(principal, created_by, user_group);
     }
     if (user_group && kind == ListKind::kDeployments) {
         ORCH_RETURN_IF_ERROR(CheckUserGroup(principal, user_group));
     }
-    ListFilter filter;
-    filter.user_group = kind == ListKind::kDeployments ? user_group : std::nullopt;
-    filter.owner_issuer = principal.issuer;
+    // Starts from what the caller may see at all; everything below only narrows it.
+    ListFilter filter{
+        store::OwnerFilter::VisibleTo(principal), kind == ListKind::kDeployments ? user_group : std::nullopt};
     if (created_by.empty() && principal.admin) {
-        filter.include_unowned = true;  // admins see every deployment of their issuer
-        return filter;
+        return filter;  // admins see every deployment of their issuer, and unowned ones
     }
     if (created_by.empty() || created_by == "me") {
-        filter.owner = Me(principal);
+        filter.owner.OwnedBy(principal.issuer, principal.subject);
         return filter;
     }
     auto owner = ParseOwnerText(created_by);
@@ -136,11 +132,12 @@ Result<ListFilter> ResolveListFilter(
     if (kind == ListKind::kSchedules && !principal.admin) {
         return IllegalCreatedBy(created_by);
     }
-    // The original compares subjects only; the issuer restriction below keeps other issuers out.
+    // The original compares subjects only; OwnerFilter keeps other issuers out (an owner of
+    // another issuer lists nothing, even when the subjects are equal).
     if (owner->subject != principal.subject && !principal.admin) {
         return Error::PermissionDenied("Only admin can retrieve deployments for " + std::string(created_by));
     }
-    filter.owner = std::move(*owner);
+    filter.owner.OwnedBy(owner->issuer, owner->subject);
     return filter;
 }
 

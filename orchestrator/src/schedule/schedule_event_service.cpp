@@ -10,12 +10,13 @@ ScheduleEventService::ScheduleEventService(store::ScheduleStore& schedules, work
                                            std::function<void()> wake_workflow, ScheduleEventOptions options)
     : schedules_(schedules), templates_(templates), wake_workflow_(std::move(wake_workflow)), options_(options) {}
 
-Result<NotificationOutcome> ScheduleEventService::OnFileAvailable(const FileNotification& file) {
+Result<NotificationOutcome> ScheduleEventService::OnFileAvailable(const FileNotification& file,
+                                                                  const store::OwnerFilter& scope) {
     const std::string did = file.scope + ":" + file.name;
     NotificationOutcome outcome;
     std::string after;
     while (true) {  // keyset pages: memory stays bounded whatever the number of schedules
-        ORCH_ASSIGN_OR_RETURN(const auto page, schedules_.ListRunning(after, options_.page_size));
+        ORCH_ASSIGN_OR_RETURN(const auto page, schedules_.ListRunning(scope, after, options_.page_size));
         for (const auto& s : page) {
             if (!expressions_.Matches(s.file_expression, did)) {
                 continue;
@@ -60,7 +61,7 @@ Result<NotificationOutcome::Created> ScheduleEventService::CreateEvent(const std
     draft.parameters = schedule->parameters;
     draft.callback = schedule->callback;
     draft.owner = schedule->owner;
-    ORCH_ASSIGN_OR_RETURN(const store::NewDeployment deployment, api::BuildNewDeployment(templates_, draft));
+    ORCH_ASSIGN_OR_RETURN(const store::NewDeployment deployment, api::BuildNewDeployment(templates_, draft, options_.limits));
     domain::ScheduleEvent event;
     event.id = SequentialUuid();
     event.schedule_id = schedule_id;

@@ -38,11 +38,12 @@ Json ResourcesJson(const std::vector<domain::Resource>& resources) {
     return rows;
 }
 
-void InsertResources(pqxx::work& tx, const std::string& deployment_id, const std::vector<domain::Resource>& resources) {
-    if (resources.empty()) {
-        return;
-    }
-    // One statement for all instances: a create stays a handful of round trips whatever the count.
+// Resource rows per INSERT: one statement per batch keeps a create a handful of round trips while
+// no single statement (and its JSON parameter) grows with the instance count.
+constexpr std::size_t kResourceBatch = 500;
+
+void InsertResourceBatch(pqxx::transaction_base& tx, const std::string& deployment_id,
+                         const std::vector<domain::Resource>& resources) {
     tx.exec_params(
         "INSERT INTO resources (id, deployment_id, created_at, updated_at, state, node_type, node_name, type_chain, "
         "instance_index, metadata) "
@@ -53,6 +54,15 @@ void InsertResources(pqxx::work& tx, const std::string& deployment_id, const std
         deployment_id,
         ResourcesJson(resources).dump()
     );
+}
+
+void InsertResources(pqxx::transaction_base& tx, const std::string& deployment_id,
+                     const std::vector<domain::Resource>& resources, std::size_t from = 0) {
+    for (std::size_t start = from; start < resources.size(); start += kResourceBatch) {
+        const auto first = resources.begin() + static_cast<std::ptrdiff_t>(start);
+        const auto last = resources.begin() + static_cast<std::ptrdiff_t>(std::min(resources.size(), start + kResourceBatch));
+        InsertResourceBatch(tx, deployment_id, std::vector<domain::Resource>(first, last));
+    }
 }
 
 // Re-reads the status to explain why a guarded UPDATE matched no row.
@@ -113,7 +123,7 @@ ListShape ShapeOf(const ListQuery& q, bool inline_page = false) {
     ListShape shape;
     auto& params = shape.params;
     std::string where = "true";
-    AppendOwnerFilter(q.issuer, q.include_unowned, q.subject, where, params);
+    AppendOwnerFilter(q.owner, where, params);
     if (q.user_group) {
         params.push_back(*q.user_group);
         where += " AND user_group = $" + std::to_string(params.size());
@@ -155,8 +165,9 @@ struct ListStatements {
 // What ShapeOf's SQL depends on: which filters are set, and the sort.
 std::string ShapeKey(const ListQuery& q) {
     std::string key;
-    key += q.issuer ? (q.include_unowned ? 'I' : 'i') : '-';
-    key += q.subject ? 's' : '-';
+    const OwnerFilter& o = q.owner;
+    key += o.matches_nothing() ? 'n' : o.issuer() ? (o.include_unowned() ? 'I' : 'i') : '-';
+    key += o.subject() && !o.matches_nothing() ? 's' : '-';
     key += q.user_group ? 'g' : '-';
     key += q.excluded_status.empty() ? '-' : 'x';
     key += q.include_deleted ? 'D' : '-';
@@ -174,7 +185,7 @@ std::vector<std::string> ListParams(const ListQuery& q) {
     std::vector<std::string> params;
     params.reserve(6);
     std::string where;  // AppendOwnerFilter's text is the cached statements'; only its values count
-    AppendOwnerFilter(q.issuer, q.include_unowned, q.subject, where, params);
+    AppendOwnerFilter(q.owner, where, params);
     if (q.user_group) {
         params.push_back(*q.user_group);
     }
@@ -252,6 +263,9 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created) 
         "INSERT INTO jobs (deployment_id, kind, payload) SELECT id, 'deploy', $20::jsonb FROM d";
     const domain::Deployment& d = created.deployment;
     const int no_value = -1;
+    const std::vector<domain::Resource> first_batch(
+        created.resources.begin(),
+        created.resources.begin() + static_cast<std::ptrdiff_t>(std::min(created.resources.size(), kResourceBatch)));
     tx.exec_prepared(
         Prepared(tx.conn(), kInsert),
         d.id,
@@ -272,9 +286,10 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created) 
         d.req_mem_mb,
         d.req_gpus,
         d.req_instances,
-        ResourcesJson(created.resources).dump(),
+        ResourcesJson(first_batch).dump(),
         WithRequestId(Json::object()).dump()
     );
+    InsertResources(tx, d.id, created.resources, first_batch.size());
 }
 
 Status PgDeploymentStore::Create(const NewDeployment& created) {

@@ -117,19 +117,17 @@ domain::Resource RowToResource(const pqxx::row& row) {
     return r;
 }
 
-void AppendOwnerFilter(
-    const std::optional<std::string>& issuer,
-    bool include_unowned,
-    const std::optional<std::string>& subject,
-    std::string& where,
-    std::vector<std::string>& params
-) {
-    if (issuer) {
-        params.push_back(*issuer);
-        where += " AND owner_issuer IN ($" + std::to_string(params.size()) + (include_unowned ? ", '')" : ")");
+void AppendOwnerFilter(const OwnerFilter& owner, std::string& where, std::vector<std::string>& params) {
+    if (owner.matches_nothing()) {
+        where += " AND false";
+        return;
     }
-    if (subject) {
-        params.push_back(*subject);
+    if (owner.issuer()) {
+        params.push_back(*owner.issuer());
+        where += " AND owner_issuer IN ($" + std::to_string(params.size()) + (owner.include_unowned() ? ", '')" : ")");
+    }
+    if (owner.subject()) {
+        params.push_back(*owner.subject());
         where += " AND owner_subject = $" + std::to_string(params.size());
     }
 }

@@ -93,16 +93,11 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created);
 /// keeps the definitions per connection; a reopened connection prepares again).
 std::string Prepared(pqxx::connection_base& conn, const std::string& sql);
 
-/// Appends the owner filter every list shares (deployments, schedules) to `where`, as numbered
-/// parameters in `params`: the issuer (with `include_unowned`, rows without an owner match too,
-/// as an issuer's admins see them), then the subject.
-void AppendOwnerFilter(
-    const std::optional<std::string>& issuer,
-    bool include_unowned,
-    const std::optional<std::string>& subject,
-    std::string& where,
-    std::vector<std::string>& params
-);
+/// Appends the owner filter every list and scan shares (deployments, schedules, running
+/// schedules) to `where`, as numbered parameters in `params`: the issuer (with unowned rows when
+/// the filter includes them), then the subject; a filter that matches nothing adds `false`.
+/// The only translation of an OwnerFilter to SQL.
+void AppendOwnerFilter(const OwnerFilter& owner, std::string& where, std::vector<std::string>& params);
 
 /// A job payload carrying the request id of the thread's log context (the API request that
 /// caused the job, inherited by each next step), so workflow log lines name the request too.

@@ -102,7 +102,7 @@ Result<Page<domain::Schedule>> PgScheduleStore::List(const ScheduleQuery& q) {
     return pool_.Run([&](pqxx::connection& conn) {
         std::vector<std::string> params;
         std::string where = "true";
-        AppendOwnerFilter(q.issuer, q.include_unowned, q.subject, where, params);
+        AppendOwnerFilter(q.owner, where, params);
         pqxx::read_transaction tx(conn);
         const auto total = tx.exec_params("SELECT count(*) FROM schedules WHERE " + where,
                                           pqxx::prepare::make_dynamic_params(params));
@@ -118,15 +118,17 @@ Result<Page<domain::Schedule>> PgScheduleStore::List(const ScheduleQuery& q) {
     });
 }
 
-Result<std::vector<RunningSchedule>> PgScheduleStore::ListRunning(const std::string& after_id, int limit) {
+Result<std::vector<RunningSchedule>> PgScheduleStore::ListRunning(const OwnerFilter& owner, const std::string& after_id,
+                                                                  int limit) {
     return pool_.Run([&](pqxx::connection& conn) {
+        std::vector<std::string> params{after_id, std::to_string(limit)};
+        std::string where = "status = 'RUNNING' AND ($1 = '' OR id > $1::uuid)";
+        AppendOwnerFilter(owner, where, params);
         pqxx::read_transaction tx(conn);
         // Keyset paging on the partial index: cost per page does not grow with the offset.
-        const auto rows = tx.exec_params(
-            "SELECT id::text, file_expression FROM schedules WHERE status = 'RUNNING' AND "
-            "($1 = '' OR id > $1::uuid) ORDER BY id LIMIT $2",
-            after_id, limit
-        );
+        const auto rows = tx.exec_params("SELECT id::text, file_expression FROM schedules WHERE " + where +
+                                             " ORDER BY id LIMIT $2::bigint",
+                                         pqxx::prepare::make_dynamic_params(params));
         std::vector<RunningSchedule> out;
         for (const auto& row : rows) {
             out.push_back({row[0].as<std::string>(), row[1].as<std::string>()});

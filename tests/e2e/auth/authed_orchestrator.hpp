@@ -48,6 +48,7 @@ public:
                  int seconds);
 
     std::string BaseUrl() const { return process_.BaseUrl(); }
+    std::string dsn() const { return db_.dsn(); }
     std::string Log() { return process_.process().Log(); }
 
 private:

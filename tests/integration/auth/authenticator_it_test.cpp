@@ -172,11 +172,11 @@ TEST_CASE("each user sees only what the contract allows") {
 
     auto all = ResolveListFilter(alice, "", std::nullopt, ListKind::kDeployments);
     REQUIRE(all);
-    CHECK_FALSE(all->owner);
-    CHECK(all->owner_issuer == std::optional<std::string>(Alpha().issuer()));
+    CHECK_FALSE(all->owner.subject());
+    CHECK(all->owner.issuer() == std::optional<std::string>(Alpha().issuer()));
     auto own = ResolveListFilter(bob, "", std::nullopt, ListKind::kDeployments);
     REQUIRE(own);
-    CHECK(own->owner->subject == bob.subject);
+    CHECK(own->owner.subject() == std::optional<std::string>(bob.subject));
     auto foreign = ResolveListFilter(bob, alice.subject + "@" + alice.issuer, std::nullopt, ListKind::kDeployments);
     REQUIRE_FALSE(foreign);
     CHECK(foreign.error().message == "Only admin can retrieve deployments for " + alice.subject + "@" + alice.issuer);

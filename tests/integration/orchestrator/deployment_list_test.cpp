@@ -2,6 +2,7 @@
 // (domain::Deployment copies): on rows with unusual text and JSON columns, every query shape
 // gives the same total and, written by the one deployment view, the same bytes.
 #include <orchestrator/api/views.hpp>
+#include <orchestrator/auth/principal.hpp>
 #include <orchestrator/store/migrations.hpp>
 #include <orchestrator/store/pg_deployment_store.hpp>
 
@@ -12,6 +13,20 @@
 namespace {
 
 using orch::store::ListQuery;
+
+// Owner filters as the API builds them: what a caller of `issuer` sees (nullopt: the local user
+// of auth-disabled mode), optionally narrowed to one owner.
+orch::store::OwnerFilter Scope(const std::optional<std::string>& issuer, const std::optional<std::string>& owner_issuer = {},
+                               const std::optional<std::string>& owner_subject = {}) {
+    orch::auth::Principal caller;
+    caller.local = !issuer;
+    caller.issuer = issuer.value_or("");
+    auto filter = orch::store::OwnerFilter::VisibleTo(caller);
+    if (owner_subject) {
+        filter.OwnedBy(*owner_issuer, *owner_subject);
+    }
+    return filter;
+}
 
 // Odd values in every column the list shows: control characters, non-ASCII, quotes; JSON that
 // is {}, null, an array, a string, nested; statuses outside the enum; owners with and without a subject.
@@ -59,17 +74,18 @@ TEST_CASE("listed views write the bytes of the deployments List reads, for every
     }));
     orch::store::PgDeploymentStore store(pool);
     const std::vector<ListQuery> queries = {
-        {.size = 100},
-        {.page = 2, .size = 7},
-        {.page = 100, .size = 10},  // past the end: the total alone
-        {.issuer = "https://iam/", .size = 100},
-        {.issuer = "https://iam/", .include_unowned = true, .size = 100},
-        {.issuer = "https://iam/", .subject = "user-1", .size = 100},
-        {.user_group = "g x", .size = 100},
-        {.excluded_status = {"WEIRD", "CREATE_FAILED"}, .size = 100},
-        {.issuer = "https://other/", .user_group = "", .excluded_status = {"DELETE_FAILED"}, .size = 3},
-        {.size = 100, .sort = {{"status", false}, {"updated_at", true}}},
-        {.size = 100, .sort = {{"cloud_provider_name", false}}},
+        {.owner = Scope({}), .size = 100},
+        {.owner = Scope({}), .page = 2, .size = 7},
+        {.owner = Scope({}), .page = 100, .size = 10},  // past the end: the total alone
+        {.owner = Scope("https://iam/"), .size = 100},
+        {.owner = Scope({}, "https://iam/", "user-1"), .size = 100},
+        {.owner = Scope("https://iam/", "https://iam/", "user-1"), .size = 100},
+        {.owner = Scope("https://iam/", "https://other/", "user-1"), .size = 100},  // another issuer: nothing
+        {.owner = Scope({}), .user_group = "g x", .size = 100},
+        {.owner = Scope({}), .excluded_status = {"WEIRD", "CREATE_FAILED"}, .size = 100},
+        {.owner = Scope("https://other/"), .user_group = "", .excluded_status = {"DELETE_FAILED"}, .size = 3},
+        {.owner = Scope({}), .size = 100, .sort = {{"status", false}, {"updated_at", true}}},
+        {.owner = Scope({}), .size = 100, .sort = {{"cloud_provider_name", false}}},
     };
     for (int round = 0; round < 2; ++round) {  // the second round reads the memoised statements
         for (const auto& q : queries) {
@@ -84,5 +100,5 @@ TEST_CASE("listed views write the bytes of the deployments List reads, for every
             }
         }
     }
-    CHECK(store.List({.size = 100})->items.size() == 40);
+    CHECK(store.List({.owner = Scope({}), .size = 100})->items.size() == 40);
 }

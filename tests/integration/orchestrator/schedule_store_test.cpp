@@ -1,6 +1,7 @@
 // PgScheduleStore on a real PostgreSQL: create/get/list with the owner filters and paging,
 // RUNNING keyset pages, events once per file with their deployment created in the same transaction.
 #include <common/uuid.hpp>
+#include <orchestrator/auth/principal.hpp>
 #include <orchestrator/store/migrations.hpp>
 #include <orchestrator/store/pg_deployment_store.hpp>
 #include <orchestrator/store/pg_schedule_store.hpp>
@@ -16,6 +17,20 @@ namespace {
 
 using orch::store::PgPool;
 using orch::store::PgPoolOptions;
+
+// Owner filters as the API builds them: what a caller of `issuer` sees (nullopt: the local user
+// of auth-disabled mode), optionally narrowed to one owner.
+orch::store::OwnerFilter Scope(const std::optional<std::string>& issuer, const std::optional<std::string>& owner_issuer = {},
+                               const std::optional<std::string>& owner_subject = {}) {
+    orch::auth::Principal caller;
+    caller.local = !issuer;
+    caller.issuer = issuer.value_or("");
+    auto filter = orch::store::OwnerFilter::VisibleTo(caller);
+    if (owner_subject) {
+        filter.OwnedBy(*owner_issuer, *owner_subject);
+    }
+    return filter;
+}
 
 struct Fixture {
     orch::test::TestDatabase db;
@@ -102,7 +117,7 @@ TEST_CASE("schedule lists filter by owner and issuer and page newest first", "[s
     f.Add("https://other/", "alice");
     f.Add("", "");  // created while auth was disabled: no owner
 
-    orch::store::ScheduleQuery own{.issuer = "https://iam/", .subject = "alice", .size = 2};
+    orch::store::ScheduleQuery own{.owner = Scope("https://iam/", "https://iam/", "alice"), .size = 2};
     const auto first = f.schedules.List(own);
     REQUIRE(first);
     CHECK(first->total == 5);
@@ -115,21 +130,21 @@ TEST_CASE("schedule lists filter by owner and issuer and page newest first", "[s
     REQUIRE(last->items.size() == 1);
     CHECK(last->items[0].id == alice[0]);
 
-    const auto issuer = f.schedules.List({.issuer = "https://iam/", .size = 100});
-    REQUIRE(issuer);
-    CHECK(issuer->total == 6);
-    const auto with_unowned = f.schedules.List({.issuer = "https://iam/", .include_unowned = true, .size = 100});
+    const auto with_unowned = f.schedules.List({.owner = Scope("https://iam/"), .size = 100});
     REQUIRE(with_unowned);
-    CHECK(with_unowned->total == 7);
-    const auto all = f.schedules.List({.size = 100});
+    CHECK(with_unowned->total == 7);  // an admin of iam: its six and the unowned one
+    const auto all = f.schedules.List({.owner = Scope({}), .size = 100});
     REQUIRE(all);
     CHECK(all->total == 8);
+    const auto twin = f.schedules.List({.owner = Scope("https://iam/", "https://other/", "alice"), .size = 100});
+    REQUIRE(twin);
+    CHECK(twin->total == 0);  // alice@other is not iam's to list, whoever of iam asks
 
-    const auto oldest_first = f.schedules.List({.issuer = "https://iam/", .subject = "alice", .size = 1,
+    const auto oldest_first = f.schedules.List({.owner = Scope("https://iam/", "https://iam/", "alice"), .size = 1,
                                                 .sort = {{"created_at", false}}});
     REQUIRE(oldest_first);
     CHECK(oldest_first->items.at(0).id == alice[0]);
-    const auto bad_sort = f.schedules.List({.sort = {{"cloud_provider_name", true}}});
+    const auto bad_sort = f.schedules.List({.owner = Scope({}), .sort = {{"cloud_provider_name", true}}});
     REQUIRE_FALSE(bad_sort);
     CHECK(bad_sort.error().code == orch::ErrorCode::kInvalidArgument);
 }
@@ -144,7 +159,7 @@ TEST_CASE("running schedules come in keyset pages that cover each once", "[store
     std::string after;
     int pages = 0;
     while (true) {
-        const auto page = f.schedules.ListRunning(after, 3);
+        const auto page = f.schedules.ListRunning(Scope({}), after, 3);
         REQUIRE(page);
         ++pages;
         for (const auto& s : *page) {
@@ -158,6 +173,23 @@ TEST_CASE("running schedules come in keyset pages that cover each once", "[store
     }
     CHECK(seen == ids);
     CHECK(pages == 3);
+}
+
+TEST_CASE("running schedules are scanned within the notifier's issuer only", "[store][schedules][security]") {
+    Fixture f;
+    const auto own = f.Add("https://iam/", "alice").id;
+    const auto unowned = f.Add("", "").id;
+    f.Add("https://other/", "alice");
+    std::set<std::string> seen;
+    const auto page = f.schedules.ListRunning(Scope("https://iam/"), "", 100);
+    REQUIRE(page);
+    for (const auto& s : *page) {
+        seen.insert(s.id);
+    }
+    CHECK(seen == std::set<std::string>{own, unowned});
+    const auto everything = f.schedules.ListRunning(Scope({}), "", 100);
+    REQUIRE(everything);
+    CHECK(everything->size() == 3);  // auth disabled: the local user's notifications see all
 }
 
 TEST_CASE("an event is stored once per file, with its deployment, and listed with it", "[store][schedules]") {

@@ -129,23 +129,22 @@ TEST_CASE("list filter: no createdBy means own rows, or all of the issuer for ad
     const Principal alice = User("alice", {});
     auto own = ResolveListFilter(alice, "", std::nullopt, ListKind::kDeployments);
     REQUIRE(own);
-    REQUIRE(own->owner);
-    CHECK(own->owner->subject == "alice");
-    CHECK(own->owner->issuer == kIam);
-    CHECK(own->owner_issuer == std::optional<std::string>(kIam));
+    CHECK(own->owner.subject() == std::optional<std::string>("alice"));
+    CHECK(own->owner.issuer() == std::optional<std::string>(kIam));
+    CHECK_FALSE(own->owner.include_unowned());
+    CHECK_FALSE(own->owner.matches_nothing());
 
     Principal admin = User("root", {});
     admin.admin = true;
     auto all = ResolveListFilter(admin, "", std::nullopt, ListKind::kDeployments);
     REQUIRE(all);
-    CHECK_FALSE(all->owner);
-    CHECK(all->owner_issuer == std::optional<std::string>(kIam));
-    CHECK(all->include_unowned);
+    CHECK_FALSE(all->owner.subject());
+    CHECK(all->owner.issuer() == std::optional<std::string>(kIam));
+    CHECK(all->owner.include_unowned());
 
     auto me = ResolveListFilter(admin, "me", std::nullopt, ListKind::kDeployments);
     REQUIRE(me);
-    REQUIRE(me->owner);
-    CHECK(me->owner->subject == "root");
+    CHECK(me->owner.subject() == std::optional<std::string>("root"));
 }
 
 TEST_CASE("list filter: createdBy=sub@iss rules (§3.4)") {
@@ -168,13 +167,27 @@ TEST_CASE("list filter: createdBy=sub@iss rules (§3.4)") {
     );
     auto self = ResolveListFilter(alice, "alice@" + kIam, std::nullopt, ListKind::kDeployments);
     REQUIRE(self);
-    CHECK(self->owner->subject == "alice");
+    CHECK(self->owner.subject() == std::optional<std::string>("alice"));
+    CHECK_FALSE(self->owner.matches_nothing());
     Principal admin = User("root", {});
     admin.admin = true;
     auto other = ResolveListFilter(admin, "bob@https://other/", std::nullopt, ListKind::kDeployments);
     REQUIRE(other);
-    CHECK(other->owner->issuer == "https://other/");
-    CHECK(other->owner_issuer == std::optional<std::string>(kIam));  // still restricted to the admin's issuer
+    CHECK(other->owner.matches_nothing());  // admins act within their own issuer only
+    CHECK(other->owner.issuer() == std::optional<std::string>(kIam));
+}
+
+TEST_CASE("list filter: an owner of another issuer lists nothing, even with the caller's own subject") {
+    // The same subject at two issuers is two people: equal subjects must not cross issuers.
+    const Principal alice = User("alice", {});
+    auto twin = ResolveListFilter(alice, "alice@https://other/", std::nullopt, ListKind::kDeployments);
+    REQUIRE(twin);
+    CHECK(twin->owner.matches_nothing());
+    Principal admin = User("root", {});
+    admin.admin = true;
+    auto schedules = ResolveListFilter(admin, "bob@https://other/", std::nullopt, ListKind::kSchedules);
+    REQUIRE(schedules);
+    CHECK(schedules->owner.matches_nothing());
 }
 
 TEST_CASE("list filter: schedules allow sub@iss to admins only, with 400") {
@@ -200,10 +213,13 @@ TEST_CASE("list filter: userGroup is checked, then filters") {
 TEST_CASE("list filter: auth disabled lists everything, createdBy and userGroup as plain filters") {
     auto all = ResolveListFilter(LocalPrincipal(), "", std::nullopt, ListKind::kDeployments);
     REQUIRE(all);
-    CHECK_FALSE(all->owner);
-    CHECK_FALSE(all->owner_issuer);
+    CHECK_FALSE(all->owner.subject());
+    CHECK_FALSE(all->owner.issuer());
+    CHECK(all->owner.include_unowned());
     auto by = ResolveListFilter(LocalPrincipal(), "bob@" + kIam, std::string("g"), ListKind::kDeployments);
     REQUIRE(by);
-    CHECK(by->owner->subject == "bob");
+    CHECK(by->owner.subject() == std::optional<std::string>("bob"));
+    CHECK(by->owner.issuer() == std::optional<std::string>(kIam));
+    CHECK_FALSE(by->owner.matches_nothing());
     CHECK(by->user_group == std::optional<std::string>("g"));
 }

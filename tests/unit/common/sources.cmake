@@ -7,4 +7,5 @@ set(TEST_SOURCES
   ${TEST_DIR}/log_test.cpp
   ${TEST_DIR}/uuid_test.cpp
   ${TEST_DIR}/metrics_test.cpp
+  ${TEST_DIR}/regex_test.cpp
 )

@@ -6,6 +6,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <future>
+
 namespace {
 
 using orch::Error;
@@ -72,11 +76,14 @@ public:
         queries.push_back(q);
         return orch::store::Page<orch::domain::Schedule>{};
     }
-    Result<std::vector<orch::store::RunningSchedule>> ListRunning(const std::string&, int) override {
+    Result<std::vector<orch::store::RunningSchedule>> ListRunning(const orch::store::OwnerFilter&, const std::string&,
+                                                                  int) override {
         return std::vector<orch::store::RunningSchedule>{};
     }
+    int event_queries = 0;
     Result<orch::store::Page<orch::domain::ScheduleEvent>> ListEvents(const std::string&, int, int,
                                                                       const std::vector<orch::store::SortKey>&) override {
+        ++event_queries;
         return orch::store::Page<orch::domain::ScheduleEvent>{};
     }
     Result<bool> CreateEvent(const orch::domain::ScheduleEvent&, const orch::store::NewDeployment&) override {
@@ -87,8 +94,28 @@ public:
 class CountingSink final : public orch::schedule::FileNotificationSink {
 public:
     int calls = 0;
-    Result<orch::schedule::NotificationOutcome> OnFileAvailable(const orch::schedule::FileNotification&) override {
+    std::vector<orch::store::OwnerFilter> scopes;
+    Result<orch::schedule::NotificationOutcome> OnFileAvailable(const orch::schedule::FileNotification&,
+                                                                const orch::store::OwnerFilter& scope) override {
         ++calls;
+        scopes.push_back(scope);
+        return orch::schedule::NotificationOutcome{};
+    }
+};
+
+// Holds the first notification until released (at most 5 s, so a test of code that lets a
+// second one in fails instead of hanging).
+class BlockingSink final : public orch::schedule::FileNotificationSink {
+public:
+    std::atomic<int> calls{0};
+    std::promise<void> entered;
+    std::shared_future<void> release;
+    Result<orch::schedule::NotificationOutcome> OnFileAvailable(const orch::schedule::FileNotification&,
+                                                                const orch::store::OwnerFilter&) override {
+        if (calls.fetch_add(1) == 0) {
+            entered.set_value();
+        }
+        release.wait_for(std::chrono::seconds(5));
         return orch::schedule::NotificationOutcome{};
     }
 };
@@ -161,6 +188,9 @@ TEST_CASE("only admins may feed file notifications", "[schedules][auth]") {
     h.authenticator.principal.admin = true;
     CHECK(h.Call("POST", "/schedules/notifications", "", file).status == 200);
     CHECK(h.sink.calls == 1);
+    REQUIRE(h.sink.scopes.size() == 1);  // an admin notifies their own issuer's schedules only
+    CHECK(h.sink.scopes[0].issuer() == std::optional<std::string>("https://iam.example/"));
+    CHECK(h.sink.scopes[0].include_unowned());
     h.source.Stop();
     CHECK(h.Call("POST", "/schedules/notifications", "", file).status == 503);
 }
@@ -192,8 +222,8 @@ TEST_CASE("schedule lists follow the createdBy rules for users and admins", "[sc
     CHECK(h.Call("GET", "/schedules", "createdBy=me").status == 200);
     REQUIRE(h.schedules.queries.size() == 2);
     for (const auto& q : h.schedules.queries) {  // a user without createdBy, or with me: own only
-        CHECK(q.issuer == "https://iam.example/");
-        CHECK(q.subject == "alice");
+        CHECK(q.owner.issuer() == std::optional<std::string>("https://iam.example/"));
+        CHECK(q.owner.subject() == std::optional<std::string>("alice"));
     }
     const auto foreign = h.Call("GET", "/schedules", "createdBy=bob@https://iam.example/");
     CHECK(foreign.status == 400);
@@ -205,12 +235,12 @@ TEST_CASE("schedule lists follow the createdBy rules for users and admins", "[sc
     CHECK(h.Call("GET", "/schedules").status == 200);
     CHECK(h.Call("GET", "/schedules", "createdBy=bob@https://iam.example/").status == 200);
     REQUIRE(h.schedules.queries.size() == 2);
-    CHECK(h.schedules.queries[0].issuer == "https://iam.example/");  // an admin: the whole issuer
-    CHECK_FALSE(h.schedules.queries[0].subject);
-    CHECK(h.schedules.queries[1].subject == "bob");
+    CHECK(h.schedules.queries[0].owner.issuer() == std::optional<std::string>("https://iam.example/"));
+    CHECK_FALSE(h.schedules.queries[0].owner.subject());  // an admin: the whole issuer
+    CHECK(h.schedules.queries[1].owner.subject() == std::optional<std::string>("bob"));
 }
 
-TEST_CASE("another issuer's schedule is 404 but its events are readable", "[schedules][auth]") {
+TEST_CASE("another issuer's schedule is 404 and has no events for the caller", "[schedules][auth]") {
     Harness h;
     const auto own_issuer = h.Add("https://iam.example/", "bob");
     const auto other = h.Add("https://other.example/", "carol");
@@ -220,5 +250,42 @@ TEST_CASE("another issuer's schedule is 404 but its events are readable", "[sche
     CHECK(hidden.status == 404);
     CHECK(Message(hidden) == "The deployment <" + other.id + "> doesn't exist");
     CHECK(h.Call("GET", "/schedules/" + other.id + "/template").status == 404);
-    CHECK(h.Call("GET", "/schedules/" + other.id + "/events").status == 200);  // no ownership check
+    CHECK(h.Call("GET", "/schedules/" + own_issuer.id + "/events").status == 200);  // no ownership check
+    CHECK(h.schedules.event_queries == 1);
+    // Another issuer's: the empty page of an unknown schedule, its events never read.
+    const auto foreign = h.Call("GET", "/schedules/" + other.id + "/events");
+    CHECK(foreign.status == 200);
+    CHECK(Json::parse(foreign.body)["page"]["totalElements"] == 0);
+    CHECK(h.schedules.event_queries == 1);
+}
+
+TEST_CASE("file notifications run one at a time and another one meanwhile is 503", "[schedules][security]") {
+    // However many schedules users create, a burst of notifications holds at most one worker.
+    Harness h;
+    h.authenticator.principal.admin = true;
+    BlockingSink blocking;
+    std::promise<void> release;
+    blocking.release = release.get_future().share();
+    h.source.Start(blocking);
+    const std::string file = Json{{"scope", "user.alice"}, {"name", "f.root"}}.dump();
+    orch::server::Request request;
+    request.method = "POST";
+    request.path = request.target = "/schedules/notifications";
+    request.headers = {{"Content-Type", "application/json"}, {"Authorization", "Bearer x"}};
+    request.body = file;
+    const auto match = h.router.Find("POST", "/schedules/notifications");
+    REQUIRE(match.route != nullptr);
+    auto first = std::async(std::launch::async, [&] { return match.route->handler(request); });
+    auto entered = blocking.entered.get_future();
+    if (entered.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+        const auto answered = first.get();
+        FAIL("the first notification never reached the sink: " << answered.status << " " << answered.body);
+    }
+    const auto second = h.Call("POST", "/schedules/notifications", "", file);
+    CHECK(second.status == 503);
+    CHECK(Message(second) == "Another file notification is being processed; retry later");
+    release.set_value();
+    CHECK(first.get().status == 200);
+    CHECK(blocking.calls == 1);
+    CHECK(h.Call("POST", "/schedules/notifications", "", file).status == 200);  // free again
 }

@@ -4,7 +4,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/yaml_alias_budget_test.cpp
   ${TEST_DIR}/scalar_unit_test.cpp
   ${TEST_DIR}/values_test.cpp
-  ${TEST_DIR}/regex_test.cpp
   ${TEST_DIR}/functions_test.cpp
   ${TEST_DIR}/engine_test.cpp
   ${TEST_DIR}/imports_test.cpp

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <mutex>
 
 #include "orchestrator/api/api_context.hpp"
 #include "orchestrator/schedule/file_notification.hpp"
@@ -10,7 +11,9 @@ namespace orch::api {
 
 /// Our extension, not in the original contract: POST /schedules/notifications {"scope","name"}
 /// (admin only) announces a new file, standing in for the Rucio STOMP messages the original
-/// listened to. Answers 200 with what the notification created; 503 before Start().
+/// listened to. Answers 200 with what the notification created; 503 before Start() and while
+/// another notification is being processed. An admin's notification fires only the schedules of
+/// the admin's issuer (and unowned ones).
 class HttpFileNotificationSource final : public schedule::FileNotificationSource {
 public:
     /// Registers the route on `router`; both must outlive the server.
@@ -24,6 +27,7 @@ private:
 
     ApiContext& ctx_;
     std::atomic<schedule::FileNotificationSink*> sink_{nullptr};
+    std::mutex in_progress_;  ///< held while a notification runs; never waited for
 };
 
 }  // namespace orch::api

@@ -5,6 +5,7 @@
 
 #include "common/json.hpp"
 #include "common/result.hpp"
+#include "orchestrator/api/deployment_limits.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/store/deployment_store.hpp"
 #include "orchestrator/workflow/template_service.hpp"
@@ -21,9 +22,16 @@ struct DeploymentDraft {
     std::optional<domain::Owner> owner;
 };
 
-/// Validates the template with its parameters (the 400s of POST /deployments) and assembles the
-/// deployment row and its resources as POST /deployments stores them: CREATE_IN_PROGRESS, a
-/// sequential id, one resource per node instance. Storing it queues the deploy workflow.
-Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templates, const DeploymentDraft& draft);
+/// 400 naming the limit when `spec` asks for more node instances in all than `limits` allow.
+/// Checked on create (POST, schedule events) and update (PUT scaling) before anything is built
+/// or stored: a template may ask for millions of instances in a few bytes.
+Status CheckInstanceCap(const tosca::DeploymentSpec& spec, const DeploymentLimits& limits);
+
+/// Validates the template with its parameters (the 400s of POST /deployments, the instance cap)
+/// and assembles the deployment row and its resources as POST /deployments stores them:
+/// CREATE_IN_PROGRESS, a sequential id, one resource per node instance. Storing it queues the
+/// deploy workflow.
+Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templates, const DeploymentDraft& draft,
+                                                const DeploymentLimits& limits);
 
 }  // namespace orch::api

@@ -3,6 +3,7 @@
 #include "common/result.hpp"
 #include "orchestrator/auth/auth_config.hpp"
 #include "orchestrator/auth/principal.hpp"
+#include "orchestrator/store/owner_filter.hpp"
 
 #include <optional>
 #include <string>
@@ -48,13 +49,10 @@ Status CheckOwnership(const Principal& principal, const std::optional<Owner>& ow
 
 enum class ListKind { kDeployments, kSchedules };
 
-/// Which rows a list request may return. Rows match when: (`owner` unset or equal to the row's
-/// owner) and (`owner_issuer` unset, or the row's owner has that issuer, or the row is unowned
-/// and `include_unowned`) and (`user_group` unset or equal to the row's userGroup).
+/// Which rows a list request may return: `owner` (always within the caller's issuer, see
+/// store::OwnerFilter) and, for deployments, the userGroup asked for (membership checked).
 struct ListFilter {
-    std::optional<Owner> owner;
-    std::optional<std::string> owner_issuer;
-    bool include_unowned = false;
+    store::OwnerFilter owner;
     std::optional<std::string> user_group;
 };
 
@@ -62,6 +60,7 @@ struct ListFilter {
 /// absent), `user_group` the userGroup parameter (deployments only). Errors: 400 "Value X for param
 /// createdBy is illegal", 403 "Only admin can retrieve deployments for X", and the userGroup 403s.
 /// With auth disabled everything is listed; createdBy=sub@iss and userGroup act as plain filters.
+/// createdBy naming another issuer's owner lists nothing, for admins too.
 Result<ListFilter> ResolveListFilter(
     const Principal& principal, std::string_view created_by, const std::optional<std::string>& user_group, ListKind kind
 );

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "orchestrator/store/owner_filter.hpp"
 
 namespace orch::schedule {
 
@@ -33,8 +34,10 @@ struct NotificationOutcome {
 class FileNotificationSink {
 public:
     virtual ~FileNotificationSink() = default;
-    /// Blocking (database, template validation): call it from a worker thread.
-    virtual Result<NotificationOutcome> OnFileAvailable(const FileNotification& file) = 0;
+    /// Blocking (database, template validation): call it from a worker thread. Only schedules that
+    /// `scope` allows fire: an issuer's admin notifies that issuer's schedules (and unowned ones).
+    virtual Result<NotificationOutcome> OnFileAvailable(const FileNotification& file,
+                                                        const store::OwnerFilter& scope) = 0;
 };
 
 /// Where notifications come from. The original listened to Rucio's STOMP messages; here only main

@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "orchestrator/api/deployment_limits.hpp"
 #include "orchestrator/schedule/file_expression.hpp"
 #include "orchestrator/schedule/file_notification.hpp"
 #include "orchestrator/store/schedule_store.hpp"
@@ -11,6 +12,7 @@ namespace orch::schedule {
 
 struct ScheduleEventOptions {
     int page_size = 500;  ///< RUNNING schedules read per query while matching
+    api::DeploymentLimits limits{};  ///< the same instance cap POST /deployments applies
 };
 
 /// Turns a file notification into schedule events: for every RUNNING schedule whose fileExpression
@@ -23,7 +25,7 @@ public:
     ScheduleEventService(store::ScheduleStore& schedules, workflow::TemplateService& templates,
                          std::function<void()> wake_workflow, ScheduleEventOptions options = {});
 
-    Result<NotificationOutcome> OnFileAvailable(const FileNotification& file) override;
+    Result<NotificationOutcome> OnFileAvailable(const FileNotification& file, const store::OwnerFilter& scope) override;
 
 private:
     /// One matching schedule: build and store its event; `duplicate` is set (and nothing stored)

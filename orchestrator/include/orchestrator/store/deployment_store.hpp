@@ -9,6 +9,7 @@
 #include "common/json.hpp"
 #include "common/result.hpp"
 #include "orchestrator/domain/deployment.hpp"
+#include "orchestrator/store/owner_filter.hpp"
 
 namespace orch::store {
 
@@ -17,10 +18,9 @@ struct SortKey {
     bool descending = true;
 };
 
+/// GET /deployments. `owner` has no default: a query cannot be built without the caller's scope.
 struct ListQuery {
-    std::optional<std::string> issuer;   ///< restrict to owners of this issuer
-    bool include_unowned = false;        ///< with `issuer`: rows without an owner match too
-    std::optional<std::string> subject;  ///< restrict to this owner subject (with issuer)
+    OwnerFilter owner;
     std::optional<std::string> user_group;
     std::vector<std::string> excluded_status;
     bool include_deleted = false;        ///< DELETE_COMPLETE rows (audit records) are listed too

@@ -10,11 +10,9 @@
 
 namespace orch::store {
 
-/// Which schedules GET /schedules returns (the same owner/issuer semantics as ListQuery).
+/// Which schedules GET /schedules returns (`owner` required, as in ListQuery).
 struct ScheduleQuery {
-    std::optional<std::string> issuer;
-    bool include_unowned = false;
-    std::optional<std::string> subject;
+    OwnerFilter owner;
     int page = 0;
     int size = 10;
     std::vector<SortKey> sort;  ///< empty = created_at desc
@@ -34,8 +32,10 @@ public:
     virtual Status Create(const domain::Schedule& schedule) = 0;
     virtual Result<std::optional<domain::Schedule>> Get(const std::string& id) = 0;
     virtual Result<Page<domain::Schedule>> List(const ScheduleQuery& query) = 0;
-    /// RUNNING schedules with id > `after_id` (empty: from the start), in id order, at most `limit`.
-    virtual Result<std::vector<RunningSchedule>> ListRunning(const std::string& after_id, int limit) = 0;
+    /// RUNNING schedules that `owner` allows with id > `after_id` (empty: from the start), in id
+    /// order, at most `limit`.
+    virtual Result<std::vector<RunningSchedule>> ListRunning(const OwnerFilter& owner, const std::string& after_id,
+                                                             int limit) = 0;
     /// Events of one schedule, each with its deployment when that still exists.
     virtual Result<Page<domain::ScheduleEvent>> ListEvents(const std::string& schedule_id, int page, int size,
                                                            const std::vector<SortKey>& sort) = 0;

@@ -1,10 +1,12 @@
-#include "util/regex.hpp"
+#include "common/regex.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <string>
+#include <vector>
 
-namespace orch::tosca {
+namespace orch {
 namespace {
 
 bool Match(const std::string& pattern, const std::string& text) {
@@ -14,7 +16,7 @@ bool Match(const std::string& pattern, const std::string& text) {
     return regex->FullMatch(text);
 }
 
-TEST_CASE("regex: literals, classes, escapes, groups, alternation, quantifiers", "[tosca][regex]") {
+TEST_CASE("regex: literals, classes, escapes, groups, alternation, quantifiers", "[common][regex]") {
     CHECK(Match("abc", "abc"));
     CHECK_FALSE(Match("abc", "abcd"));  // the whole value must match
     CHECK(Match("a.c", "axc"));
@@ -33,7 +35,7 @@ TEST_CASE("regex: literals, classes, escapes, groups, alternation, quantifiers",
     CHECK(Match("a+?b", "aab"));
 }
 
-TEST_CASE("regex: unsupported or malformed patterns are errors, not crashes", "[tosca][regex]") {
+TEST_CASE("regex: unsupported or malformed patterns are errors, not crashes", "[common][regex]") {
     CHECK_FALSE(Regex::Compile("(a").has_value());
     CHECK_FALSE(Regex::Compile("a)").has_value());
     CHECK_FALSE(Regex::Compile("[a-").has_value());
@@ -47,7 +49,7 @@ TEST_CASE("regex: unsupported or malformed patterns are errors, not crashes", "[
     CHECK_FALSE(Regex::Compile(std::string(60, '(') + std::string(60, ')')).has_value());
 }
 
-TEST_CASE("regex: catastrophic-backtracking patterns still answer", "[tosca][regex]") {
+TEST_CASE("regex: catastrophic-backtracking patterns still answer", "[common][regex]") {
     // A backtracking engine (std::regex) needs ~2^50000 steps here and would hang this test
     // until the CTest timeout; the Pike VM is linear in the input.
     auto regex = Regex::Compile("(a+)+b");
@@ -56,5 +58,32 @@ TEST_CASE("regex: catastrophic-backtracking patterns still answer", "[tosca][reg
     CHECK(regex->FullMatch(std::string(50'000, 'a') + "b"));
 }
 
+TEST_CASE("regex: pathological patterns cost time linear in the input", "[common][regex]") {
+    // Each is exponential for a backtracking engine on a non-matching input of this length.
+    const std::string as(5'000, 'a');
+    for (const std::string& pattern :
+         std::vector<std::string>{"(a|a)+!", "(a|aa)+!", "((a+)+)+!", "(.*)*!", "(.*a){50}!", "(a?){500}a{500}!"}) {
+        INFO(pattern);
+        auto regex = Regex::Compile(pattern);
+        REQUIRE(regex.has_value());
+        const auto started = std::chrono::steady_clock::now();
+        CHECK_FALSE(regex->FullMatch(as));
+        CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(2));
+        CHECK(regex->FullMatch(std::string(1000, 'a') + "!"));
+    }
+}
+
+TEST_CASE("regex: callers bound pattern length and program size", "[common][regex]") {
+    const RegexLimits small{.max_pattern_bytes = 16, .max_program = 64};
+    CHECK(Regex::Compile("a{10}", small).has_value());
+    const auto long_pattern = Regex::Compile(std::string(17, 'a'), small);
+    REQUIRE_FALSE(long_pattern.has_value());
+    CHECK(long_pattern.error().code == ErrorCode::kInvalidArgument);
+    CHECK(long_pattern.error().message.find("longer than 16") != std::string::npos);
+    const auto large = Regex::Compile("(a{10}){10}", small);  // 11 bytes, 100 instructions
+    REQUIRE_FALSE(large.has_value());
+    CHECK(large.error().message.find("too large") != std::string::npos);
+}
+
 }  // namespace
-}  // namespace orch::tosca
+}  // namespace orch

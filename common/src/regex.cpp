@@ -1,12 +1,10 @@
-#include "util/regex.hpp"
+#include "common/regex.hpp"
 
 #include <memory>
 
-namespace orch::tosca {
+namespace orch {
 namespace {
 
-constexpr std::size_t kMaxPatternLength = 1000;
-constexpr std::size_t kMaxProgram = 20'000;
 constexpr int kMaxNesting = 50;
 constexpr int kMaxRepeat = 1000;
 
@@ -32,13 +30,16 @@ AstPtr MakeAst(Ast::Kind kind) {
 
 class RegexCompiler {
    public:
-    explicit RegexCompiler(std::string_view pattern) : p_(pattern) {}
+    RegexCompiler(std::string_view pattern, RegexLimits limits) : p_(pattern), limits_(limits) {}
 
     Result<Regex> Run() {
         Regex regex;
         regex.pattern_ = std::string(p_);
-        if (p_.size() > kMaxPatternLength) {
-            return Fail("pattern longer than " + std::to_string(kMaxPatternLength) + " characters");
+        if (p_.size() > limits_.max_pattern_bytes) {
+            // Not echoed: the pattern itself is what is too long.
+            return Error::InvalidArgument(
+                "invalid pattern: longer than " + std::to_string(limits_.max_pattern_bytes) + " characters"
+            );
         }
         AstPtr ast = ParseAlternation(0);
         if (!error_.empty()) {
@@ -368,7 +369,7 @@ class RegexCompiler {
     std::uint32_t Pc() const { return static_cast<std::uint32_t>(program_->size()); }
 
     std::uint32_t Push(Regex::Inst inst) {
-        if (program_->size() >= kMaxProgram) {
+        if (program_->size() >= limits_.max_program) {
             if (error_.empty()) {
                 error_ = "pattern too large once repetitions are expanded";
             }
@@ -459,14 +460,15 @@ class RegexCompiler {
     }
 
     std::string_view p_;
+    RegexLimits limits_;
     std::size_t pos_ = 0;
     std::string error_;
     std::vector<Regex::Inst>* program_ = nullptr;
     std::vector<std::bitset<256>> classes_;
 };
 
-Result<Regex> Regex::Compile(std::string_view pattern) {
-    return RegexCompiler(pattern).Run();
+Result<Regex> Regex::Compile(std::string_view pattern, RegexLimits limits) {
+    return RegexCompiler(pattern, limits).Run();
 }
 
 namespace {
@@ -558,4 +560,4 @@ bool Regex::FullMatch(std::string_view text) const {
     return false;
 }
 
-}  // namespace orch::tosca
+}  // namespace orch
