@@ -8,25 +8,14 @@
 
 #include <catch2/catch.hpp>
 
+#include "owner_scope.hpp"
 #include "test_support/test_env.hpp"
 
 namespace {
 
-using orch::store::ListQuery;
+using orch::test::Scope;
 
-// Owner filters as the API builds them: what a caller of `issuer` sees (nullopt: the local user
-// of auth-disabled mode), optionally narrowed to one owner.
-orch::store::OwnerFilter Scope(const std::optional<std::string>& issuer, const std::optional<std::string>& owner_issuer = {},
-                               const std::optional<std::string>& owner_subject = {}) {
-    orch::auth::Principal caller;
-    caller.local = !issuer;
-    caller.issuer = issuer.value_or("");
-    auto filter = orch::store::OwnerFilter::VisibleTo(caller);
-    if (owner_subject) {
-        filter.OwnedBy(*owner_issuer, *owner_subject);
-    }
-    return filter;
-}
+using orch::store::ListQuery;
 
 // Odd values in every column the list shows: control characters, non-ASCII, quotes; JSON that
 // is {}, null, an array, a string, nested; statuses outside the enum; owners with and without a subject.

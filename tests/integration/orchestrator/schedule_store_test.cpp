@@ -11,26 +11,15 @@
 #include <set>
 #include <thread>
 
+#include "owner_scope.hpp"
 #include "test_support/test_env.hpp"
 
 namespace {
 
+using orch::test::Scope;
+
 using orch::store::PgPool;
 using orch::store::PgPoolOptions;
-
-// Owner filters as the API builds them: what a caller of `issuer` sees (nullopt: the local user
-// of auth-disabled mode), optionally narrowed to one owner.
-orch::store::OwnerFilter Scope(const std::optional<std::string>& issuer, const std::optional<std::string>& owner_issuer = {},
-                               const std::optional<std::string>& owner_subject = {}) {
-    orch::auth::Principal caller;
-    caller.local = !issuer;
-    caller.issuer = issuer.value_or("");
-    auto filter = orch::store::OwnerFilter::VisibleTo(caller);
-    if (owner_subject) {
-        filter.OwnedBy(*owner_issuer, *owner_subject);
-    }
-    return filter;
-}
 
 struct Fixture {
     orch::test::TestDatabase db;

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "test_support/fakes.hpp"
+
 namespace {
 
 using orch::Error;
@@ -15,20 +17,6 @@ using orch::Result;
 using orch::Status;
 
 constexpr const char* kId = "11ed8ab3-6a40-968a-82b7-62f0862dbe46";
-
-class FixedAuthenticator final : public orch::auth::Authenticator {
-   public:
-    orch::auth::Principal principal;
-    Result<orch::auth::Principal> Authenticate(std::string_view) override { return principal; }
-};
-
-class NoTemplates final : public orch::workflow::TemplateService {
-   public:
-    Result<orch::tosca::DeploymentSpec> Build(const std::string&, const Json&) override {
-        return orch::tosca::DeploymentSpec{};
-    }
-    Status Check(const std::string&) override { return orch::Ok(); }
-};
 
 // One deleted deployment of bob's; records the list queries it is asked.
 class OneDeleted final : public orch::store::DeploymentStore {
@@ -77,8 +65,8 @@ orch::auth::Principal User(const std::string& subject, bool admin) {
 }
 
 struct Harness {
-    FixedAuthenticator authenticator;
-    NoTemplates templates;
+    orch::test::FakeAuthenticator authenticator;
+    orch::test::FakeTemplateService templates{orch::tosca::DeploymentSpec{}};
     OneDeleted store;
     orch::auth::AuthConfig auth_config;
     orch::api::ApiContext ctx{store, templates, authenticator, nullptr, auth_config, nullptr, "http://o", {}};

@@ -10,26 +10,14 @@
 #include <chrono>
 #include <future>
 
+#include "test_support/fakes.hpp"
+
 namespace {
 
 using orch::Error;
 using orch::Json;
 using orch::Result;
 using orch::Status;
-
-class FixedAuthenticator final : public orch::auth::Authenticator {
-public:
-    orch::auth::Principal principal;
-    Result<orch::auth::Principal> Authenticate(std::string_view) override { return principal; }
-};
-
-class NoTemplates final : public orch::workflow::TemplateService {
-public:
-    Result<orch::tosca::DeploymentSpec> Build(const std::string&, const Json&) override {
-        return orch::tosca::DeploymentSpec{};
-    }
-    Status Check(const std::string&) override { return orch::Ok(); }
-};
 
 // Only the reference is needed: the schedule routes never touch deployments.
 class NoDeployments final : public orch::store::DeploymentStore {
@@ -130,8 +118,8 @@ orch::auth::Principal User(const std::string& subject, bool admin, std::set<std:
 }
 
 struct Harness {
-    FixedAuthenticator authenticator;
-    NoTemplates templates;
+    orch::test::FakeAuthenticator authenticator;
+    orch::test::FakeTemplateService templates{orch::tosca::DeploymentSpec{}};
     NoDeployments deployments;
     MemorySchedules schedules;
     orch::auth::AuthConfig auth_config;

@@ -3,6 +3,12 @@
 // In-process fakes of the orchestrator's collaborator interfaces, for workflow and API tests
 // that must not depend on the TOSCA engine, placement or real sites. They record what was
 // asked so tests can assert "created once" and "nothing leaked".
+#include "connectors/connector.hpp"
+#include "orchestrator/auth/authenticator.hpp"
+#include "orchestrator/placement/placer.hpp"
+#include "orchestrator/workflow/deployment_steps.hpp"
+#include "orchestrator/workflow/template_service.hpp"
+
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -10,21 +16,23 @@
 #include <string>
 #include <vector>
 
-#include "connectors/connector.hpp"
-#include "orchestrator/placement/placer.hpp"
-#include "orchestrator/workflow/deployment_steps.hpp"
-#include "orchestrator/workflow/template_service.hpp"
-
 namespace orch::test {
+
+/// Authenticates every request as `principal` (API tests that are about authorization, not tokens).
+class FakeAuthenticator final : public auth::Authenticator {
+   public:
+    auth::Principal principal;
+    Result<auth::Principal> Authenticate(std::string_view) override { return principal; }
+};
 
 /// Returns a copy of `spec` for any template; "INVALID" in the text is a 400-style error.
 class FakeTemplateService final : public workflow::TemplateService {
-public:
+   public:
     explicit FakeTemplateService(tosca::DeploymentSpec spec) : spec_(std::move(spec)) {}
     Result<tosca::DeploymentSpec> Build(const std::string& text, const Json& parameters) override;
     Status Check(const std::string& text) override;
 
-private:
+   private:
     tosca::DeploymentSpec spec_;
 };
 
@@ -33,12 +41,12 @@ tosca::DeploymentSpec SimpleSpec();
 
 /// Ranks the configured sites in order; every site accepts.
 class FakePlacer final : public placement::Placer {
-public:
+   public:
     explicit FakePlacer(std::vector<std::string> sites) : sites_(std::move(sites)) {}
     Result<placement::PlacementDecision> Place(const placement::PlacementRequest& request) override;
     std::map<std::string, std::string> ConfigurationEndpoints() const override { return {{"cmdb_url", "fake://cmdb"}}; }
 
-private:
+   private:
     std::vector<std::string> sites_;
 };
 
@@ -58,16 +66,19 @@ struct FakeSiteBehaviour {
 
 /// A Marathon-kind connector whose sites are plain in-memory maps.
 class FakeConnector final : public connectors::Connector {
-public:
+   public:
     connectors::TargetKind kind() const override { return connectors::TargetKind::kMarathon; }
     connectors::ConnectorResult<connectors::Handle> Create(const connectors::DeployRequest& request) override;
-    connectors::ConnectorResult<connectors::Observation> Poll(const connectors::Handle& handle,
-                                                              const tosca::DeploymentSpec& spec) override;
-    connectors::ConnectorResult<connectors::Handle> Update(const connectors::Handle& handle,
-                                                           const connectors::DeployRequest& request) override;
+    connectors::ConnectorResult<connectors::Observation> Poll(
+        const connectors::Handle& handle, const tosca::DeploymentSpec& spec
+    ) override;
+    connectors::ConnectorResult<connectors::Handle> Update(
+        const connectors::Handle& handle, const connectors::DeployRequest& request
+    ) override;
     connectors::ConnectorResult<connectors::Deletion> Delete(const connectors::Handle& handle, bool force) override;
-    connectors::ConnectorResult<bool> Act(const connectors::Handle& handle, const std::string& physical_id,
-                                          const std::string& action) override;
+    connectors::ConnectorResult<bool> Act(
+        const connectors::Handle& handle, const std::string& physical_id, const std::string& action
+    ) override;
 
     void SetBehaviour(const std::string& site, FakeSiteBehaviour behaviour);
     /// Objects alive per site ("site/deployment").
@@ -78,10 +89,10 @@ public:
     /// The placements the last Update of `deployment_id` was given (empty when none).
     std::map<std::string, connectors::NodePlacement> UpdatePlacements(const std::string& deployment_id) const;
 
-private:
+   private:
     mutable std::mutex mutex_;
     std::map<std::string, FakeSiteBehaviour> behaviour_;
-    std::map<std::string, int> polls_;        // key site/deployment
+    std::map<std::string, int> polls_;  // key site/deployment
     std::map<std::string, int> create_calls_;
     std::set<std::string> live_;
     std::set<std::string> listed_after_delete_;  // key site/deployment
@@ -89,18 +100,18 @@ private:
 };
 
 class FakeRegistry final : public connectors::ConnectorRegistry {
-public:
+   public:
     explicit FakeRegistry(connectors::Connector& connector) : connector_(connector) {}
     connectors::Connector* Find(connectors::TargetKind kind) override {
         return kind == connector_.kind() ? &connector_ : nullptr;
     }
 
-private:
+   private:
     connectors::Connector& connector_;
 };
 
 class FakeCredentials final : public workflow::CredentialSource {
-public:
+   public:
     Result<connectors::Credentials> For(const connectors::SiteTarget&, const std::optional<domain::Owner>&) override {
         return connectors::Credentials{};
     }
