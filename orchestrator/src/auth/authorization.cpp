@@ -76,12 +76,16 @@ Status CheckUserGroup(const Principal& principal, const std::optional<std::strin
     if (principal.local) {
         return Ok();
     }
-    if (principal.groups.empty() && principal.wlcg_groups.empty()) {
+    const auto& groups = principal.groups;
+    const auto& wlcg = principal.wlcg_groups;
+    if ((!groups || groups->empty()) && (!wlcg || wlcg->empty())) {
         return Error::PermissionDenied("User's token does not contain a group claim or it is empty");
     }
+    // Each claim that is present must contain the group, an empty one included: v4.0.1 answers
+    // `groups: []` + `wlcg.groups: ["/G"]` with 403.
     const std::string group = user_group.value_or("null");
-    const bool in_groups = principal.groups.empty() || (user_group && Contains(principal.groups, group));
-    const bool in_wlcg = principal.wlcg_groups.empty() || (user_group && Contains(principal.wlcg_groups, "/" + group));
+    const bool in_groups = !groups || (user_group && Contains(*groups, group));
+    const bool in_wlcg = !wlcg || (user_group && Contains(*wlcg, "/" + group));
     if (!in_groups || !in_wlcg) {
         return Error::PermissionDenied("The group " + group + " is not in the user's authorized groups");
     }

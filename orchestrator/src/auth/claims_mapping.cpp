@@ -1,6 +1,7 @@
 #include "orchestrator/auth/claims_mapping.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 namespace orch::auth {
@@ -20,16 +21,31 @@ std::vector<std::string> StringArray(const Json& value) {
     return out;
 }
 
-std::vector<std::string> Groups(const Json& source, const std::string& claim) {
+// nullopt when the claim is absent; a present claim, even empty, is a list.
+std::optional<std::vector<std::string>> Groups(const Json& source, const std::string& claim) {
     const auto it = source.find(claim);
     if (it == source.end()) {
-        return {};
+        return std::nullopt;
     }
     std::vector<std::string> groups = StringArray(*it);
     for (auto& group : groups) {
         if (!group.empty() && group.front() == '/') {
             group.erase(0, 1);
         }
+    }
+    return groups;
+}
+
+// Introspection and userinfo stand in for a groups claim the token lacks; an empty list there
+// names no group and leaves the next source (userinfo) to be asked.
+std::optional<std::vector<std::string>> NonEmpty(std::optional<std::vector<std::string>> groups) {
+    return groups && !groups->empty() ? std::move(groups) : std::nullopt;
+}
+
+std::optional<std::vector<std::string>> AnswerGroups(const Json& answer, const IssuerConfig& issuer) {
+    auto groups = NonEmpty(Groups(answer, issuer.groups_claim));
+    if (!groups && issuer.groups_claim != "groups") {
+        groups = NonEmpty(Groups(answer, "groups"));
     }
     return groups;
 }
@@ -83,11 +99,12 @@ ClaimsCoverage ApplyTokenClaims(const Json& claims, const IssuerConfig& issuer, 
             break;
         }
     }
+    // A claim the token carries, even empty, is its answer (contract §5.4 reads the token).
     principal.groups = Groups(claims, issuer.groups_claim);
     if (const auto wlcg = claims.find("wlcg.groups"); wlcg != claims.end()) {
         principal.wlcg_groups = StringArray(*wlcg);
     }
-    coverage.groups = claims.contains(issuer.groups_claim);
+    coverage.groups = principal.groups.has_value();
     return coverage;
 }
 
@@ -95,11 +112,8 @@ void ApplyIntrospection(const Json& answer, const IssuerConfig& issuer, Principa
     if (const auto scope = answer.find("scope"); scope != answer.end()) {
         principal.scopes = ScopeSet(*scope);
     }
-    if (principal.groups.empty()) {
-        principal.groups = Groups(answer, issuer.groups_claim);
-        if (principal.groups.empty() && issuer.groups_claim != "groups") {
-            principal.groups = Groups(answer, "groups");
-        }
+    if (!principal.groups) {
+        principal.groups = AnswerGroups(answer, issuer);
     }
     FillIfEmpty(principal.preferred_username, Text(answer, "preferred_username"));
     FillIfEmpty(principal.organisation, Text(answer, "organisation_name"));
@@ -107,15 +121,9 @@ void ApplyIntrospection(const Json& answer, const IssuerConfig& issuer, Principa
 }
 
 void ApplyUserinfo(const Json& answer, const IssuerConfig& issuer, Principal& principal) {
-    if (principal.groups.empty()) {
-        if (answer.contains("edu_person_unique_id")) {
-            principal.groups = Groups(answer, "eduperson_entitlement");
-        } else {
-            principal.groups = Groups(answer, issuer.groups_claim);
-            if (principal.groups.empty() && issuer.groups_claim != "groups") {
-                principal.groups = Groups(answer, "groups");
-            }
-        }
+    if (!principal.groups) {
+        principal.groups = answer.contains("edu_person_unique_id") ? NonEmpty(Groups(answer, "eduperson_entitlement"))
+                                                                   : AnswerGroups(answer, issuer);
     }
     FillIfEmpty(principal.preferred_username, Text(answer, "preferred_username"));
     FillIfEmpty(principal.organisation, Text(answer, "organisation_name"));

@@ -189,7 +189,7 @@ Status OidcAuthenticator::Complete(
             return AsTokenError(answer.error());
         }
         ApplyIntrospection(*answer, config, principal);
-        coverage.groups = coverage.groups || !principal.groups.empty();
+        coverage.groups = coverage.groups || principal.groups.has_value();
     }
     if (!coverage.groups && config.userinfo == UserinfoUse::kAuto && principal.HasScope("openid")) {
         auto answer = Userinfo(issuer, token, principal);
@@ -289,7 +289,7 @@ Result<Principal> OidcAuthenticator::VerifyOpaque(std::string_view token) {
         }
         principal.token_id = TokenLogId(token);
         ApplyIntrospection(*answer, issuer->config, principal);
-        ORCH_RETURN_IF_ERROR(Complete(*issuer, token, {.scopes = true, .groups = !principal.groups.empty()}, principal)
+        ORCH_RETURN_IF_ERROR(Complete(*issuer, token, {.scopes = true, .groups = principal.groups.has_value()}, principal)
         );
         return principal;
     }

@@ -5,7 +5,7 @@
 namespace orch::auth {
 
 bool Principal::InGroup(std::string_view group) const {
-    return std::find(groups.begin(), groups.end(), group) != groups.end();
+    return groups && std::find(groups->begin(), groups->end(), group) != groups->end();
 }
 
 Principal LocalPrincipal() {

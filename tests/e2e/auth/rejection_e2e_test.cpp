@@ -143,3 +143,25 @@ TEST_CASE("writes need the write scopes and a userGroup of the user's own", "[e2
     CHECK(ErrorMessage(api.Call("POST", "/deployments", carol, with_group.dump()), 403) ==
           "User's token does not contain a group claim or it is empty");
 }
+
+TEST_CASE("a group claim the token carries empty is checked like any other (v4.0.1)", "[e2e][auth]") {
+    // Contract §5.4: `groups` present and without G is 403, whatever `wlcg.groups` says.
+    Setup t;
+    auto& api = t.api;
+    Json claims = Claims(t.alpha, t.bob_sub);
+    claims["groups"] = {"physics"};
+    claims["wlcg.groups"] = {"/physics"};
+    const std::string both = t.alpha.Sign(claims);
+    claims["groups"] = Json::array();
+    const std::string empty_groups = t.alpha.Sign(claims);
+    claims["groups"] = {"physics"};
+    claims["wlcg.groups"] = Json::array();
+    const std::string empty_wlcg = t.alpha.Sign(claims);
+
+    CHECK(api.Call("GET", "/deployments?userGroup=physics", both).status == 200);  // the control
+    const std::string kNotInGroups = "The group physics is not in the user's authorized groups";
+    CHECK(ErrorMessage(api.Call("GET", "/deployments?userGroup=physics", empty_groups), 403) == kNotInGroups);
+    CHECK(ErrorMessage(api.Call("GET", "/deployments?userGroup=physics", empty_wlcg), 403) == kNotInGroups);
+    const Json create{{"template", orch::test::MarathonTemplate()}, {"userGroup", "physics"}};
+    CHECK(ErrorMessage(api.Call("POST", "/deployments", empty_groups, create.dump()), 403) == kNotInGroups);
+}

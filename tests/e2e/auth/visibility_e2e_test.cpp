@@ -30,9 +30,11 @@ std::set<std::string> ListedIds(AuthedOrchestrator& api, const std::string& quer
 }
 
 struct TwoIssuers {
+    explicit TwoIssuers(std::string auth_extra = "") : api{{{{"alpha", alpha.issuer()}, {"beta", beta.issuer()}}, auth_extra}} {}
+
     OidcProvider& alpha = OidcProvider::Shared("alpha");
     OidcProvider& beta = OidcProvider::Shared("beta");  // IAM's default profile: groups by introspection
-    AuthedOrchestrator api{{{{"alpha", alpha.issuer()}, {"beta", beta.issuer()}}}};
+    AuthedOrchestrator api;
     std::string alice = alpha.UserToken("alice").access_token;  // admin of alpha
     std::string bob = alpha.UserToken("bob").access_token;
     std::string carol = alpha.UserToken("carol").access_token;
@@ -75,7 +77,7 @@ TEST_CASE("tokens of two issuers work and each user sees what the contract allow
         CHECK(ErrorMessage(api.Call("GET", "/deployments?createdBy=nobody", t.bob), 400) ==
               "Value nobody for param createdBy is illegal");
     }
-    SECTION("same issuer may read, only the owner or an admin may delete, another issuer gets 404") {
+    SECTION("same issuer may read, only the owner may delete (admins too), another issuer gets 404") {
         CHECK(api.Call("GET", "/deployments/" + by_alice, t.bob).status == 200);
         CHECK(ErrorMessage(api.Call("DELETE", "/deployments/" + by_alice, t.bob), 403) ==
               "Only the owner of the deployment can perform this operation");
@@ -86,6 +88,28 @@ TEST_CASE("tokens of two issuers work and each user sees what the contract allow
         CHECK(ErrorMessage(api.Call("GET", "/deployments/" + by_beta_bob, t.alice), 404) ==
               "The deployment <" + by_beta_bob + "> doesn't exist");
         api.WaitFor(by_bob, "CREATE_FAILED", t.bob);
-        CHECK(api.Call("DELETE", "/deployments/" + by_bob, t.alice).status == 204);  // admin of the same issuer
+        // v4.0.1 (contract §5.3): admins are not exempt unless admins_operate_on_any is set.
+        CHECK(ErrorMessage(api.Call("DELETE", "/deployments/" + by_bob, t.alice), 403) ==
+              "Only the owner of the deployment can perform this operation");
+        CHECK(ErrorMessage(api.Call("PUT", "/deployments/" + by_bob, t.alice, Json{{"template", tosca}}.dump()), 403) ==
+              "Only the owner of the deployment can perform this operation");
+        CHECK(api.Call("DELETE", "/deployments/" + by_bob, t.bob).status == 204);
     }
+}
+
+TEST_CASE("with admins_operate_on_any an admin acts on other users' deployments of the issuer only",
+          "[e2e][auth]") {
+    TwoIssuers t("  admins_operate_on_any: true\n");
+    auto& api = t.api;
+    const std::string tosca = orch::test::MarathonTemplate();
+    const std::string by_bob = api.Create(t.bob, tosca);
+    const std::string by_alice = api.Create(t.alice, tosca);
+    const std::string by_beta_bob = api.Create(t.beta_bob, tosca);
+    api.WaitFor(by_bob, "CREATE_FAILED", t.bob);
+    api.WaitFor(by_alice, "CREATE_FAILED", t.alice);
+    CHECK(ErrorMessage(api.Call("DELETE", "/deployments/" + by_alice, t.bob), 403) ==
+          "Only the owner of the deployment can perform this operation");  // users: still owners only
+    CHECK(ErrorMessage(api.Call("DELETE", "/deployments/" + by_beta_bob, t.alice), 404) ==
+          "The deployment <" + by_beta_bob + "> doesn't exist");  // another issuer's: not the admin's
+    CHECK(api.Call("DELETE", "/deployments/" + by_bob, t.alice).status == 204);  // admin of the same issuer
 }

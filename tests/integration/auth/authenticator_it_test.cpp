@@ -148,7 +148,7 @@ TEST_CASE("groups from userinfo when neither the token nor introspection has the
     REQUIRE(carol);
     CHECK(carol->HasScope("openid"));
     CHECK_FALSE(carol->HasScope("profile"));
-    CHECK(carol->groups.empty());
+    CHECK_FALSE(carol->groups.has_value());
     CHECK(verifier.http->Count("/userinfo") == 1);  // asked, and carol has no groups
 }
 
@@ -165,7 +165,10 @@ TEST_CASE("each user sees only what the contract allows") {
     CHECK(IsVisibleTo(carol, bobs));           // same issuer: readable
     CHECK_FALSE(IsVisibleTo(beta_bob, bobs));  // other issuer: 404
     CHECK(CheckOwnership(bob, bobs, admins_operate));
-    CHECK(CheckOwnership(alice, bobs, admins_operate));  // admin of alpha
+    CHECK_FALSE(admins_operate);  // the default is v4.0.1's: owners only
+    CHECK_FALSE(CheckOwnership(alice, bobs, admins_operate));
+    CHECK(CheckOwnership(alice, bobs, true));  // admin of alpha, with admins_operate_on_any
+    CHECK_FALSE(CheckOwnership(carol, bobs, true));
     auto carol_delete = CheckOwnership(carol, bobs, admins_operate);
     REQUIRE_FALSE(carol_delete);
     CHECK(carol_delete.error().message == "Only the owner of the deployment can perform this operation");

@@ -66,6 +66,17 @@ TEST_CASE("a full issuer entry with defaults") {
     CHECK(config->scopes.write_any_of == std::vector<std::string>{"offline_access", "fts:submit-transfer"});
 }
 
+TEST_CASE("admins act on other users' deployments only when configured (v4.0.1 refuses it)") {
+    const std::string base = std::string("auth:\n  token_key: ") + kKeyB64 + "\n";
+    auto by_default = LoadAuthConfig(Tree(base + kIssuer));
+    REQUIRE(by_default);
+    CHECK_FALSE(by_default->admins_operate_on_any);
+    CHECK_FALSE(AuthConfig{}.admins_operate_on_any);
+    auto enabled = LoadAuthConfig(Tree(base + "  admins_operate_on_any: true" + kIssuer));
+    REQUIRE(enabled);
+    CHECK(enabled->admins_operate_on_any);
+}
+
 TEST_CASE("secrets come from the environment and never appear in errors") {
     ConfigTree tree = Tree(std::string("auth:") + kIssuer);
     tree.ApplyEnvironment(

@@ -72,10 +72,14 @@ TEST_CASE("userGroup (§5.4): groups claim") {
         Denied(CheckUserGroup(User("a", {}, {"users"}), std::string("physics"))) ==
         "The group physics is not in the user's authorized groups"
     );
-    CHECK(
-        Denied(CheckUserGroup(User("a", {}, {}), std::string("physics"))) ==
-        "User's token does not contain a group claim or it is empty"
-    );
+    Principal absent = User("a", {});
+    absent.groups.reset();
+    for (const Principal& none : {absent, User("a", {}, {})}) {
+        CHECK(
+            Denied(CheckUserGroup(none, std::string("physics"))) ==
+            "User's token does not contain a group claim or it is empty"
+        );
+    }
     // Absent userGroup on create: the original prints "null".
     CHECK(
         Denied(CheckUserGroup(User("a", {}, {"users"}), std::nullopt)) ==
@@ -84,7 +88,8 @@ TEST_CASE("userGroup (§5.4): groups claim") {
 }
 
 TEST_CASE("userGroup (§5.4): wlcg.groups carries /paths and both claims must agree") {
-    Principal wlcg = User("a", {}, {});
+    Principal wlcg = User("a", {});
+    wlcg.groups.reset();  // no `groups` claim at all
     wlcg.wlcg_groups = {"/users", "/physics"};
     CHECK(CheckUserGroup(wlcg, std::string("physics")));
     CHECK(
@@ -98,6 +103,27 @@ TEST_CASE("userGroup (§5.4): wlcg.groups carries /paths and both claims must ag
         "The group physics is not in the user's authorized groups"
     );
     CHECK(CheckUserGroup(LocalPrincipal(), std::nullopt));
+}
+
+TEST_CASE("userGroup (§5.4): a present but empty claim must contain the group too (v4.0.1)") {
+    Principal empty_groups = User("a", {}, {});
+    empty_groups.wlcg_groups = {"/physics"};
+    CHECK(
+        Denied(CheckUserGroup(empty_groups, std::string("physics"))) ==
+        "The group physics is not in the user's authorized groups"
+    );
+    Principal empty_wlcg = User("a", {}, {"physics"});
+    empty_wlcg.wlcg_groups = std::vector<std::string>();
+    CHECK(
+        Denied(CheckUserGroup(empty_wlcg, std::string("physics"))) ==
+        "The group physics is not in the user's authorized groups"
+    );
+    Principal both_empty = User("a", {}, {});
+    both_empty.wlcg_groups = std::vector<std::string>();
+    CHECK(
+        Denied(CheckUserGroup(both_empty, std::string("physics"))) ==
+        "User's token does not contain a group claim or it is empty"
+    );
 }
 
 TEST_CASE("visibility is by issuer, unowned rows are visible") {

@@ -2,6 +2,7 @@
 
 #include "common/log.hpp"
 #include "fake_idp.hpp"
+#include "orchestrator/auth/authorization.hpp"
 #include "orchestrator/auth/base64.hpp"
 #include "test_jwt.hpp"
 
@@ -35,7 +36,8 @@ struct Rig {
     Result<Principal> Auth(const std::string& token) { return authenticator->Authenticate("Bearer " + token); }
 };
 
-std::string Rejection(Result<Principal> result, ErrorCode code = ErrorCode::kUnauthenticated) {
+template <typename T>
+std::string Rejection(const Result<T>& result, ErrorCode code = ErrorCode::kUnauthenticated) {
     REQUIRE_FALSE(result);
     CHECK(result.error().code == code);
     return result.error().message;
@@ -115,7 +117,7 @@ TEST_CASE("groups missing everywhere else come from userinfo (only with openid)"
     const std::string no_openid = rig.idp.Mint("alpha", {{"scope", "profile"}});
     auto without = rig.Auth(no_openid);
     REQUIRE(without);
-    CHECK(without->groups.empty());
+    CHECK_FALSE(without->groups.has_value());
     CHECK(rig.idp.Calls("userinfo") == 1);
 }
 
@@ -140,6 +142,47 @@ TEST_CASE("wlcg.groups as the configured groups claim") {
     CHECK(principal->groups == std::vector<std::string>{"users", "orchestrator-admins"});
     CHECK(principal->wlcg_groups == std::vector<std::string>{"/users", "/orchestrator-admins"});
     CHECK(principal->admin);
+}
+
+TEST_CASE("§5.4: a groups claim the token carries, even empty, is checked; wlcg.groups does not replace it") {
+    // v4.0.1 reads `groups` and `wlcg.groups` from the access token; a present claim must contain
+    // the group (`groups: []` + `wlcg.groups: ["/physics"]` is 403 there).
+    Rig rig;
+    const auto check = [&](const Json& claims, std::optional<std::string> user_group) {
+        auto principal = rig.Auth(rig.idp.Mint("alpha", Merge({{"scope", "openid profile"}}, claims)));
+        REQUIRE(principal);
+        return CheckUserGroup(*principal, user_group);
+    };
+    const std::string kNotInGroups = "The group physics is not in the user's authorized groups";
+    auto empty_groups = check({{"groups", Json::array()}, {"wlcg.groups", {"/physics"}}}, "physics");
+    CHECK(Rejection(empty_groups, ErrorCode::kPermissionDenied) == kNotInGroups);
+    auto empty_wlcg = check({{"groups", {"physics"}}, {"wlcg.groups", Json::array()}}, "physics");
+    CHECK(Rejection(empty_wlcg, ErrorCode::kPermissionDenied) == kNotInGroups);
+    CHECK(
+        Rejection(
+            check({{"groups", Json::array()}, {"wlcg.groups", Json::array()}}, "physics"), ErrorCode::kPermissionDenied
+        ) == "User's token does not contain a group claim or it is empty"
+    );
+    CHECK(check({{"groups", {"physics"}}, {"wlcg.groups", {"/physics"}}}, "physics"));
+    CHECK(rig.idp.Calls("introspect") == 0);  // the token answered: nobody else is asked
+    CHECK(rig.idp.Calls("userinfo") == 0);
+}
+
+TEST_CASE("an empty groups claim in the token is not completed by introspection") {
+    // The token lacks scope, so introspection is asked for it; its groups must not replace the
+    // token's own (empty) claim, as they would replace an absent one.
+    Rig rig;
+    const std::string token = rig.idp.Mint("alpha", {{"groups", Json::array()}});
+    rig.idp.Get("alpha").introspection[token] = {
+        {"active", true}, {"sub", "user-1"}, {"scope", "openid profile"}, {"groups", {"orchestrator-admins"}}};
+    auto principal = rig.Auth(token);
+    REQUIRE(principal);
+    CHECK(principal->HasScope("profile"));
+    CHECK_FALSE(principal->admin);
+    CHECK(
+        Rejection(CheckUserGroup(*principal, std::string("orchestrator-admins")), ErrorCode::kPermissionDenied) ==
+        "User's token does not contain a group claim or it is empty"
+    );
 }
 
 TEST_CASE("an unknown issuer is refused before any network call") {

@@ -1,17 +1,18 @@
 // docs/configuration.md against the code: every key the orchestrator reads is documented with a
 // default, nothing else is documented, and the documented defaults of the server, database,
-// workflow and tosca keys are the code's defaults.
+// workflow, tosca and auth keys are the code's defaults.
+#include "test_support/test_env.hpp"
+
 #include <orchestrator/app/app_config.hpp>
 #include <orchestrator/app/config_keys.hpp>
 #include <orchestrator/app/workflow_config.hpp>
+#include <orchestrator/auth/auth_config.hpp>
 #include <tosca/engine.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <regex>
 #include <set>
-
-#include "test_support/test_env.hpp"
 
 namespace {
 
@@ -124,4 +125,43 @@ TEST_CASE("documented defaults of server, database, workflow and tosca keys are 
     CHECK(tosca->limits.max_document_bytes == tosca_defaults.limits.max_document_bytes);
     CHECK(tosca->fetch_timeout == tosca_defaults.fetch_timeout);
     CHECK(tosca->fetched_ttl == tosca_defaults.fetched_ttl);
+}
+
+TEST_CASE("documented defaults of the auth keys are the code's", "[config][auth]") {
+    // Same method: each `auth.*` row whose default is one backticked scalar is set explicitly on a
+    // minimal valid oidc configuration, which must then load exactly as without them.
+    const std::string minimal =
+        "auth:\n  token_key: MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=\n  issuers:\n    x:\n"
+        "      issuer: https://iam.example.org/\n      client_id: c\n      client_secret: s\n";
+    auto tree = orch::ConfigTree::FromYaml(minimal, "test.yaml");
+    REQUIRE(tree);
+    const auto defaults = orch::auth::LoadAuthConfig(*tree);
+    REQUIRE(defaults);
+    int fed = 0;
+    for (const auto& row : DocumentedRows()) {
+        const std::regex scalar("`([^`{}\\[\\]]+)`");
+        std::smatch value;
+        if (row.key.rfind("auth.", 0) != 0 || !std::regex_match(row.default_text, value, scalar)) {
+            continue;
+        }
+        INFO(row.key << " = " << value[1]);
+        tree->Set(row.key, value[1]);
+        ++fed;
+    }
+    CHECK(fed >= 13);
+    const auto documented = orch::auth::LoadAuthConfig(*tree);
+    REQUIRE(documented);
+    CHECK(documented->mode == defaults->mode);
+    CHECK(documented->clock_skew == defaults->clock_skew);
+    CHECK(documented->max_token_bytes == defaults->max_token_bytes);
+    CHECK(documented->http_timeout == defaults->http_timeout);
+    CHECK(documented->jwks_min_refresh_interval == defaults->jwks_min_refresh_interval);
+    CHECK(documented->jwks_max_age == defaults->jwks_max_age);
+    CHECK(documented->discovery_max_age == defaults->discovery_max_age);
+    CHECK(documented->cache_max_entries == defaults->cache_max_entries);
+    CHECK(documented->cache_max_ttl == defaults->cache_max_ttl);
+    CHECK(documented->negative_cache_ttl == defaults->negative_cache_ttl);
+    CHECK(documented->max_concurrent_idp_calls == defaults->max_concurrent_idp_calls);
+    CHECK(documented->refresh_margin == defaults->refresh_margin);
+    CHECK(documented->admins_operate_on_any == defaults->admins_operate_on_any);
 }

@@ -61,7 +61,9 @@ struct AuthConfig {
     AuthMode mode = AuthMode::kOidc;
     std::vector<IssuerConfig> issuers;
     ScopePolicy scopes;
-    bool admins_operate_on_any = true;  ///< [post-4.0.1]: admins may act on any deployment of their issuer
+    /// [post-4.0.1] admins may act on any deployment of their issuer; off by default, as v4.0.1
+    /// (contract §5.3: only the owner may update, delete, reset or act on a deployment).
+    bool admins_operate_on_any = false;
     std::chrono::seconds clock_skew{60};
     std::size_t max_token_bytes = 8192;
     std::chrono::milliseconds http_timeout{5000};

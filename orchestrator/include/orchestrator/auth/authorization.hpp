@@ -26,10 +26,11 @@ enum class Access {
 Status RequireScopes(const Principal& principal, Access access, const ScopePolicy& policy);
 
 /// Contract §5.4 on `userGroup` (create: always, even when absent; list: when given):
-/// no `groups` and no `wlcg.groups` → "User's token does not contain a group claim or it is empty";
-/// group G missing from `groups`, or "/G" from `wlcg.groups` → "The group G is not in the user's
-/// authorized groups" (G prints as "null" when absent, as the original does). Groups that came from
-/// introspection/userinfo count as the `groups` claim. The local user passes.
+/// `groups` and `wlcg.groups` both absent or empty → "User's token does not contain a group claim
+/// or it is empty"; group G missing from `groups`, or "/G" from `wlcg.groups`, when that claim is
+/// present (even empty) → "The group G is not in the user's authorized groups" (G prints as "null"
+/// when absent, as the original does). Groups that came from introspection/userinfo count as the
+/// `groups` claim. The local user passes.
 Status CheckUserGroup(const Principal& principal, const std::optional<std::string>& user_group);
 
 /// Owner of a deployment or schedule; nullopt for rows created while auth was disabled.

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -19,10 +20,12 @@ struct Principal {
     std::string issuer;
     std::string subject;
     std::string preferred_username;
-    std::string client_id;                 ///< the client the token was issued to
-    std::string organisation;              ///< IAM `organisation_name`, informational
-    std::vector<std::string> groups;       ///< group names without a leading '/'
-    std::vector<std::string> wlcg_groups;  ///< the raw `wlcg.groups` claim ("/name"), for contract §5.4
+    std::string client_id;     ///< the client the token was issued to
+    std::string organisation;  ///< IAM `organisation_name`, informational
+    /// Group names without a leading '/'. Absent (nullopt) when no source named any; an empty list
+    /// when the token carries the claim empty, which contract §5.4 checks like any other list.
+    std::optional<std::vector<std::string>> groups;
+    std::optional<std::vector<std::string>> wlcg_groups;  ///< the raw `wlcg.groups` claim ("/name"), §5.4
     std::set<std::string, std::less<>> scopes;
     bool admin = false;  ///< member of the issuer's admin group
     bool local = false;  ///< the local user of `auth: disabled` mode (every scope, admin, no group checks)
