@@ -100,7 +100,9 @@ struct TemplateEngine::Impl {
         for (const ImportRef& ref : refs) {
             auto location = resolver.Locate(ref.reference, nullptr, request.base_directory);
             if (!location) {
-                sink.Error(ImportDiagnosticCode(location.error()), ref.at, Path().Key(ref.path), location.error().message);
+                sink.Error(
+                    ImportDiagnosticCode(location.error()), ref.at, Path().Key(ref.path), location.error().message
+                );
                 imports_ok = false;
                 continue;
             }

@@ -213,9 +213,7 @@ std::shared_ptr<const Library> BuildLibrary(
         const Status loaded = loader.Load(location, 1);
         if (!loaded) {
             cacheable = false;
-            sink.Error(
-                ImportDiagnosticCode(loaded.error()), ref->at, Path().Key(ref->path), loaded.error().message
-            );
+            sink.Error(ImportDiagnosticCode(loaded.error()), ref->at, Path().Key(ref->path), loaded.error().message);
         }
     }
     registry->Resolve(defs_ctx, true);
