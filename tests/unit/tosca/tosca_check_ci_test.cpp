@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace orch::tosca {
@@ -225,6 +226,23 @@ TEST_CASE("tosca-check attributes findings about the parameters to the --inputs 
     CHECK(run.status == tools::kExitInvalid);
     const std::string expected = inputs + ": error: parameters.cpus: \"3\" is not one of the valid values";
     CHECK(Lines(run.out).front().rfind(expected, 0) == 0);
+}
+
+TEST_CASE("diagnostic codes: every code has its own stable name, which reads back", "[tosca][tosca-check]") {
+    // A code added to the enum without a name would print as GENERAL and be unsuppressible.
+    const auto& all = AllDiagnosticCodes();
+    CHECK(all.size() == static_cast<std::size_t>(DiagnosticCode::kNoTopology) + 1);
+    std::set<std::string_view> names;
+    for (const DiagnosticCode code : all) {
+        names.insert(DiagnosticCodeName(code));
+        CHECK(DiagnosticCodeByName(DiagnosticCodeName(code)) == code);
+    }
+    CHECK(names.size() == all.size());
+    // Users write these in their pipelines: they must not change.
+    CHECK(DiagnosticCodeName(DiagnosticCode::kDuplicateKey) == "DUPLICATE-KEY");
+    CHECK(DiagnosticCodeName(DiagnosticCode::kRequirement) == "REQUIREMENT");
+    CHECK(DiagnosticCodeName(DiagnosticCode::kImportUnreachable) == "IMPORT-UNREACHABLE");
+    CHECK(DiagnosticCodeName(DiagnosticCode::kImportRefused) == "IMPORT-REFUSED");
 }
 
 TEST_CASE("tosca-check --json carries each finding's code", "[tosca][tosca-check]") {

@@ -12,7 +12,9 @@ namespace orch::tosca {
 enum class Severity { kError, kWarning };
 
 /// What a diagnostic is about, for callers that react to some kinds specially (the API renders
-/// missing inputs and dependency loops with the original orchestrator's exact texts).
+/// missing inputs and dependency loops with the original orchestrator's exact texts; tosca-check
+/// exits 3 on the two import-availability codes). Every code has a stable name (kCodeNames in
+/// diagnostic.cpp) that users write in pipelines (--suppress-warning W-DUPLICATE-KEY).
 enum class DiagnosticCode {
     kGeneral,
     kYamlSyntax,         ///< the text is not YAML (or not UTF-8)
@@ -20,20 +22,20 @@ enum class DiagnosticCode {
     kDuplicateKey,       ///< a mapping repeats a key (warning; the last value wins)
     kVersion,            ///< tosca_definitions_version missing or unsupported
     kImport,             ///< an import is malformed or its document cannot be parsed
-    kImportUnreachable,  ///< an import's document could not be read or fetched (missing file, network, HTTP status)
-    kImportRefused,  ///< an import is refused by policy (no mirror and host not allowed, http, local file on a server)
-    kUnknownType,    ///< a type name that no definition or import declares
-    kUnknownField,   ///< a key the grammar or the type does not declare
-    kInvalidValue,   ///< a value of the wrong type or violating a constraint
-    kMissingRequired,   ///< a required property or field is not set
-    kRequirement,       ///< a requirement that cannot be bound
-    kFunction,          ///< an intrinsic function with bad arguments or references
-    kMissingInput,      ///< a required input has no value (the original's text)
-    kInputValue,        ///< a user-supplied input of the wrong type or out of constraints
-    kDependencyLoop,    ///< requirements form a cycle (the original's text)
-    kTypeRedefined,     ///< a type defined again by another document (warning; the later one is used)
-    kImportedTopology,  ///< an imported document's topology_template, which is ignored (warning)
-    kNoTopology,        ///< a document without topology_template: only its types were checked (warning)
+    kImportUnreachable,  ///< an import could not be read or fetched (missing file, network, HTTP status)
+    kImportRefused,      ///< an import refused by policy (not mirrored nor allowed, http, a file on the server)
+    kUnknownType,        ///< a type name that no definition or import declares
+    kUnknownField,       ///< a key the grammar or the type does not declare
+    kInvalidValue,       ///< a value of the wrong type or violating a constraint
+    kMissingRequired,    ///< a required property or field is not set
+    kRequirement,        ///< a requirement that cannot be bound
+    kFunction,           ///< an intrinsic function with bad arguments or references
+    kMissingInput,       ///< a required input has no value (the original's text)
+    kInputValue,         ///< a user-supplied input of the wrong type or out of constraints
+    kDependencyLoop,     ///< requirements form a cycle (the original's text)
+    kTypeRedefined,      ///< a type defined again by another document (warning; the later one is used)
+    kImportedTopology,   ///< an imported document's topology_template, which is ignored (warning)
+    kNoTopology,         ///< a document without topology_template: only its types were checked (warning)
 };
 
 /// A stable upper-case name for a code ("DUPLICATE-KEY"): tools print it, users pass it back.
