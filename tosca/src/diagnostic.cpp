@@ -1,6 +1,8 @@
 #include "tosca/diagnostic.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 namespace orch::tosca {
 namespace {
@@ -16,7 +18,63 @@ std::string Position(const Diagnostic& d) {
     return std::to_string(d.line) + ":" + std::to_string(d.column);
 }
 
+constexpr std::array<std::pair<DiagnosticCode, std::string_view>, 20> kCodeNames{{
+    {DiagnosticCode::kGeneral, "GENERAL"},
+    {DiagnosticCode::kYamlSyntax, "YAML-SYNTAX"},
+    {DiagnosticCode::kLimitExceeded, "LIMIT-EXCEEDED"},
+    {DiagnosticCode::kDuplicateKey, "DUPLICATE-KEY"},
+    {DiagnosticCode::kVersion, "VERSION"},
+    {DiagnosticCode::kImport, "IMPORT"},
+    {DiagnosticCode::kImportUnreachable, "IMPORT-UNREACHABLE"},
+    {DiagnosticCode::kImportRefused, "IMPORT-REFUSED"},
+    {DiagnosticCode::kUnknownType, "UNKNOWN-TYPE"},
+    {DiagnosticCode::kUnknownField, "UNKNOWN-FIELD"},
+    {DiagnosticCode::kInvalidValue, "INVALID-VALUE"},
+    {DiagnosticCode::kMissingRequired, "MISSING-REQUIRED"},
+    {DiagnosticCode::kRequirement, "REQUIREMENT"},
+    {DiagnosticCode::kFunction, "FUNCTION"},
+    {DiagnosticCode::kMissingInput, "MISSING-INPUT"},
+    {DiagnosticCode::kInputValue, "INPUT-VALUE"},
+    {DiagnosticCode::kDependencyLoop, "DEPENDENCY-LOOP"},
+    {DiagnosticCode::kTypeRedefined, "TYPE-REDEFINED"},
+    {DiagnosticCode::kImportedTopology, "IMPORTED-TOPOLOGY"},
+    {DiagnosticCode::kNoTopology, "NO-TOPOLOGY"},
+}};
+
 }  // namespace
+
+std::string_view DiagnosticCodeName(DiagnosticCode code) {
+    for (const auto& [c, name] : kCodeNames) {
+        if (c == code) {
+            return name;
+        }
+    }
+    return "GENERAL";
+}
+
+std::optional<DiagnosticCode> DiagnosticCodeByName(std::string_view name) {
+    for (const auto& [c, n] : kCodeNames) {
+        if (n == name) {
+            return c;
+        }
+    }
+    return std::nullopt;
+}
+
+const std::vector<DiagnosticCode>& AllDiagnosticCodes() {
+    static const std::vector<DiagnosticCode> all = [] {
+        std::vector<DiagnosticCode> out;
+        for (const auto& entry : kCodeNames) {
+            out.push_back(entry.first);
+        }
+        return out;
+    }();
+    return all;
+}
+
+std::string DiagnosticLabel(const Diagnostic& d) {
+    return std::string(d.severity == Severity::kError ? "E-" : "W-") + std::string(DiagnosticCodeName(d.code));
+}
 
 std::string_view SeverityName(Severity severity) {
     return severity == Severity::kError ? "error" : "warning";
@@ -37,6 +95,9 @@ std::string FormatDiagnostic(const Diagnostic& d) {
     }
     out += ": ";
     out += SeverityName(d.severity);
+    if (d.severity == Severity::kWarning) {
+        out += "[" + DiagnosticLabel(d) + "]";
+    }
     out += ": ";
     if (!d.path.empty()) {
         out += d.path + ": ";

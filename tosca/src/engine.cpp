@@ -100,7 +100,9 @@ struct TemplateEngine::Impl {
         for (const ImportRef& ref : refs) {
             auto location = resolver.Locate(ref.reference, nullptr, request.base_directory);
             if (!location) {
-                sink.Error(DiagnosticCode::kImport, ref.at, Path().Key(ref.path), location.error().message);
+                sink.Error(
+                    ImportDiagnosticCode(location.error()), ref.at, Path().Key(ref.path), location.error().message
+                );
                 imports_ok = false;
                 continue;
             }
@@ -210,7 +212,7 @@ struct TemplateEngine::Impl {
         );
         bool imports_ok = true;
         const std::shared_ptr<const TypeRegistry> types = Types(root, *version, request, sink, imports_ok);
-        yaml::Arena scratch("parameters");
+        yaml::Arena scratch{std::string(kParametersSource)};
         TopologyChecker checker(*types, options, sink, scratch, request.inputs);
         checker.set_imports_incomplete(!imports_ok);
         const std::size_t parameter_bytes =
@@ -220,7 +222,7 @@ struct TemplateEngine::Impl {
         if (topology == nullptr && !request.inputs.has_value() &&
             (DefinesTypes(root) || root.Find("imports") != nullptr)) {
             sink.Warning(
-                DiagnosticCode::kGeneral,
+                DiagnosticCode::kNoTopology,
                 &root,
                 Path(),
                 "the document has no topology_template: only its types were checked"

@@ -27,6 +27,7 @@ Json CheckReport(const TemplateCheck& check) {
             {"path", d.path},
             {"message", d.message},
             {"severity", std::string(SeverityName(d.severity))},
+            {"code", DiagnosticLabel(d)},
         });
     }
     report["errors"] = std::move(errors);

@@ -1,10 +1,11 @@
 #include "check_command.hpp"
 
+#include "check_output.hpp"
 #include "common/http_client.hpp"
 #include "common/json.hpp"
 #include "tosca/engine.hpp"
-#include "tosca/report.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <filesystem>
@@ -24,7 +25,8 @@ std::string DisplayName(const std::string& path) {
 
 constexpr const char* kUsage =
     "usage: tosca-check [--inputs FILE.json] [--mirror URL_PREFIX=DIR]... [--allow-host HOST]...\n"
-    "                   [--max-bytes SIZE] [--strict] [--json] TEMPLATE...\n"
+    "                   [--max-bytes SIZE] [--strict] [--format human|gcc|github|json] [--quiet]\n"
+    "                   [--quiet-warnings] [--suppress-warning W-CODE]... TEMPLATE...\n"
     "\n"
     "Validates TOSCA templates as the orchestrator does on a create request; TEMPLATE - reads\n"
     "standard input. Imports are resolved relative to the file that imports them.\n"
@@ -35,14 +37,22 @@ constexpr const char* kUsage =
     "  --allow-host HOST    fetch https imports from HOST when no mirror maps them\n"
     "  --max-bytes SIZE     largest template, import or inputs file (default 2MiB; also KiB)\n"
     "  --strict             TOSCA Simple Profile rules instead of the original's leniencies\n"
-    "  --json               one JSON object per template and line\n"
-    "Exit status: 0 all valid, 1 some template invalid, 2 usage or I/O error.\n";
+    "  --format FORMAT      human (default); gcc: file:line:col: error: message [E-CODE];\n"
+    "                       github: GitHub Actions annotations; json: one object per template\n"
+    "  --json               the same as --format json\n"
+    "  --quiet              no verdict line for valid templates\n"
+    "  --quiet-warnings     print no warnings\n"
+    "  --suppress-warning W-CODE   do not print warnings with this code (repeatable), e.g.\n"
+    "                       W-DUPLICATE-KEY, W-REQUIREMENT; codes are shown as warning[W-CODE]\n"
+    "Exit status: 0 all valid, 1 some template invalid, 2 usage error, 3 an import could not be\n"
+    "read or fetched or was refused, 4 a file given on the command line is unreadable, too large\n"
+    "or malformed. With several templates the largest applies.\n";
 
 struct Options {
     std::optional<std::string> inputs_file;
     std::vector<std::string> templates;
     EngineOptions engine;
-    bool json = false;
+    OutputOptions output;
     bool help = false;
 };
 
@@ -76,6 +86,14 @@ Result<std::string> ReadBounded(const std::string& path, std::size_t limit) {
     return text;
 }
 
+/// "W-DUPLICATE-KEY" (as printed in warning[W-DUPLICATE-KEY]) to its code.
+std::optional<DiagnosticCode> WarningCodeByName(const std::string& name) {
+    if (name.rfind("W-", 0) != 0) {
+        return std::nullopt;
+    }
+    return DiagnosticCodeByName(std::string_view(name).substr(2));
+}
+
 /// A size such as 2097152, 512KiB or 4MiB.
 std::optional<std::size_t> ParseSize(const std::string& text) {
     std::size_t value = 0;
@@ -105,30 +123,59 @@ Result<Options> ParseArgs(const std::vector<std::string>& args, const std::strin
     };
     ORCH_RETURN_IF_ERROR(add_mirrors(environment_mirrors));
     for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& arg = args[i];
-        const bool has_value = i + 1 < args.size();
+        std::string arg = args[i];
+        std::optional<std::string> value;
+        // --name=value is the same as --name value.
+        if (const std::size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+            value = arg.substr(eq + 1);
+            arg.resize(eq);
+        }
+        const bool takes_value = arg == "--inputs" || arg == "--mirror" || arg == "--allow-host" ||
+                                 arg == "--max-bytes" || arg == "--format" || arg == "--suppress-warning";
+        if (takes_value && !value) {
+            if (i + 1 >= args.size()) {
+                return Error::InvalidArgument(arg + " needs a value");
+            }
+            value = args[++i];
+        } else if (!takes_value && value) {
+            return Error::InvalidArgument(arg + " takes no value");
+        }
         if (arg == "--help" || arg == "-h") {
             options.help = true;
         } else if (arg == "--json") {
-            options.json = true;
+            options.output.format = OutputFormat::kJson;
         } else if (arg == "--strict") {
             options.engine.mode = Mode::kStrict;
-        } else if ((arg == "--inputs" || arg == "--mirror" || arg == "--allow-host" || arg == "--max-bytes") && !has_value) {
-            return Error::InvalidArgument(arg + " needs a value");
+        } else if (arg == "--quiet" || arg == "-q") {
+            options.output.quiet = true;
+        } else if (arg == "--quiet-warnings") {
+            options.output.quiet_warnings = true;
         } else if (arg == "--inputs") {
-            options.inputs_file = args[++i];
+            options.inputs_file = *value;
         } else if (arg == "--mirror") {
-            ORCH_RETURN_IF_ERROR(add_mirrors(args[++i]));
+            ORCH_RETURN_IF_ERROR(add_mirrors(*value));
         } else if (arg == "--max-bytes") {
-            const auto size = ParseSize(args[++i]);
+            const auto size = ParseSize(*value);
             if (!size) {
                 return Error::InvalidArgument("--max-bytes: expected a size such as 2097152 or 4MiB");
             }
             options.engine.limits.max_document_bytes = *size;
         } else if (arg == "--allow-host") {
-            options.engine.allowed_hosts.push_back(args[++i]);
+            options.engine.allowed_hosts.push_back(*value);
+        } else if (arg == "--format") {
+            const auto format = OutputFormatByName(*value);
+            if (!format) {
+                return Error::InvalidArgument("--format: expected human, gcc, github or json");
+            }
+            options.output.format = *format;
+        } else if (arg == "--suppress-warning") {
+            const auto code = WarningCodeByName(*value);
+            if (!code) {
+                return Error::InvalidArgument("--suppress-warning: unknown warning code " + OneLine(*value));
+            }
+            options.output.suppressed_warnings.insert(*code);
         } else if (arg.size() > 1 && arg[0] == '-') {
-            return Error::InvalidArgument("unknown option " + arg);
+            return Error::InvalidArgument("unknown option " + OneLine(arg));
         } else {
             options.templates.push_back(arg);
         }
@@ -155,19 +202,15 @@ Result<Json> ReadInputs(const std::string& path, std::size_t limit) {
     return std::move(*inputs);
 }
 
-void PrintHuman(const std::string& file, const TemplateCheck& check, std::ostream& out) {
-    std::size_t warnings = 0;
-    for (const auto& d : check.diagnostics) {
-        out << FormatDiagnostic(d) << "\n";
-        warnings += d.severity == Severity::kWarning ? 1 : 0;
+/// The exit status one template's check calls for.
+int TemplateStatus(const TemplateCheck& check) {
+    if (check.valid()) {
+        return kExitValid;
     }
-    const std::string warned = warnings > 0 ? ", " + std::to_string(warnings) + " warning(s)" : "";
-    if (check.spec) {
-        out << file << ": valid (" << DeploymentKindName(check.spec->kind) << ", " << check.spec->nodes.size()
-            << " node(s)" << warned << ")\n";
-    } else {
-        out << file << ": invalid (" << CountErrors(check.diagnostics) << " error(s)" << warned << ")\n";
-    }
+    const bool unavailable = std::any_of(check.diagnostics.begin(), check.diagnostics.end(), [](const Diagnostic& d) {
+        return d.severity == Severity::kError && IsImportUnavailable(d.code);
+    });
+    return unavailable ? kExitImportUnavailable : kExitInvalid;
 }
 
 }  // namespace
@@ -178,7 +221,7 @@ int RunToscaCheck(
     auto options = ParseArgs(args, environment_mirrors);
     if (!options) {
         err << "tosca-check: " << options.error().message << "\n" << kUsage;
-        return kExitUsageOrIo;
+        return kExitUsage;
     }
     if (options->help) {
         out << kUsage;
@@ -189,7 +232,7 @@ int RunToscaCheck(
         auto made = http::MakeClient({});
         if (!made) {
             err << "tosca-check: " << made.error().message << "\n";
-            return kExitUsageOrIo;
+            return kExitInputFile;
         }
         client = std::move(*made);
         options->engine.http_client = client.get();
@@ -198,8 +241,8 @@ int RunToscaCheck(
     if (options->inputs_file) {
         auto inputs = ReadInputs(*options->inputs_file, options->engine.limits.max_document_bytes);
         if (!inputs) {
-            err << "tosca-check: " << inputs.error().message << "\n";
-            return kExitUsageOrIo;
+            err << "tosca-check: " << OneLine(inputs.error().message) << "\n";
+            return kExitInputFile;
         }
         base.inputs = std::move(*inputs);
     }
@@ -208,25 +251,22 @@ int RunToscaCheck(
     for (const auto& file : options->templates) {
         const auto text = ReadBounded(file, options->engine.limits.max_document_bytes);
         if (!text) {
-            err << "tosca-check: " << text.error().message << "\n";
-            status = kExitUsageOrIo;
+            err << "tosca-check: " << OneLine(text.error().message) << "\n";
+            status = std::max(status, kExitInputFile);
             continue;
         }
         TemplateRequest request = base;
         request.file_name = DisplayName(file);
         const std::string dir = std::filesystem::path(file).parent_path().string();
         request.base_directory = dir.empty() ? "." : dir;
-        const TemplateCheck check = engine.Check(*text, request);
-        if (options->json) {
-            Json report = CheckReport(check);
-            report["file"] = DisplayName(file);
-            out << report.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
-        } else {
-            PrintHuman(DisplayName(file), check, out);
+        TemplateCheck check = engine.Check(*text, request);
+        for (auto& d : check.diagnostics) {
+            if (options->inputs_file && d.file == kParametersSource) {
+                d.file = DisplayName(*options->inputs_file);  // an annotation on the inputs file
+            }
         }
-        if (!check.valid() && status == kExitValid) {
-            status = kExitInvalid;
-        }
+        PrintCheck(DisplayName(file), check, options->output, out);
+        status = std::max(status, TemplateStatus(check));
     }
     return status;
 }

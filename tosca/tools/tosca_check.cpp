@@ -1,7 +1,6 @@
 // tosca-check: validates TOSCA templates the way the orchestrator does, for CI pipelines.
-//   tosca-check [--inputs FILE.json] [--mirror URL_PREFIX=DIR]... [--allow-host HOST]... [--strict] [--json]
-//   TEMPLATE...
-// Exit status: 0 all templates valid, 1 some template invalid, 2 usage or I/O error.
+//   tosca-check [--inputs FILE.json] [--mirror URL_PREFIX=DIR]... [--format human|gcc|github|json] ... TEMPLATE...
+// Options and exit statuses: tosca-check --help and docs/tosca-check.md.
 #include "check_command.hpp"
 
 #include <cstdlib>
@@ -18,6 +17,6 @@ int main(int argc, char** argv) {
         return orch::tosca::tools::RunToscaCheck(args, mirrors != nullptr ? mirrors : "", std::cout, std::cerr);
     } catch (const std::exception& e) {
         std::cerr << "tosca-check: " << e.what() << "\n";
-        return orch::tosca::tools::kExitUsageOrIo;
+        return orch::tosca::tools::kExitInputFile;
     }
 }

@@ -228,7 +228,7 @@ TEST_CASE("corpus: real INDIGO templates without a recorded verdict are accepted
         if (PinsUnmirroredRef(text)) {
             // No offline copy of the pinned types: the import must be the reported cause.
             REQUIRE_FALSE(check.valid());
-            CHECK(check.diagnostics.front().code == DiagnosticCode::kImport);
+            CHECK(check.diagnostics.front().code == DiagnosticCode::kImportUnreachable);
             continue;
         }
         CHECK(check.valid());
@@ -280,7 +280,7 @@ TEST_CASE("corpus: tosca-parser conformance fixtures get their VALID/INVALID ver
     );
     const auto missing =
         CheckFile(strict, "openstack-tosca-parser/tests/data/policies/tosca_policy_template.yaml", std::nullopt);
-    CHECK(missing.diagnostics.front().code == DiagnosticCode::kImport);
+    CHECK(missing.diagnostics.front().code == DiagnosticCode::kImportUnreachable);
 }
 
 TEST_CASE("corpus: no file crashes or hangs the engine, in either mode", "[tosca][corpus]") {

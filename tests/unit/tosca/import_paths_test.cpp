@@ -130,7 +130,7 @@ TEST_CASE("tosca-check - reads standard input, and stops endless input at the si
     std::streambuf* saved = std::cin.rdbuf(&endless);
     const Run run = Tool({"--max-bytes", "256KiB", "-"});
     std::cin.rdbuf(saved);
-    CHECK(run.status == tools::kExitUsageOrIo);
+    CHECK(run.status == tools::kExitInputFile);
     CHECK(run.err.find("<stdin> is larger than the limit of 262144 bytes") != std::string::npos);
 
     std::istringstream small(TemplateImporting("b.yaml"));
@@ -149,11 +149,11 @@ TEST_CASE("tosca-check --max-bytes takes a size and refuses nonsense", "[tosca][
     cwd.Write("a.yaml", TemplateImporting("c.yaml"));
     cwd.Write("c.yaml", kLeafTypes);
     const Run small = Tool({"--max-bytes", "10", "a.yaml"});
-    CHECK(small.status == tools::kExitUsageOrIo);
+    CHECK(small.status == tools::kExitInputFile);
     CHECK(small.err.find("a.yaml is larger than the limit of 10 bytes") != std::string::npos);
     CHECK(Tool({"--max-bytes", "1MiB", "a.yaml"}).status == 0);
-    CHECK(Tool({"--max-bytes", "lots", "a.yaml"}).status == tools::kExitUsageOrIo);
-    CHECK(Tool({"--max-bytes", "0", "a.yaml"}).status == tools::kExitUsageOrIo);
+    CHECK(Tool({"--max-bytes", "lots", "a.yaml"}).status == tools::kExitUsage);
+    CHECK(Tool({"--max-bytes", "0", "a.yaml"}).status == tools::kExitUsage);
 }
 
 }  // namespace

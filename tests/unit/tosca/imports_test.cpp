@@ -95,7 +95,7 @@ TEST_CASE("URL imports of hosts not on the allow-list are refused without any re
         "on the allow-list"
     );
     REQUIRE(d != nullptr);
-    CHECK(d->code == DiagnosticCode::kImport);
+    CHECK(d->code == DiagnosticCode::kImportRefused);
     CHECK(d->path == "imports[0]");
     CHECK(Find(engine.Check(Using("http://types.example.org/types.yaml")), "fetched over https only") != nullptr);
     CHECK(
@@ -223,6 +223,61 @@ TEST_CASE("repositories, import cycles, depth and bad imported documents", "[tos
         "tosca_definitions_version: tosca_simple_yaml_1_0\nimports:\n  - {file: a.yaml, repository: "
         "nope}\ntopology_template: {node_templates: {s: {type: Compute}}}\n";
     CHECK(Find(engine.Check(unknown_repo), "unknown repository 'nope'") != nullptr);
+}
+
+/// The code of the first error whose message contains `text` (kGeneral when none does).
+DiagnosticCode CodeOf(const TemplateCheck& check, const std::string& text) {
+    const Diagnostic* d = Find(check, text);
+    return d == nullptr ? DiagnosticCode::kGeneral : d->code;
+}
+
+TEST_CASE(
+    "import failures carry a typed kind: refused by policy, unreachable, or the template's own fault",
+    "[tosca][imports]"
+) {
+    FakeClient client;
+    client.bodies["https://types.example.org/bad/syntax.yaml"] = "node_types: [\n";
+    client.bodies["https://types.example.org/nested.yaml"] =
+        "tosca_definitions_version: tosca_simple_yaml_1_0\nimports: [gone.yaml]\n";
+    EngineOptions options;
+    options.http_client = &client;
+    options.allowed_hosts = {"types.example.org"};
+    const TemplateEngine engine(options);
+    // Refused: not allow-listed, plain http, a local file on the server.
+    CHECK(
+        CodeOf(engine.Check(Using("https://evil.example.com/t.yaml")), "is refused") == DiagnosticCode::kImportRefused
+    );
+    CHECK(
+        CodeOf(engine.Check(Using("http://types.example.org/t.yaml")), "https only") == DiagnosticCode::kImportRefused
+    );
+    CHECK(CodeOf(engine.Check(Using("types/acme.yaml")), "is a local file name") == DiagnosticCode::kImportRefused);
+    // Unreachable: the host answers 404, at the top or in a nested import.
+    CHECK(
+        CodeOf(engine.Check(Using("https://types.example.org/none.yaml")), "HTTP status 404") ==
+        DiagnosticCode::kImportUnreachable
+    );
+    CHECK(
+        CodeOf(engine.Check(Using("https://types.example.org/nested.yaml")), "gone.yaml: HTTP status 404") ==
+        DiagnosticCode::kImportUnreachable
+    );
+    // The template's (or the imported document's) own fault stays a plain import error.
+    CHECK(
+        CodeOf(engine.Check(Using("ftp://types.example.org/t.yaml")), "only http and https") == DiagnosticCode::kImport
+    );
+    CHECK(
+        CodeOf(engine.Check(Using("https://types.example.org/bad/syntax.yaml")), "Failed to parse") ==
+        DiagnosticCode::kImport
+    );
+    // A missing file import (tosca-check) is unreachable too.
+    TempDir dir;
+    EngineOptions files;
+    files.allow_file_imports = true;
+    TemplateRequest request;
+    request.base_directory = dir.path().string();
+    CHECK(
+        CodeOf(TemplateEngine(files).Check(Using("types/none.yaml"), request), "Failed to fetch") ==
+        DiagnosticCode::kImportUnreachable
+    );
 }
 
 TEST_CASE("mirror map text form, as in ORCHESTRATOR_TOSCA_MIRRORS", "[tosca][imports]") {

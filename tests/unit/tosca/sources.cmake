@@ -10,6 +10,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/spec_test.cpp
   ${TEST_DIR}/outputs_test.cpp
   ${TEST_DIR}/tosca_check_test.cpp
+  ${TEST_DIR}/tosca_check_ci_test.cpp
   ${TEST_DIR}/import_paths_test.cpp
   ${TEST_DIR}/import_cache_bytes_test.cpp
   ${TEST_DIR}/corpus_test.cpp

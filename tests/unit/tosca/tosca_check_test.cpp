@@ -53,7 +53,7 @@ TEST_CASE("tosca-check: exit 0 for valid templates, 1 when any is invalid, human
     CHECK(invalid.out.find(Corpus(kTypo) + ": invalid (1 error(s)") != std::string::npos);
     // The mirror may come from ORCHESTRATOR_TOSCA_MIRRORS instead.
     CHECK(Tool({Corpus(kMarathon)}, Mirror()).status == 0);
-    CHECK(Tool({Corpus(kMarathon)}).status == 1);  // no mirror: the import is refused
+    CHECK(Tool({Corpus(kMarathon)}).status == 3);  // no mirror: the import is refused
 }
 
 TEST_CASE("tosca-check --json: one object per template and line", "[tosca][tosca-check]") {
@@ -106,23 +106,23 @@ TEST_CASE("tosca-check --inputs evaluates like a create request, --strict applie
     std::ofstream(inputs) << "{\"cpus\": 4}";
     CHECK(Tool({"--inputs", inputs.string(), required}).status == 0);
     std::ofstream(inputs) << "[1]";
-    CHECK(Tool({"--inputs", inputs.string(), required}).status == 2);
+    CHECK(Tool({"--inputs", inputs.string(), required}).status == 4);
     std::ofstream(inputs) << "{oops";
-    CHECK(Tool({"--inputs", inputs.string(), required}).status == 2);
+    CHECK(Tool({"--inputs", inputs.string(), required}).status == 4);
     fs::remove(inputs);
     const std::string floats = Corpus("indigo-dc-tosca-templates/deep-oc/deep-oc-dogs_breed.yml");
     CHECK(Tool({"--mirror", Mirror(), floats}).status == 0);
     CHECK(Tool({"--strict", "--mirror", Mirror(), floats}).status == 1);  // "1" is not a float
 }
 
-TEST_CASE("tosca-check: usage and I/O errors exit 2", "[tosca][tosca-check]") {
+TEST_CASE("tosca-check: usage errors exit 2, unreadable files 4", "[tosca][tosca-check]") {
     CHECK(Tool({}).status == 2);
     CHECK(Tool({"--frobnicate", "x.yaml"}).status == 2);
     CHECK(Tool({"--mirror"}).status == 2);
     CHECK(Tool({"--mirror", "no-equals-sign", "x.yaml"}).status == 2);
-    CHECK(Tool({"--inputs", "/nonexistent/inputs.json", "x.yaml"}).status == 2);
+    CHECK(Tool({"--inputs", "/nonexistent/inputs.json", "x.yaml"}).status == 4);
     const Run missing = Tool({"/nonexistent/template.yaml"});
-    CHECK(missing.status == 2);
+    CHECK(missing.status == 4);
     CHECK(missing.err.find("cannot read /nonexistent/template.yaml") != std::string::npos);
     const Run help = Tool({"--help"});
     CHECK(help.status == 0);

@@ -36,7 +36,7 @@ void CheckHeader(const yaml::Node& root, const std::string& logical, DiagSink& s
     }
     if (const yaml::Node* topology = root.Find("topology_template"); topology != nullptr) {
         sink.Warning(
-            DiagnosticCode::kGeneral,
+            DiagnosticCode::kImportedTopology,
             topology,
             Path().Key("topology_template"),
             "the topology of an imported document is ignored; only its types are used"

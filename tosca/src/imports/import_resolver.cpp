@@ -83,6 +83,19 @@ std::int64_t MtimeNs(const fs::path& path, std::error_code& ec) {
 
 }  // namespace
 
+DiagnosticCode ImportDiagnosticCode(const Error& error) {
+    switch (error.code) {
+        case ErrorCode::kPermissionDenied:
+            return DiagnosticCode::kImportRefused;
+        case ErrorCode::kNotFound:
+        case ErrorCode::kUnavailable:
+        case ErrorCode::kDeadlineExceeded:
+            return DiagnosticCode::kImportUnreachable;
+        default:
+            return DiagnosticCode::kImport;
+    }
+}
+
 bool IsAbsoluteUrl(std::string_view text) {
     const std::size_t scheme = text.find("://");
     if (scheme == std::string_view::npos || scheme == 0) {
@@ -143,7 +156,7 @@ Result<ImportLocation> ImportResolver::Locate(
         return LocateUrl(JoinUrl(importer->logical, reference));
     }
     if (!options_.allow_file_imports) {
-        return Error::InvalidArgument(
+        return Error::PermissionDenied(
             "import \"" + std::string(reference) +
             "\" is a local file name; templates submitted to the server can only import URLs"
         );
@@ -185,7 +198,7 @@ Result<ImportLocation> ImportResolver::LocateUrl(std::string url) const {
         const bool safe = !rest.empty() && rest.front() != '/' && rest.find("..") == std::string::npos &&
                           rest.find('\\') == std::string::npos && rest.find('%') == std::string::npos;
         if (!safe) {
-            return Error::InvalidArgument(
+            return Error::PermissionDenied(
                 "Invalid import url for remote TOSCA dependency " + url +
                 ": it cannot be mapped into the mirror directory"
             );
@@ -198,16 +211,16 @@ Result<ImportLocation> ImportResolver::LocateUrl(std::string url) const {
             return Lower(h) == host;
         });
     if (!allowed) {
-        return Error::InvalidArgument(
+        return Error::PermissionDenied(
             "import " + url + " is refused: no mirror maps it and host '" + host +
             "' is not on the allow-list (configure tosca.mirrors or tosca.allowed_hosts)"
         );
     }
     if (Lower(url.substr(0, 8)) != "https://") {
-        return Error::InvalidArgument("import " + url + " is refused: remote imports are fetched over https only");
+        return Error::PermissionDenied("import " + url + " is refused: remote imports are fetched over https only");
     }
     if (options_.http_client == nullptr) {
-        return Error::InvalidArgument(
+        return Error::PermissionDenied(
             "import " + url + " cannot be fetched: no HTTP client is configured and no mirror maps it"
         );
     }

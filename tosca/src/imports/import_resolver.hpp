@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/result.hpp"
+#include "tosca/diagnostic.hpp"
 #include "tosca/engine.hpp"
 
 #include <chrono>
@@ -38,6 +39,9 @@ struct ImportText {
 /// Resolves import references and reads them, enforcing the mirror map and the host allow-list:
 /// a URL is read from a mirror directory when a prefix maps it, otherwise fetched over HTTPS only
 /// for allow-listed hosts (cached for fetched_ttl; failures for 30 s), and refused otherwise.
+/// Error kinds are part of the contract (ImportDiagnosticCode reads them): kPermissionDenied = the
+/// policy refuses the import; kNotFound / kUnavailable / kDeadlineExceeded = it could not be read
+/// or fetched; anything else (kInvalidArgument) = the reference or the document is wrong.
 /// Thread-safe.
 class ImportResolver {
    public:
@@ -73,6 +77,9 @@ class ImportResolver {
     mutable std::map<std::string, Fetched> fetched_;
     mutable std::uint64_t fetched_bytes_ = 0;  ///< texts held, at most options_.max_cached_import_bytes
 };
+
+/// The diagnostic code for an import that failed with `error` (see ImportResolver's error kinds).
+DiagnosticCode ImportDiagnosticCode(const Error& error);
 
 /// RFC 3986 reference resolution for http(s) URLs, with dot segments removed.
 std::string JoinUrl(std::string_view base, std::string_view reference);

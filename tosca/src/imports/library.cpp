@@ -120,7 +120,9 @@ class Loader {
             Status status = nested ? Load(*nested, depth + 1) : Status(std::move(nested).error());
             if (!status) {
                 all_read_ = false;
-                inner_.Error(DiagnosticCode::kImport, ref.at, Path().Key(ref.path), status.error().message);
+                inner_.Error(
+                    ImportDiagnosticCode(status.error()), ref.at, Path().Key(ref.path), status.error().message
+                );
             }
         }
         for (const auto& def : doc.defs) {
@@ -211,7 +213,7 @@ std::shared_ptr<const Library> BuildLibrary(
         const Status loaded = loader.Load(location, 1);
         if (!loaded) {
             cacheable = false;
-            sink.Error(DiagnosticCode::kImport, ref->at, Path().Key(ref->path), loaded.error().message);
+            sink.Error(ImportDiagnosticCode(loaded.error()), ref->at, Path().Key(ref->path), loaded.error().message);
         }
     }
     registry->Resolve(defs_ctx, true);

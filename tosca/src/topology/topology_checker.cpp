@@ -115,7 +115,7 @@ void TopologyChecker::ReadInputs(const yaml::Node* node, const Path& path) {
             sink_.AddAt(
                 Severity::kError,
                 DiagnosticCode::kInputValue,
-                "parameters",
+                std::string(kParametersSource),
                 {},
                 "parameters",
                 "the parameters must be a JSON object of input values"
@@ -159,7 +159,7 @@ void TopologyChecker::ReadInputs(const yaml::Node* node, const Path& path) {
                 sink_.AddAt(
                     Severity::kWarning,
                     DiagnosticCode::kInputValue,
-                    "parameters",
+                    std::string(kParametersSource),
                     {},
                     "parameters." + name,
                     "parameter '" + name + "' is not an input of the template (ignored)"

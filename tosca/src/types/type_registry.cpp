@@ -54,7 +54,7 @@ void TypeRegistry::Add(std::shared_ptr<const TypeDef> def, GrammarContext& ctx) 
     if (it != map.end()) {
         if (it->second->at != nullptr && def->at != nullptr && it->second->at->source != def->at->source) {
             ctx.sink.Warning(
-                DiagnosticCode::kGeneral,
+                DiagnosticCode::kTypeRedefined,
                 def->at,
                 Path().Key(TypeKindSection(def->kind)).Key(def->name),
                 "type " + def->name + " is also defined at " + Position(it->second->at) +
