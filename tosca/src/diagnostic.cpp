@@ -71,7 +71,10 @@ std::string RenderErrorMessage(const std::vector<Diagnostic>& diagnostics, std::
         return std::all_of(errors.begin(), errors.end(), [&](const Diagnostic* d) { return d->code == code; });
     };
     // The original's own texts, for clients that match them.
-    if (all_of_code(DiagnosticCode::kMissingInput) || all_of_code(DiagnosticCode::kDependencyLoop)) {
+    const bool only_parameters = std::all_of(errors.begin(), errors.end(), [](const Diagnostic* d) {
+        return d->code == DiagnosticCode::kMissingInput || d->code == DiagnosticCode::kUnknownParameter;
+    });
+    if (only_parameters || all_of_code(DiagnosticCode::kDependencyLoop)) {
         std::string out;
         for (const Diagnostic* d : errors) {
             out += (out.empty() ? "" : "\n") + d->message;
