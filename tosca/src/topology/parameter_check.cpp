@@ -49,7 +49,7 @@ void TopologyChecker::CheckUnknownParameters(const Json& user) {
                 DiagnosticCode::kUnknownParameter,
                 "parameters",
                 {},
-                "parameters." + name,
+                "parameters." + Shown(name),
                 "parameter '" + Shown(name) + "' is not an input of the template (ignored)"
             );
             continue;
