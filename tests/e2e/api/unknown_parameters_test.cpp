@@ -43,7 +43,8 @@ TEST_CASE("a parameter that is no input is refused on every path, naming the clo
     CHECK(Message(api.Call("POST", "/schedules", schedule.dump())) == expected);
     // Nothing close: the parameter alone.
     const Json far = {{"template", kGpuTemplate}, {"parameters", {{"colour", "red"}}}};
-    CHECK(Message(api.Call("POST", "/deployments", far.dump())) == "Parameter 'colour' is not an input of the template");
+    CHECK(Message(api.Call("POST", "/deployments", far.dump())) ==
+          "Parameter 'colour' is not an input of the template");
     // The input itself is fine.
     const Json good = {{"template", kGpuTemplate}, {"parameters", {{"num_gpus", 2}}}};
     CHECK(api.Call("POST", "/deployments", good.dump()).status == 201);

@@ -43,7 +43,8 @@ void AddAttempt(
         tx.exec_params(
             "INSERT INTO attempts (deployment_id, seq, provider_id, provider_name, service_id, target, "
             "started_at, finished_at, outcome, reason) VALUES ($1::uuid, $2::int, $3::text, $3::text || ' name', "
-            "$3::text || '-svc', '{}'::jsonb, TIMESTAMPTZ '2026-11-27 10:00:00.250+00' + make_interval(secs => $2::int), "
+            "$3::text || '-svc', '{}'::jsonb, "
+            "TIMESTAMPTZ '2026-11-27 10:00:00.250+00' + make_interval(secs => $2::int), "
             "CASE WHEN $5::boolean THEN TIMESTAMPTZ '2026-11-27 10:00:00.750+00' + make_interval(secs => $2::int) END, "
             "$4::text, $6::text)",
             id,

@@ -81,7 +81,8 @@ std::map<std::string, std::string> ToscaConfigAliases();
 
 /// Reads the `tosca` section of the server configuration: tosca.mode (compat|strict),
 /// tosca.mirrors (mapping URL_PREFIX → DIR, or the text form above), tosca.allowed_hosts (list),
-/// tosca.unknown_parameters (refuse|ignore), tosca.max_template_bytes, tosca.max_alias_expansion, tosca.import_cache_bytes, tosca.fetch_timeout,
+/// tosca.unknown_parameters (refuse|ignore), tosca.max_template_bytes, tosca.max_alias_expansion,
+/// tosca.import_cache_bytes, tosca.fetch_timeout,
 /// tosca.fetched_ttl. The HTTP client is left null.
 Result<EngineOptions> EngineOptionsFromConfig(const ConfigTree& config);
 
