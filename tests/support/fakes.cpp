@@ -27,7 +27,7 @@ tosca::DeploymentSpec SimpleSpec() {
     return spec;
 }
 
-Result<tosca::DeploymentSpec> FakeTemplateService::Build(const std::string& text, const Json& parameters) {
+Result<tosca::DeploymentSpec> FakeTemplateService::Build(const std::string& text, const Json& parameters, const Json&) {
     if (text.find("INVALID") != std::string::npos) {
         return Error::InvalidArgument("Error parsing TOSCA template template:\n1:1: topology_template: fake error");
     }
@@ -40,7 +40,7 @@ Result<tosca::DeploymentSpec> FakeTemplateService::Build(const std::string& text
 }
 
 Status FakeTemplateService::Check(const std::string& text) {
-    auto built = Build(text, Json::object());
+    auto built = Build(text, Json::object(), workflow::NoAcceptedParameters());
     return built ? Ok() : Status(built.error());
 }
 

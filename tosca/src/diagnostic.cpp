@@ -18,7 +18,7 @@ std::string Position(const Diagnostic& d) {
     return std::to_string(d.line) + ":" + std::to_string(d.column);
 }
 
-constexpr std::array<std::pair<DiagnosticCode, std::string_view>, 20> kCodeNames{{
+constexpr std::array<std::pair<DiagnosticCode, std::string_view>, 21> kCodeNames{{
     {DiagnosticCode::kGeneral, "GENERAL"},
     {DiagnosticCode::kYamlSyntax, "YAML-SYNTAX"},
     {DiagnosticCode::kLimitExceeded, "LIMIT-EXCEEDED"},
@@ -35,6 +35,7 @@ constexpr std::array<std::pair<DiagnosticCode, std::string_view>, 20> kCodeNames
     {DiagnosticCode::kFunction, "FUNCTION"},
     {DiagnosticCode::kMissingInput, "MISSING-INPUT"},
     {DiagnosticCode::kInputValue, "INPUT-VALUE"},
+    {DiagnosticCode::kUnknownParameter, "UNKNOWN-PARAMETER"},
     {DiagnosticCode::kDependencyLoop, "DEPENDENCY-LOOP"},
     {DiagnosticCode::kTypeRedefined, "TYPE-REDEFINED"},
     {DiagnosticCode::kImportedTopology, "IMPORTED-TOPOLOGY"},
@@ -132,7 +133,10 @@ std::string RenderErrorMessage(const std::vector<Diagnostic>& diagnostics, std::
         return std::all_of(errors.begin(), errors.end(), [&](const Diagnostic* d) { return d->code == code; });
     };
     // The original's own texts, for clients that match them.
-    if (all_of_code(DiagnosticCode::kMissingInput) || all_of_code(DiagnosticCode::kDependencyLoop)) {
+    const bool only_parameters = std::all_of(errors.begin(), errors.end(), [](const Diagnostic* d) {
+        return d->code == DiagnosticCode::kMissingInput || d->code == DiagnosticCode::kUnknownParameter;
+    });
+    if (only_parameters || all_of_code(DiagnosticCode::kDependencyLoop)) {
         std::string out;
         for (const Diagnostic* d : errors) {
             out += (out.empty() ? "" : "\n") + d->message;

@@ -215,6 +215,7 @@ struct TemplateEngine::Impl {
         yaml::Arena scratch{std::string(kParametersSource)};
         TopologyChecker checker(*types, options, sink, scratch, request.inputs);
         checker.set_imports_incomplete(!imports_ok);
+        checker.set_accepted_parameters(request.accepted_parameters);
         const std::size_t parameter_bytes =
             request.inputs ? request.inputs->dump(-1, ' ', false, Json::error_handler_t::replace).size() : 0;
         checker.set_copy_budget(limits.AliasBudget(text.size() + parameter_bytes));
@@ -233,6 +234,7 @@ struct TemplateEngine::Impl {
         result.diagnostics = sink.Take();
         if (!HasErrors(result.diagnostics)) {
             result.spec = BuildSpec(checker.topology(), root, root.Find(kVersionKey)->text);
+            result.spec->accepted_unknown_parameters = checker.accepted_unknown_parameters();
         }
         return result;
     }
@@ -309,6 +311,16 @@ Result<EngineOptions> EngineOptionsFromConfig(const ConfigTree& config) {
         return Error::InvalidArgument("config key 'tosca.mode': expected compat or strict, got '" + *mode + "'");
     }
     options.mode = *mode == "strict" ? Mode::kStrict : Mode::kCompat;
+    auto unknown = config.GetString("tosca.unknown_parameters", "refuse");
+    if (!unknown) {
+        return std::move(unknown).error();
+    }
+    if (*unknown != "refuse" && *unknown != "ignore") {
+        return Error::InvalidArgument(
+            "config key 'tosca.unknown_parameters': expected refuse or ignore, got '" + *unknown + "'"
+        );
+    }
+    options.unknown_parameters = *unknown == "ignore" ? UnknownParameters::kIgnore : UnknownParameters::kRefuse;
     auto mirrors = config.GetStringMap("tosca.mirrors");
     if (!mirrors) {
         return std::move(mirrors).error();

@@ -166,7 +166,9 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     ORCH_RETURN_IF_ERROR(CheckCallbackUrl(ctx.egress, body.callback));
     Json merged = d.parameters.is_object() ? d.parameters : Json::object();
     merged.update(body.parameters);
-    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, merged));
+    // The stored parameters were accepted with the deployment: only the body's are checked anew.
+    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec,
+                          ctx.templates.Build(body.template_text, merged, d.parameters));
     ORCH_RETURN_IF_ERROR(CheckInstanceCap(spec, ctx.deployment_limits));  // scaling up is bounded as creating is
     ORCH_ASSIGN_OR_RETURN(auto existing, ctx.store.ListResources(d.id, std::nullopt, 0, 100000, {}));
     ORCH_ASSIGN_OR_RETURN(const ScalingPlan plan, PlanScaling(spec, existing.items, d.id));

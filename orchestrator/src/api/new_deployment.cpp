@@ -22,7 +22,9 @@ Status CheckInstanceCap(const tosca::DeploymentSpec& spec, const DeploymentLimit
 
 Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templates, const DeploymentDraft& draft,
                                                 const DeploymentLimits& limits) {
-    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, templates.Build(draft.template_text, draft.parameters));
+    const Json& accepted = draft.parameters_accepted ? draft.parameters : workflow::NoAcceptedParameters();
+    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec,
+                          templates.Build(draft.template_text, draft.parameters, accepted));
     ORCH_RETURN_IF_ERROR(CheckInstanceCap(spec, limits));
     store::NewDeployment created;
     domain::Deployment& d = created.deployment;

@@ -18,6 +18,36 @@ Result<Response> GetPlacement(ApiContext& ctx, const Request& request) {
     return Response::Json(200, decision);
 }
 
+// finishedAt and reason are left out until there is one (no nulls: the contract's views omit them too).
+Json AttemptView(const domain::Attempt& a) {
+    Json view{{"seq", a.seq},
+              {"providerId", a.provider_id},
+              {"providerName", a.provider_name},
+              {"serviceId", a.service_id},
+              {"startedAt", domain::FormatUtcMillis(a.started_at)},
+              {"outcome", domain::AttemptOutcomeName(a.outcome)}};
+    if (a.finished_at) {
+        view["finishedAt"] = domain::FormatUtcMillis(*a.finished_at);
+    }
+    if (!a.reason.empty()) {
+        view["reason"] = a.reason;
+    }
+    return view;
+}
+
+// Every site the deployment was tried on, in order: where it went and why it moved on. Visible
+// to whoever may GET the deployment (LoadVisible is the one scoping).
+Result<Response> GetAttempts(ApiContext& ctx, const Request& request) {
+    ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
+    ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, false));
+    ORCH_ASSIGN_OR_RETURN(const auto attempts, ctx.store.ListAttempts(d.id));
+    Json items = Json::array();
+    for (const auto& a : attempts) {
+        items.push_back(AttemptView(a));
+    }
+    return Response::Json(200, Json{{"attempts", std::move(items)}});
+}
+
 // The same body as a create: validated the same way, ranked, explained, and nothing stored.
 Result<Response> DryRun(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
@@ -26,7 +56,8 @@ Result<Response> DryRun(ApiContext& ctx, const Request& request) {
     if (ctx.placer == nullptr) {
         return Error::Unavailable("Placement is not configured on this server");
     }
-    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, body.parameters));
+    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, body.parameters,
+                                                                                 workflow::NoAcceptedParameters()));
     placement::PlacementRequest place;
     place.spec = &spec;
     place.requester = {principal.issuer, principal.subject, body.user_group.value_or("")};
@@ -40,6 +71,7 @@ Result<Response> DryRun(ApiContext& ctx, const Request& request) {
 void RegisterPlacementRoutes(server::Router& router, ApiContext& ctx) {
     router.Add("GET", "/deployments/{id}/placement", Wrap(ctx, GetPlacement), {.name = "deployments.placement"});
     router.Add("POST", "/placement", Wrap(ctx, DryRun), {.name = "placement.dry_run"});
+    router.Add("GET", "/deployments/{id}/attempts", Wrap(ctx, GetAttempts), {.name = "deployments.attempts"});
 }
 
 }  // namespace orch::api

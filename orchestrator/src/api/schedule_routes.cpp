@@ -46,7 +46,7 @@ Result<Response> CreateSchedule(ScheduleApi& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const ScheduleRequest body, ParseScheduleRequest(request));
     const DeploymentRequest& dep = body.deployment;
     ORCH_RETURN_IF_ERROR(CheckCallbackUrl(ctx.api.egress, dep.callback));
-    ORCH_RETURN_IF_ERROR(ctx.api.templates.Build(dep.template_text, dep.parameters));
+    ORCH_RETURN_IF_ERROR(ctx.api.templates.Build(dep.template_text, dep.parameters, workflow::NoAcceptedParameters()));
     // Later events deploy on the user's behalf, long after this token expired.
     ORCH_RETURN_IF_ERROR(EnrollCaller(ctx.api, request, principal));
     domain::Schedule s;

@@ -1,3 +1,4 @@
 set(SOURCES
+  ${AREA_DIR}/attempt.cpp
   ${AREA_DIR}/deployment.cpp
 )

@@ -61,6 +61,7 @@ Result<NotificationOutcome::Created> ScheduleEventService::CreateEvent(const std
     draft.parameters = schedule->parameters;
     draft.callback = schedule->callback;
     draft.owner = schedule->owner;
+    draft.parameters_accepted = true;
     ORCH_ASSIGN_OR_RETURN(const store::NewDeployment deployment, api::BuildNewDeployment(templates_, draft, options_.limits));
     domain::ScheduleEvent event;
     event.id = SequentialUuid();

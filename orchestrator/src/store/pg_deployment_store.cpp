@@ -505,6 +505,35 @@ Result<std::string> PgDeploymentStore::GetLog(const std::string& id) {
     });
 }
 
+Result<std::vector<domain::Attempt>> PgDeploymentStore::ListAttempts(const std::string& id) {
+    return pool_.Run([&](pqxx::connection& conn) -> std::vector<domain::Attempt> {
+        pqxx::read_transaction tx(conn);
+        // The primary key (deployment_id, seq) serves both the filter and the order.
+        const auto rows = tx.exec_params(
+            "SELECT seq, provider_id, provider_name, service_id, (extract(epoch from started_at)*1000000)::bigint, "
+            "(extract(epoch from finished_at)*1000000)::bigint, outcome, reason FROM attempts "
+            "WHERE deployment_id = $1::uuid ORDER BY seq LIMIT $2",
+            id, kMaxListedAttempts);
+        std::vector<domain::Attempt> out;
+        out.reserve(rows.size());
+        for (const auto& row : rows) {
+            domain::Attempt a;
+            a.seq = row[0].as<int>();
+            a.provider_id = row[1].as<std::string>();
+            a.provider_name = row[2].as<std::string>();
+            a.service_id = row[3].as<std::string>();
+            a.started_at = FromMicros(row[4].as<std::int64_t>());
+            if (!row[5].is_null()) {
+                a.finished_at = FromMicros(row[5].as<std::int64_t>());
+            }
+            a.outcome = domain::ParseAttemptOutcome(row[6].as<std::string>());
+            a.reason = TextOr(row[7]);
+            out.push_back(std::move(a));
+        }
+        return out;
+    });
+}
+
 Result<Json> PgDeploymentStore::GetPlacement(const std::string& id) {
     return pool_.Run([&](pqxx::connection& conn) -> Json {
         pqxx::read_transaction tx(conn);

@@ -18,6 +18,12 @@ std::string KeyOf(const std::string& template_text, const Json& parameters) {
     return key;
 }
 
+bool AcceptsAll(const Json& accepted, const std::vector<std::string>& names) {
+    return std::all_of(names.begin(), names.end(), [&](const std::string& name) {
+        return accepted.is_object() && accepted.contains(name);
+    });
+}
+
 }  // namespace
 
 Result<TemplateCacheOptions> TemplateCacheOptionsFromConfig(const ConfigTree& config) {
@@ -39,13 +45,16 @@ Result<TemplateCacheOptions> TemplateCacheOptionsFromConfig(const ConfigTree& co
 CachingTemplateService::CachingTemplateService(TemplateService& inner, TemplateCacheOptions options)
     : inner_(inner), capacity_(std::max<std::size_t>(1, options.max_entries)), max_bytes_(options.max_bytes) {}
 
-Result<tosca::DeploymentSpec> CachingTemplateService::Build(const std::string& template_text, const Json& parameters) {
+Result<tosca::DeploymentSpec> CachingTemplateService::Build(const std::string& template_text, const Json& parameters,
+                                                            const Json& accepted) {
     std::string key = KeyOf(template_text, parameters);
     const std::size_t hash = std::hash<std::string>{}(key);
-    if (auto cached = Find(key, hash)) {
+    if (auto cached = Find(key, hash); cached && AcceptsAll(accepted, cached->accepted_unknown_parameters)) {
         return std::move(*cached);
     }
-    auto built = inner_.Build(template_text, parameters);
+    // A spec built for the workflow may carry unknown parameters its stored row was accepted
+    // with: a request sending the same text and parameters is checked again (and refused).
+    auto built = inner_.Build(template_text, parameters, accepted);
     if (built) {
         // Estimated outside the lock: walking a large spec must not stall other requests' lookups.
         const std::uint64_t bytes = sizeof(Entry) + key.capacity() + tosca::ApproxMemoryBytes(*built);

@@ -59,7 +59,8 @@ Result<Current> CurrentTarget(StepServices& s, const WorkflowState& st) {
         return Error::Internal("no connector for the deployment's site");
     }
     ORCH_ASSIGN_OR_RETURN(c.handle, WithCredentials(s, std::move(c.handle), st.deployment.owner));
-    ORCH_ASSIGN_OR_RETURN(c.spec, s.templates.Build(st.deployment.template_text, st.deployment.parameters));
+    ORCH_ASSIGN_OR_RETURN(c.spec,
+                          s.templates.Build(st.deployment.template_text, st.deployment.parameters, st.deployment.parameters));
     c.placements = CurrentPlacements(st);
     return c;
 }

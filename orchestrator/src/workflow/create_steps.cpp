@@ -144,7 +144,7 @@ StepResult Deploy(StepServices& s, const Job& job, const CancelToken& cancel) {
     if (PastDeadline(st)) {
         return StepResult::Commit(FailCreate(st, std::string(kTimeoutReason)));
     }
-    auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters);
+    auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters, st.deployment.parameters);
     if (!spec) {
         return StepResult::Commit(FailCreate(st, spec.error().message));
     }
@@ -182,7 +182,7 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
         return StepResult::Commit(NextSite(st, seq, "Provider timeout during deployment (" + std::to_string(provider_mins) +
                                                         " minutes)"));
     }
-    auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters);
+    auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters, st.deployment.parameters);
     if (!spec) {
         return StepResult::Commit(FailCreate(st, spec.error().message));
     }

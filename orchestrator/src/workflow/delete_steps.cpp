@@ -91,7 +91,7 @@ StepResult PollGone(StepServices& s, const Job& job, const WorkflowState& st, co
     if (!prepared) {
         return StepResult::Commit(main_line ? GiveUp(a, force, prepared.error().message) : MarkCleaned(a, ""));
     }
-    auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters);
+    auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters, st.deployment.parameters);
     const tosca::DeploymentSpec empty;
     const auto observed = prepared->first->Poll(prepared->second, spec ? *spec : empty);
     const auto* obs = Value(observed);

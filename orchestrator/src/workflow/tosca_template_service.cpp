@@ -2,9 +2,11 @@
 
 namespace orch::workflow {
 
-Result<tosca::DeploymentSpec> ToscaTemplateService::Build(const std::string& template_text, const Json& parameters) {
+Result<tosca::DeploymentSpec> ToscaTemplateService::Build(const std::string& template_text, const Json& parameters,
+                                                          const Json& accepted) {
     tosca::TemplateRequest request;
     request.inputs = parameters;
+    request.accepted_parameters = &accepted;
     auto check = engine_.Check(template_text, request);
     if (!check.valid() || !check.spec) {
         return Error::InvalidArgument(check.ErrorMessage());

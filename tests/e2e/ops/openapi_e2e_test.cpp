@@ -152,6 +152,9 @@ TEST_CASE("responses of real requests validate against the served OpenAPI docume
     contract.Check("get", "/deployments/{deploymentId}/resources/{resourceId}",
                    api.Call("GET", "/deployments/" + id + "/resources/" + rid));
     contract.Check("get", "/deployments/{deploymentId}/template", api.Call("GET", "/deployments/" + id + "/template"));
+    contract.Check("get", "/deployments/{deploymentId}/attempts", api.Call("GET", "/deployments/" + id + "/attempts"));
+    contract.Check("get", "/deployments/{deploymentId}/attempts",
+                   api.Call("GET", "/deployments/" + orch::RandomUuid() + "/attempts"));
 
     // Errors: 400 (bad body, missing parameter), 404 (unknown deployment), 413 (body too large),
     // 415, 405 and unknown paths (the generic Error schema).

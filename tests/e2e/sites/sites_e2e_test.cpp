@@ -241,6 +241,26 @@ void MovesToNextSite(const Json& rule, const std::string& reason_part, const std
     CHECK(attempts[0]["reason"].get<std::string>().find(reason_part) != std::string::npos);
     CHECK(attempts[1]["provider_id"] == "SITE-B");
     CHECK(attempts[1]["outcome"] == "SUCCEEDED");
+    // What the user sees of the same at GET /deployments/{id}/attempts: both, in order.
+    const auto listed = sites.api.Call("GET", "/deployments/" + id + "/attempts");
+    INFO(listed.body);
+    REQUIRE(listed.status == 200);
+    const Json shown = Json::parse(listed.body)["attempts"];
+    REQUIRE(shown.size() == 2);
+    CHECK(shown[0]["providerId"] == "SITE-A");
+    CHECK(shown[0]["serviceId"] == attempts[0]["service_id"]);
+    CHECK(shown[0]["outcome"] == "FAILED");
+    CHECK(shown[0]["reason"].get<std::string>().find(reason_part) != std::string::npos);
+    CHECK(shown[1]["providerId"] == "SITE-B");
+    CHECK(shown[1]["serviceId"] == attempts[1]["service_id"]);
+    CHECK(shown[1]["outcome"] == "SUCCEEDED");
+    CHECK_FALSE(shown[1].contains("reason"));
+    for (const auto& a : shown) {
+        REQUIRE(a.contains("finishedAt"));
+        CHECK(a["startedAt"].get<std::string>() <= a["finishedAt"].get<std::string>());
+    }
+    // The second site was tried after the first had failed (fixed-width UTC: text order is time order).
+    CHECK(shown[0]["finishedAt"].get<std::string>() <= shown[1]["startedAt"].get<std::string>());
     sites.a.ClearFaults();
     CHECK(BecomesEmptyOf(sites.a, id, std::chrono::seconds(60)));
     CHECK(Holds(sites.b, id));

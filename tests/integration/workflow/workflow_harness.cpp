@@ -59,7 +59,7 @@ std::unique_ptr<workflow::Engine> WorkflowHarness::StartEngine(const std::string
 }
 
 std::string WorkflowHarness::Create(const Json& parameters, domain::RequestOptions options) {
-    auto spec = templates.Build("tosca_definitions_version: tosca_simple_yaml_1_0", parameters);
+    auto spec = templates.Build("tosca_definitions_version: tosca_simple_yaml_1_0", parameters, parameters);
     store::NewDeployment created;
     auto& d = created.deployment;
     d.id = SequentialUuid();

@@ -124,6 +124,7 @@ TEST_CASE("documented defaults of server, database, workflow and tosca keys are 
     const orch::tosca::EngineOptions tosca_defaults;
     CHECK(tosca->limits.max_document_bytes == tosca_defaults.limits.max_document_bytes);
     CHECK(tosca->fetch_timeout == tosca_defaults.fetch_timeout);
+    CHECK(tosca->unknown_parameters == tosca_defaults.unknown_parameters);
     CHECK(tosca->fetched_ttl == tosca_defaults.fetched_ttl);
 }
 

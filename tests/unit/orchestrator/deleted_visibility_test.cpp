@@ -52,6 +52,7 @@ class OneDeleted final : public orch::store::DeploymentStore {
     Status ResetToDeleteFailed(const std::string&) override { return Unused(); }
     Result<Json> GetPlacement(const std::string&) override { return Unused(); }
     Result<std::string> GetLog(const std::string&) override { return std::string(); }
+    Result<std::vector<orch::domain::Attempt>> ListAttempts(const std::string&) override { return Unused(); }
     Status BeginAction(const std::string&, const std::string&, const std::string&) override { return Unused(); }
 };
 

@@ -40,6 +40,7 @@ public:
     Status ResetToDeleteFailed(const std::string&) override { return Unused(); }
     Result<Json> GetPlacement(const std::string&) override { return Unused(); }
     Result<std::string> GetLog(const std::string&) override { return Unused(); }
+    Result<std::vector<orch::domain::Attempt>> ListAttempts(const std::string&) override { return Unused(); }
     Status BeginAction(const std::string&, const std::string&, const std::string&) override { return Unused(); }
 };
 

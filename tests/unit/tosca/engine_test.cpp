@@ -292,11 +292,9 @@ TEST_CASE("required inputs without a value: the original's message, only when in
         "Input cpus is required and is not present in the user's input list, nor has a default value"
     );
     CHECK(Find(missing, "Input cpus is required")->code == DiagnosticCode::kMissingInput);
+    // A parameter naming no input is refused by default (unknown_parameters_test.cpp has the rest).
     const auto extra = Check(text, Json::parse(R"({"cpus": 2, "colour": "red"})"));
-    CHECK(extra.valid());
-    CHECK(
-        Find(extra, "parameter 'colour' is not an input of the template (ignored)", "", Severity::kWarning) != nullptr
-    );
+    CHECK(extra.ErrorMessage() == "Parameter 'colour' is not an input of the template");
     CHECK(Find(Check(text, Json::parse("[1, 2]")), "the parameters must be a JSON object") != nullptr);
     CHECK(Find(Check(text, Json::parse(R"({"cpus": [2]})")), "[2] is not an integer", "parameters.cpus") != nullptr);
 }

@@ -6,6 +6,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/values_test.cpp
   ${TEST_DIR}/functions_test.cpp
   ${TEST_DIR}/engine_test.cpp
+  ${TEST_DIR}/unknown_parameters_test.cpp
   ${TEST_DIR}/imports_test.cpp
   ${TEST_DIR}/spec_test.cpp
   ${TEST_DIR}/outputs_test.cpp

@@ -144,6 +144,10 @@ struct DeploymentSpec {
     std::vector<PlacementPolicy> policies;
     std::vector<OutputSpec> outputs;
     Json inputs = Json::object();  ///< effective input values (user parameters + defaults)
+    /// Parameters that are no input of the template but were let through only because they were
+    /// accepted earlier (TemplateRequest::accepted_parameters): a cache of specs must not hand this
+    /// spec to a request that did not accept them.
+    std::vector<std::string> accepted_unknown_parameters;
 
     /// The nodes that turn into workloads on the target of this spec's kind (Marathon apps,
     /// Chronos jobs, Helm charts, batch jobs, or Compute VMs), in template order.

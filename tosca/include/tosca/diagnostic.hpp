@@ -32,6 +32,7 @@ enum class DiagnosticCode {
     kFunction,           ///< an intrinsic function with bad arguments or references
     kMissingInput,       ///< a required input has no value (the original's text)
     kInputValue,         ///< a user-supplied input of the wrong type or out of constraints
+    kUnknownParameter,   ///< a user parameter that is no input of the template (tosca.unknown_parameters)
     kDependencyLoop,     ///< requirements form a cycle (the original's text)
     kTypeRedefined,      ///< a type defined again by another document (warning; the later one is used)
     kImportedTopology,   ///< an imported document's topology_template, which is ignored (warning)
@@ -86,6 +87,8 @@ std::string FormatDiagnosticLine(const Diagnostic& diagnostic);
 /// The text the API returns with HTTP 400 for a rejected template, compatible with the original:
 /// * only missing required inputs: `Input <name> is required and is not present in the user's
 ///   input list, nor has a default value` (one line per input);
+///   and `Parameter '<name>' is not an input of the template; did you mean '<input>'?` for
+///   parameters naming no input (the two may mix: both are about the parameters, not the text);
 /// * only a dependency loop: `Found node depencency loop in TOSCA topology; involved nodes: [...]`;
 /// * otherwise `Error parsing TOSCA template <template_name>:` followed by one
 ///   `line:column: path: message` line per error (warnings are not included).

@@ -49,8 +49,13 @@ struct MirrorMapping {
 /// Parses `URL_PREFIX=DIR` pairs separated by ';' (the ORCHESTRATOR_TOSCA_MIRRORS format).
 Result<std::vector<MirrorMapping>> ParseMirrorMap(std::string_view text);
 
+/// What a parameter that names no input of the template does: kRefuse makes it an error naming
+/// the closest input ("did you mean"); kIgnore keeps the original's silence (a warning only).
+enum class UnknownParameters { kRefuse, kIgnore };
+
 struct EngineOptions {
     Mode mode = Mode::kCompat;
+    UnknownParameters unknown_parameters = UnknownParameters::kRefuse;  ///< tosca.unknown_parameters
     Limits limits;
     std::vector<MirrorMapping> mirrors;
     /// Hosts whose https:// imports may be fetched when no mirror maps them (exact names,
@@ -76,7 +81,8 @@ std::map<std::string, std::string> ToscaConfigAliases();
 
 /// Reads the `tosca` section of the server configuration: tosca.mode (compat|strict),
 /// tosca.mirrors (mapping URL_PREFIX → DIR, or the text form above), tosca.allowed_hosts (list),
-/// tosca.max_template_bytes, tosca.max_alias_expansion, tosca.import_cache_bytes, tosca.fetch_timeout,
+/// tosca.unknown_parameters (refuse|ignore), tosca.max_template_bytes, tosca.max_alias_expansion,
+/// tosca.import_cache_bytes, tosca.fetch_timeout,
 /// tosca.fetched_ttl. The HTTP client is left null.
 Result<EngineOptions> EngineOptionsFromConfig(const ConfigTree& config);
 
@@ -88,6 +94,10 @@ struct TemplateRequest {
     /// default are then fine and get_input of them stays unresolved. With a value, inputs are
     /// checked and get_input evaluated exactly as a create request does.
     std::optional<Json> inputs;
+    /// Parameters accepted earlier (an object; only its names matter): never refused as unknown.
+    /// The workflow passes a deployment's stored parameters, PUT the ones stored before the
+    /// update, so a deployment accepted under `ignore` or before the check still runs and deletes.
+    const Json* accepted_parameters = nullptr;
 };
 
 /// Every finding, and the DeploymentSpec when there is no error.

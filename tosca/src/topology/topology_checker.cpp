@@ -154,18 +154,7 @@ void TopologyChecker::ReadInputs(const yaml::Node* node, const Path& path) {
         topology_.inputs.push_back(std::move(input));
     }
     if (user != nullptr) {
-        for (const auto& [name, value] : user->items()) {
-            if (topology_.FindInput(name) == nullptr) {
-                sink_.AddAt(
-                    Severity::kWarning,
-                    DiagnosticCode::kInputValue,
-                    std::string(kParametersSource),
-                    {},
-                    "parameters." + name,
-                    "parameter '" + name + "' is not an input of the template (ignored)"
-                );
-            }
-        }
+        CheckUnknownParameters(*user);
     }
 }
 

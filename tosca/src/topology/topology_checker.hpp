@@ -34,6 +34,10 @@ class TopologyChecker {
     /// See Evaluator::set_copy_budget.
     void set_copy_budget(std::uint64_t bytes) { evaluator_.set_copy_budget(bytes); }
     const Topology& topology() const { return topology_; }
+    /// Parameters accepted earlier (TemplateRequest::accepted_parameters); null: none.
+    void set_accepted_parameters(const Json* accepted) { accepted_parameters_ = accepted; }
+    /// Parameters that are no input but were let through because accepted_parameters named them.
+    const std::vector<std::string>& accepted_unknown_parameters() const { return accepted_unknown_; }
 
    private:
     using ValueFn = std::function<Evaluated(const PropertyDef& def, const yaml::Node* raw, const Path& path)>;
@@ -41,6 +45,8 @@ class TopologyChecker {
     // topology_checker.cpp
     void ReadInputs(const yaml::Node* node, const Path& path);
     void ReadNodes(const yaml::Node* node, const Path& path);
+    // parameter_check.cpp
+    void CheckUnknownParameters(const Json& user);
     void ReadRelationshipTemplates(const yaml::Node* node, const Path& path);
     void CheckGroups(const yaml::Node* node, const Path& path);
     void CheckPolicies(const yaml::Node* node, const Path& path);
@@ -102,6 +108,8 @@ class TopologyChecker {
     GrammarContext ctx_;
     yaml::Arena& scratch_;
     const std::optional<Json>& user_inputs_;
+    const Json* accepted_parameters_ = nullptr;
+    std::vector<std::string> accepted_unknown_;
     Topology topology_;
     std::set<std::string> group_names_;
     bool imports_incomplete_ = false;

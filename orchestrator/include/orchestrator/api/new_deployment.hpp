@@ -20,6 +20,9 @@ struct DeploymentDraft {
     domain::RequestOptions options;
     std::string user_group;
     std::optional<domain::Owner> owner;
+    /// The parameters were accepted earlier (a schedule's, checked when it was created): not
+    /// refused again as naming no input (TemplateService::Build).
+    bool parameters_accepted = false;
 };
 
 /// 400 naming the limit when `spec` asks for more node instances in all than `limits` allow.

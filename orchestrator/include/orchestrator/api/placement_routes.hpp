@@ -5,7 +5,8 @@
 
 namespace orch::api {
 
-/// GET /deployments/{id}/placement (the stored explanation) and POST /placement (dry run).
+/// GET /deployments/{id}/placement (the stored explanation), GET /deployments/{id}/attempts
+/// (every site tried, in order, with outcome and reason) and POST /placement (dry run).
 void RegisterPlacementRoutes(server::Router& router, ApiContext& ctx);
 
 }  // namespace orch::api

@@ -8,6 +8,7 @@
 
 #include "common/json.hpp"
 #include "common/result.hpp"
+#include "orchestrator/domain/attempt.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/store/owner_filter.hpp"
 
@@ -71,6 +72,8 @@ std::optional<std::string> SortColumnFor(const std::string& property);
 /// Deployment persistence. Every state-changing call is one transaction that re-checks the
 /// status it depends on, so concurrent requests cannot both succeed. Errors: kNotFound,
 /// kConflict (status does not allow it; message is the contract's), kUnavailable.
+inline constexpr int kMaxListedAttempts = 1000;
+
 class DeploymentStore {
 public:
     virtual ~DeploymentStore() = default;
@@ -112,6 +115,9 @@ public:
     virtual Result<Json> GetPlacement(const std::string& id) = 0;
     /// The target's log text for GET /log (empty when none).
     virtual Result<std::string> GetLog(const std::string& id) = 0;
+    /// The deployment's attempts (one per site tried), oldest first, at most kMaxListedAttempts
+    /// (maxProvidersRetry is at most 1,000). Empty before the first attempt or for an unknown id.
+    virtual Result<std::vector<domain::Attempt>> ListAttempts(const std::string& id) = 0;
     /// POST action: resource STARTED/STOPPED → STOPPING/STARTING and queues the action.
     virtual Status BeginAction(const std::string& id, const std::string& resource_id, const std::string& action) = 0;
 };

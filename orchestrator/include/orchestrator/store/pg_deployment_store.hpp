@@ -23,6 +23,7 @@ public:
     Status ResetToDeleteFailed(const std::string& id) override;
     Result<std::string> GetLog(const std::string& id) override;
     Result<Json> GetPlacement(const std::string& id) override;
+    Result<std::vector<domain::Attempt>> ListAttempts(const std::string& id) override;
     Status BeginAction(const std::string& id, const std::string& resource_id, const std::string& action) override;
 
 private:

@@ -9,7 +9,8 @@ namespace orch::workflow {
 class ToscaTemplateService final : public TemplateService {
 public:
     explicit ToscaTemplateService(const tosca::TemplateEngine& engine) : engine_(engine) {}
-    Result<tosca::DeploymentSpec> Build(const std::string& template_text, const Json& parameters) override;
+    Result<tosca::DeploymentSpec> Build(const std::string& template_text, const Json& parameters,
+                                        const Json& accepted) override;
     Status Check(const std::string& template_text) override;
 
 private:

@@ -29,7 +29,7 @@ class FakeAuthenticator final : public auth::Authenticator {
 class FakeTemplateService final : public workflow::TemplateService {
    public:
     explicit FakeTemplateService(tosca::DeploymentSpec spec) : spec_(std::move(spec)) {}
-    Result<tosca::DeploymentSpec> Build(const std::string& text, const Json& parameters) override;
+    Result<tosca::DeploymentSpec> Build(const std::string& text, const Json& parameters, const Json& accepted) override;
     Status Check(const std::string& text) override;
 
    private:

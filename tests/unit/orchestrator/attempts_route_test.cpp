@@ -1,0 +1,157 @@
+// GET /deployments/{id}/attempts with auth on: the real handler and router, an authenticator
+// returning a chosen principal, an in-memory store. Visible exactly as GET /deployments/{id} is.
+#include "test_support/fakes.hpp"
+
+#include <orchestrator/api/deployment_routes.hpp>
+#include <orchestrator/api/placement_routes.hpp>
+
+#include <catch2/catch.hpp>
+
+namespace {
+
+using orch::Error;
+using orch::Json;
+using orch::Result;
+using orch::Status;
+
+constexpr const char* kId = "11ed8ab3-6a40-968a-82b7-62f0862dbe47";
+
+// One live deployment of bob's, tried on two sites.
+class TwoAttempts final : public orch::store::DeploymentStore {
+    static Error Unused() { return Error::Internal("unused"); }
+
+   public:
+    orch::domain::Deployment d;
+    std::vector<orch::domain::Attempt> attempts;
+
+    TwoAttempts() {
+        d.id = kId;
+        d.status = orch::domain::Status::kCreateComplete;
+        d.owner = orch::domain::Owner{"https://iam.example/", "bob"};
+        orch::domain::Attempt a;
+        a.seq = 0;
+        a.provider_id = "SITE-A";
+        a.provider_name = "Site A";
+        a.service_id = "svc-a";
+        a.started_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'795'000'000'123));
+        a.finished_at = a.started_at + std::chrono::seconds(3);
+        a.outcome = orch::domain::AttemptOutcome::kFailed;
+        a.reason = "Marathon SITE-A failed with HTTP 503";
+        attempts.push_back(a);
+        a.seq = 1;
+        a.provider_id = "SITE-B";
+        a.service_id = "svc-b";
+        a.started_at = *a.finished_at;
+        a.finished_at.reset();
+        a.outcome = orch::domain::AttemptOutcome::kRunning;
+        a.reason.clear();
+        attempts.push_back(a);
+    }
+    Status Create(const orch::store::NewDeployment&) override { return Unused(); }
+    Result<std::optional<orch::domain::Deployment>> Get(const std::string& id) override {
+        return id == kId ? std::optional(d) : std::nullopt;
+    }
+    Result<orch::store::Page<orch::domain::Deployment>> List(const orch::store::ListQuery&) override {
+        return Unused();
+    }
+    Result<orch::store::Page<orch::domain::Resource>>
+    ListResources(const std::string&, const std::optional<std::string>&, int, int, const std::vector<orch::store::SortKey>&)
+        override {
+        return Unused();
+    }
+    Result<std::optional<orch::domain::Resource>> GetResource(const std::string&, const std::string&) override {
+        return Unused();
+    }
+    Status BeginDelete(const std::string&, bool) override { return Unused(); }
+    Status BeginUpdate(const orch::store::UpdateRequest&) override { return Unused(); }
+    Status ResetToDeleteFailed(const std::string&) override { return Unused(); }
+    Result<Json> GetPlacement(const std::string&) override { return Unused(); }
+    Result<std::string> GetLog(const std::string&) override { return Unused(); }
+    Result<std::vector<orch::domain::Attempt>> ListAttempts(const std::string& id) override {
+        return id == kId ? attempts : std::vector<orch::domain::Attempt>{};
+    }
+    Status BeginAction(const std::string&, const std::string&, const std::string&) override { return Unused(); }
+};
+
+orch::auth::Principal User(const std::string& issuer, const std::string& subject) {
+    orch::auth::Principal p;
+    p.issuer = issuer;
+    p.subject = subject;
+    p.scopes = {"openid", "profile"};
+    return p;
+}
+
+struct Harness {
+    orch::test::FakeAuthenticator authenticator;
+    orch::test::FakeTemplateService templates{orch::tosca::DeploymentSpec{}};
+    TwoAttempts store;
+    orch::auth::AuthConfig auth_config;
+    orch::api::ApiContext ctx{store, templates, authenticator, nullptr, auth_config, nullptr, "http://o", {}};
+    orch::server::Router router;
+
+    Harness() {
+        orch::api::RegisterDeploymentRoutes(router, ctx);
+        orch::api::RegisterPlacementRoutes(router, ctx);
+    }
+
+    orch::server::Response Call(const std::string& path) {
+        orch::server::Request request;
+        request.method = "GET";
+        request.path = path;
+        request.target = path;
+        request.headers = {{"Authorization", "Bearer x"}};
+        auto match = router.Find("GET", path);
+        REQUIRE(match.route != nullptr);
+        request.path_params = match.params;
+        return match.route->handler(request);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("attempts list every site tried, in order, with outcome and reason", "[deployments][attempts]") {
+    Harness h;
+    h.authenticator.principal = User("https://iam.example/", "bob");
+    const auto res = h.Call(std::string("/deployments/") + kId + "/attempts");
+    REQUIRE(res.status == 200);
+    const Json attempts = Json::parse(res.body)["attempts"];
+    REQUIRE(attempts.size() == 2);
+    CHECK(
+        attempts[0] ==
+        Json{
+            {"seq", 0},
+            {"providerId", "SITE-A"},
+            {"providerName", "Site A"},
+            {"serviceId", "svc-a"},
+            {"startedAt", "2026-11-18T11:06:40.123Z"},
+            {"finishedAt", "2026-11-18T11:06:43.123Z"},
+            {"outcome", "FAILED"},
+            {"reason", "Marathon SITE-A failed with HTTP 503"}}
+    );
+    // Still running: no finish time, no reason.
+    CHECK(attempts[1]["providerId"] == "SITE-B");
+    CHECK(attempts[1]["outcome"] == "RUNNING");
+    CHECK_FALSE(attempts[1].contains("finishedAt"));
+    CHECK_FALSE(attempts[1].contains("reason"));
+}
+
+TEST_CASE("attempts are visible exactly when the deployment is", "[deployments][attempts][auth]") {
+    Harness h;
+    const std::string path = std::string("/deployments/") + kId;
+    for (const auto& [issuer, subject] : std::vector<std::pair<std::string, std::string>>{
+             {"https://iam.example/", "bob"}, {"https://other.example/", "bob"}, {"https://iam.example/", "carol"}}) {
+        INFO(issuer << " " << subject);
+        h.authenticator.principal = User(issuer, subject);
+        const auto deployment = h.Call(path);
+        const auto attempts = h.Call(path + "/attempts");
+        CHECK(attempts.status == deployment.status);
+        if (deployment.status == 404) {
+            CHECK(attempts.body == deployment.body);  // the same "doesn't exist", nothing leaked
+        }
+    }
+    h.authenticator.principal = User("https://other.example/", "bob");
+    CHECK(h.Call(path + "/attempts").status == 404);  // another issuer's deployment
+    h.store.d.status = orch::domain::Status::kDeleteComplete;
+    h.authenticator.principal = User("https://iam.example/", "bob");
+    CHECK(h.Call(path + "/attempts").status == 404);  // deleted: gone for its owner too
+}
