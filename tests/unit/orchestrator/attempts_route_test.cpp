@@ -17,9 +17,7 @@ using orch::Status;
 constexpr const char* kId = "11ed8ab3-6a40-968a-82b7-62f0862dbe47";
 
 // One live deployment of bob's, tried on two sites.
-class TwoAttempts final : public orch::store::DeploymentStore {
-    static Error Unused() { return Error::Internal("unused"); }
-
+class TwoAttempts final : public orch::test::StubDeploymentStore {
    public:
     orch::domain::Deployment d;
     std::vector<orch::domain::Attempt> attempts;
@@ -47,30 +45,12 @@ class TwoAttempts final : public orch::store::DeploymentStore {
         a.reason.clear();
         attempts.push_back(a);
     }
-    Status Create(const orch::store::NewDeployment&) override { return Unused(); }
     Result<std::optional<orch::domain::Deployment>> Get(const std::string& id) override {
         return id == kId ? std::optional(d) : std::nullopt;
     }
-    Result<orch::store::Page<orch::domain::Deployment>> List(const orch::store::ListQuery&) override {
-        return Unused();
-    }
-    Result<orch::store::Page<orch::domain::Resource>>
-    ListResources(const std::string&, const std::optional<std::string>&, int, int, const std::vector<orch::store::SortKey>&)
-        override {
-        return Unused();
-    }
-    Result<std::optional<orch::domain::Resource>> GetResource(const std::string&, const std::string&) override {
-        return Unused();
-    }
-    Status BeginDelete(const std::string&, bool) override { return Unused(); }
-    Status BeginUpdate(const orch::store::UpdateRequest&) override { return Unused(); }
-    Status ResetToDeleteFailed(const std::string&) override { return Unused(); }
-    Result<Json> GetPlacement(const std::string&) override { return Unused(); }
-    Result<std::string> GetLog(const std::string&) override { return Unused(); }
     Result<std::vector<orch::domain::Attempt>> ListAttempts(const std::string& id) override {
         return id == kId ? attempts : std::vector<orch::domain::Attempt>{};
     }
-    Status BeginAction(const std::string&, const std::string&, const std::string&) override { return Unused(); }
 };
 
 orch::auth::Principal User(const std::string& issuer, const std::string& subject) {

@@ -3,11 +3,11 @@
 // completed is 404 for everyone, and only an admin may ask for its audit record with
 // includeDeleted=true. The real handlers and router, an authenticator returning a chosen
 // principal and an in-memory store.
+#include "test_support/fakes.hpp"
+
 #include <orchestrator/api/deployment_routes.hpp>
 
 #include <catch2/catch.hpp>
-
-#include "test_support/fakes.hpp"
 
 namespace {
 
@@ -19,9 +19,7 @@ using orch::Status;
 constexpr const char* kId = "11ed8ab3-6a40-968a-82b7-62f0862dbe46";
 
 // One deleted deployment of bob's; records the list queries it is asked.
-class OneDeleted final : public orch::store::DeploymentStore {
-    static Error Unused() { return Error::Internal("unused"); }
-
+class OneDeleted final : public orch::test::StubDeploymentStore {
    public:
     orch::domain::Deployment deleted;
     std::vector<orch::store::ListQuery> queries;
@@ -31,7 +29,6 @@ class OneDeleted final : public orch::store::DeploymentStore {
         deleted.status = orch::domain::Status::kDeleteComplete;
         deleted.owner = orch::domain::Owner{"https://iam.example/", "bob"};
     }
-    Status Create(const orch::store::NewDeployment&) override { return Unused(); }
     Result<std::optional<orch::domain::Deployment>> Get(const std::string& id) override {
         return id == kId ? std::optional(deleted) : std::nullopt;
     }
@@ -47,13 +44,7 @@ class OneDeleted final : public orch::store::DeploymentStore {
     Result<std::optional<orch::domain::Resource>> GetResource(const std::string&, const std::string&) override {
         return std::optional<orch::domain::Resource>();
     }
-    Status BeginDelete(const std::string&, bool) override { return Unused(); }
-    Status BeginUpdate(const orch::store::UpdateRequest&) override { return Unused(); }
-    Status ResetToDeleteFailed(const std::string&) override { return Unused(); }
-    Result<Json> GetPlacement(const std::string&) override { return Unused(); }
     Result<std::string> GetLog(const std::string&) override { return std::string(); }
-    Result<std::vector<orch::domain::Attempt>> ListAttempts(const std::string&) override { return Unused(); }
-    Status BeginAction(const std::string&, const std::string&, const std::string&) override { return Unused(); }
 };
 
 orch::auth::Principal User(const std::string& subject, bool admin) {

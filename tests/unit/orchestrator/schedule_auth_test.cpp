@@ -1,6 +1,8 @@
 // The schedule routes' authorization rules with auth on (contract §2 rows 17-21, §3.17, §5.3),
 // which the e2e tests (auth disabled, the local user is admin) cannot reach: the real handlers and
 // router with an authenticator returning a chosen principal and in-memory stores.
+#include "test_support/fakes.hpp"
+
 #include <orchestrator/api/http_file_notification_source.hpp>
 #include <orchestrator/api/schedule_routes.hpp>
 
@@ -10,8 +12,6 @@
 #include <chrono>
 #include <future>
 
-#include "test_support/fakes.hpp"
-
 namespace {
 
 using orch::Error;
@@ -20,32 +20,10 @@ using orch::Result;
 using orch::Status;
 
 // Only the reference is needed: the schedule routes never touch deployments.
-class NoDeployments final : public orch::store::DeploymentStore {
-    static Error Unused() { return Error::Internal("unused"); }
-
-public:
-    Status Create(const orch::store::NewDeployment&) override { return Unused(); }
-    Result<std::optional<orch::domain::Deployment>> Get(const std::string&) override { return Unused(); }
-    Result<orch::store::Page<orch::domain::Deployment>> List(const orch::store::ListQuery&) override { return Unused(); }
-    Result<orch::store::Page<orch::domain::Resource>> ListResources(const std::string&, const std::optional<std::string>&,
-                                                                    int, int,
-                                                                    const std::vector<orch::store::SortKey>&) override {
-        return Unused();
-    }
-    Result<std::optional<orch::domain::Resource>> GetResource(const std::string&, const std::string&) override {
-        return Unused();
-    }
-    Status BeginDelete(const std::string&, bool) override { return Unused(); }
-    Status BeginUpdate(const orch::store::UpdateRequest&) override { return Unused(); }
-    Status ResetToDeleteFailed(const std::string&) override { return Unused(); }
-    Result<Json> GetPlacement(const std::string&) override { return Unused(); }
-    Result<std::string> GetLog(const std::string&) override { return Unused(); }
-    Result<std::vector<orch::domain::Attempt>> ListAttempts(const std::string&) override { return Unused(); }
-    Status BeginAction(const std::string&, const std::string&, const std::string&) override { return Unused(); }
-};
+using NoDeployments = orch::test::StubDeploymentStore;
 
 class MemorySchedules final : public orch::store::ScheduleStore {
-public:
+   public:
     std::vector<orch::domain::Schedule> rows;
     std::vector<orch::store::ScheduleQuery> queries;
 
@@ -65,13 +43,14 @@ public:
         queries.push_back(q);
         return orch::store::Page<orch::domain::Schedule>{};
     }
-    Result<std::vector<orch::store::RunningSchedule>> ListRunning(const orch::store::OwnerFilter&, const std::string&,
-                                                                  int) override {
+    Result<std::vector<orch::store::RunningSchedule>> ListRunning(
+        const orch::store::OwnerFilter&, const std::string&, int
+    ) override {
         return std::vector<orch::store::RunningSchedule>{};
     }
     int event_queries = 0;
-    Result<orch::store::Page<orch::domain::ScheduleEvent>> ListEvents(const std::string&, int, int,
-                                                                      const std::vector<orch::store::SortKey>&) override {
+    Result<orch::store::Page<orch::domain::ScheduleEvent>>
+    ListEvents(const std::string&, int, int, const std::vector<orch::store::SortKey>&) override {
         ++event_queries;
         return orch::store::Page<orch::domain::ScheduleEvent>{};
     }
@@ -81,11 +60,12 @@ public:
 };
 
 class CountingSink final : public orch::schedule::FileNotificationSink {
-public:
+   public:
     int calls = 0;
     std::vector<orch::store::OwnerFilter> scopes;
-    Result<orch::schedule::NotificationOutcome> OnFileAvailable(const orch::schedule::FileNotification&,
-                                                                const orch::store::OwnerFilter& scope) override {
+    Result<orch::schedule::NotificationOutcome> OnFileAvailable(
+        const orch::schedule::FileNotification&, const orch::store::OwnerFilter& scope
+    ) override {
         ++calls;
         scopes.push_back(scope);
         return orch::schedule::NotificationOutcome{};
@@ -95,12 +75,12 @@ public:
 // Holds the first notification until released (at most 5 s, so a test of code that lets a
 // second one in fails instead of hanging).
 class BlockingSink final : public orch::schedule::FileNotificationSink {
-public:
+   public:
     std::atomic<int> calls{0};
     std::promise<void> entered;
     std::shared_future<void> release;
-    Result<orch::schedule::NotificationOutcome> OnFileAvailable(const orch::schedule::FileNotification&,
-                                                                const orch::store::OwnerFilter&) override {
+    Result<orch::schedule::NotificationOutcome>
+    OnFileAvailable(const orch::schedule::FileNotification&, const orch::store::OwnerFilter&) override {
         if (calls.fetch_add(1) == 0) {
             entered.set_value();
         }
@@ -136,8 +116,9 @@ struct Harness {
         authenticator.principal = User("alice", false, {"openid", "profile", "offline_access"});
     }
 
-    orch::server::Response Call(const std::string& method, const std::string& path, const std::string& query = "",
-                                const std::string& body = "") {
+    orch::server::Response Call(
+        const std::string& method, const std::string& path, const std::string& query = "", const std::string& body = ""
+    ) {
         orch::server::Request request;
         request.method = method;
         request.path = path;
@@ -186,11 +167,9 @@ TEST_CASE("only admins may feed file notifications", "[schedules][auth]") {
 
 TEST_CASE("POST /schedules needs a write scope and stores the caller as owner", "[schedules][auth]") {
     Harness h;
-    const std::string body = Json{{"template", "t"},
-                                  {"fileExpression", ".*"},
-                                  {"replicationExpression", "X"},
-                                  {"numberOfReplicas", 1}}
-                                 .dump();
+    const std::string body =
+        Json{{"template", "t"}, {"fileExpression", ".*"}, {"replicationExpression", "X"}, {"numberOfReplicas", 1}}.dump(
+        );
     h.authenticator.principal = User("alice", false, {"openid", "profile"});
     const auto denied = h.Call("POST", "/schedules", "", body);
     CHECK(denied.status == 403);

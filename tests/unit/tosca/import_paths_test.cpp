@@ -2,7 +2,7 @@
 // importing file at every level (also for files named without a directory on tosca-check's
 // command line), and an import error names the import as the template wrote it, never the
 // server's mirror file path. tosca-check also reads standard input ("-") with the size limit.
-#include "check_command.hpp"
+#include "tool_run.hpp"
 #include "tosca_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -17,6 +17,8 @@ namespace orch::tosca {
 namespace {
 
 namespace fs = std::filesystem;
+using test::Run;
+using test::Tool;
 
 /// A scratch directory, made the current directory for the test's duration.
 class ScratchCwd {
@@ -42,19 +44,6 @@ class ScratchCwd {
     fs::path previous_;
     fs::path path_;
 };
-
-struct Run {
-    int status;
-    std::string out;
-    std::string err;
-};
-
-Run Tool(const std::vector<std::string>& args) {
-    std::ostringstream out;
-    std::ostringstream err;
-    const int status = tools::RunToscaCheck(args, "", out, err);
-    return {status, out.str(), err.str()};
-}
 
 const char* kLeafTypes =
     "tosca_definitions_version: tosca_simple_yaml_1_0\n"

@@ -1,6 +1,6 @@
 // tosca-check for CI pipelines (issue 23): distinct exit statuses, warning codes and their
 // suppression, and the gcc and GitHub Actions output formats.
-#include "check_command.hpp"
+#include "tool_run.hpp"
 #include "tosca_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -15,20 +15,8 @@ namespace orch::tosca {
 namespace {
 
 namespace fs = std::filesystem;
-using tools::RunToscaCheck;
-
-struct Run {
-    int status;
-    std::string out;
-    std::string err;
-};
-
-Run Tool(const std::vector<std::string>& args) {
-    std::ostringstream out;
-    std::ostringstream err;
-    const int status = RunToscaCheck(args, "", out, err);
-    return {status, out.str(), err.str()};
-}
+using test::Run;
+using test::Tool;
 
 std::string Corpus(const std::string& relative) {
     return test::CorpusDir() + "/" + relative;

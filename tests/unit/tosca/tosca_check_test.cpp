@@ -1,4 +1,4 @@
-#include "check_command.hpp"
+#include "tool_run.hpp"
 #include "tosca_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -12,23 +12,11 @@ namespace orch::tosca {
 namespace {
 
 namespace fs = std::filesystem;
-using tools::RunToscaCheck;
-
-struct Run {
-    int status;
-    std::string out;
-    std::string err;
-};
+using test::Run;
+using test::Tool;
 
 std::string Mirror() {
     return std::string(test::kIndigoTypesPrefix) + "=" + test::CorpusDir() + "/indigo-dc-tosca-types/refs/";
-}
-
-Run Tool(std::vector<std::string> args, const std::string& env_mirrors = "") {
-    std::ostringstream out;
-    std::ostringstream err;
-    const int status = RunToscaCheck(args, env_mirrors, out, err);
-    return {status, out.str(), err.str()};
 }
 
 std::string Corpus(const std::string& relative) {
