@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
     orch::schedule::FileExpressionCache large(static_cast<std::size_t>(schedules));
     scan([&](const std::string& e) { return large.Matches(e, did); });  // warm: compiled once
     const long cache_kib = RssKiB() - rss_before;
-    const double cached = MeanMs(iterations, [&] { scan([&](const std::string& e) { return large.Matches(e, did); }); });
+    const double cached =
+        MeanMs(iterations, [&] { scan([&](const std::string& e) { return large.Matches(e, did); }); });
     const int cached_matches = matches;
 
     orch::schedule::FileExpressionCache bounded;  // the service's default capacity
@@ -76,18 +77,29 @@ int main(int argc, char** argv) {
         MeanMs(iterations, [&] { scan([&](const std::string& e) { return bounded.Matches(e, did); }); });
 
     if (baseline_matches != 1 || cached_matches != 1 || matches != 1) {
-        std::fprintf(stderr, "bench_schedules: wrong match count (%d, %d, %d)\n", baseline_matches, cached_matches,
-                     matches);
+        std::fprintf(
+            stderr, "bench_schedules: wrong match count (%d, %d, %d)\n", baseline_matches, cached_matches, matches
+        );
         return 1;
     }
     std::printf("schedules matching: %d RUNNING schedules, %d notifications each\n", schedules, iterations);
     std::printf("  baseline (compile every expression): %.2f ms per notification\n", baseline);
-    std::printf("  cached (capacity >= schedules):      %.2f ms per notification (%.1fx faster than baseline)\n", cached,
-                baseline / cached);
-    std::printf("  cache memory: %ld KiB for %d compiled expressions (%.1f KiB each)\n", cache_kib, schedules,
-                static_cast<double>(cache_kib) / schedules);
-    std::printf("  default cache (1024 entries):        %.2f ms per notification (%.1fx faster than baseline)\n",
-                default_cache, baseline / default_cache);
+    std::printf(
+        "  cached (capacity >= schedules):      %.2f ms per notification (%.1fx faster than baseline)\n",
+        cached,
+        baseline / cached
+    );
+    std::printf(
+        "  cache memory: %ld KiB for %d compiled expressions (%.1f KiB each)\n",
+        cache_kib,
+        schedules,
+        static_cast<double>(cache_kib) / schedules
+    );
+    std::printf(
+        "  default cache (1024 entries):        %.2f ms per notification (%.1fx faster than baseline)\n",
+        default_cache,
+        baseline / default_cache
+    );
     std::printf("  goal: cached < 50 ms for 10,000 schedules\n");
     return 0;
 }

@@ -78,13 +78,13 @@ Status CheckKnown(const YAML::Node& node, const std::string& prefix, const std::
         return Ok();
     }
     for (const auto& entry : node) {
-        const std::string key = prefix.empty() ? entry.first.as<std::string>() : prefix + "." + entry.first.as<std::string>();
+        const std::string key =
+            prefix.empty() ? entry.first.as<std::string>() : prefix + "." + entry.first.as<std::string>();
         if (known.count(key) != 0 || (!prefix.empty() && known.count(prefix + ".*") != 0)) {
             continue;
         }
-        const bool is_section = std::any_of(known.begin(), known.end(), [&](const std::string& k) {
-            return k.rfind(key + ".", 0) == 0;
-        });
+        const bool is_section =
+            std::any_of(known.begin(), known.end(), [&](const std::string& k) { return k.rfind(key + ".", 0) == 0; });
         if (!is_section) {
             return Error::InvalidArgument("config key '" + key + "' is not known (misspelt?)");
         }
@@ -180,7 +180,9 @@ std::vector<std::string> ConfigTree::ApplyEnvironment(
     return applied;
 }
 
-bool ConfigTree::Has(const std::string& key) const { return Find(impl_->root, key).IsDefined(); }
+bool ConfigTree::Has(const std::string& key) const {
+    return Find(impl_->root, key).IsDefined();
+}
 
 Result<std::string> ConfigTree::GetString(const std::string& key, const std::string& fallback) const {
     const YAML::Node node = Find(impl_->root, key);
@@ -193,8 +195,9 @@ Result<std::string> ConfigTree::GetString(const std::string& key, const std::str
     return node.Scalar();
 }
 
-Result<std::int64_t> ConfigTree::GetInt(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max)
-    const {
+Result<std::int64_t> ConfigTree::GetInt(
+    const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max
+) const {
     auto text = GetString(key, std::to_string(fallback));
     if (!text) {
         return std::move(text).error();
@@ -324,7 +327,9 @@ Result<std::map<std::string, std::string>> ConfigTree::GetStringMap(const std::s
     }
     for (const auto& entry : node) {
         if (!entry.second.IsScalar()) {
-            return Error::InvalidArgument("config key '" + key + "." + entry.first.as<std::string>() + "': expected a text value");
+            return Error::InvalidArgument(
+                "config key '" + key + "." + entry.first.as<std::string>() + "': expected a text value"
+            );
         }
         out[entry.first.as<std::string>()] = entry.second.Scalar();
     }
@@ -352,7 +357,9 @@ std::string ConfigTree::SubtreeYaml(const std::string& key) const {
     return out.c_str();
 }
 
-Status ConfigTree::CheckKnownKeys(const std::set<std::string>& known) const { return CheckKnown(impl_->root, "", known); }
+Status ConfigTree::CheckKnownKeys(const std::set<std::string>& known) const {
+    return CheckKnown(impl_->root, "", known);
+}
 
 Result<std::chrono::milliseconds> ParseDuration(const std::string& raw) {
     const std::string text = Trim(raw);
@@ -398,10 +405,17 @@ Result<std::uint64_t> ParseBytes(const std::string& raw) {
     }
     const std::string unit = Trim(text.substr(split));
     static const std::map<std::string, std::uint64_t> kUnits = {
-        {"", 1},           {"B", 1},
-        {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30},
-        {"KB", 1000},      {"MB", 1000'000},  {"GB", 1000'000'000},
-        {"K", 1ull << 10}, {"M", 1ull << 20}, {"G", 1ull << 30}};
+        {"", 1},
+        {"B", 1},
+        {"KiB", 1ull << 10},
+        {"MiB", 1ull << 20},
+        {"GiB", 1ull << 30},
+        {"KB", 1000},
+        {"MB", 1000'000},
+        {"GB", 1000'000'000},
+        {"K", 1ull << 10},
+        {"M", 1ull << 20},
+        {"G", 1ull << 30}};
     const auto it = kUnits.find(unit);
     if (it == kUnits.end()) {
         return Error::InvalidArgument("bad size unit");

@@ -1,5 +1,7 @@
 #include "common/http_client.hpp"
 
+#include "common/egress_policy.hpp"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -8,8 +10,6 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <openssl/ssl.h>
-
-#include "common/egress_policy.hpp"
 
 #include <deque>
 #include <map>
@@ -69,7 +69,7 @@ bool IsStaleConnectionError(const beast::error_code& ec) {
 }
 
 class BeastClient final : public Client {
-public:
+   public:
     BeastClient(ClientOptions options, asio::ssl::context ssl) : options_(std::move(options)), ssl_(std::move(ssl)) {}
 
     Result<ClientResponse> Send(const ClientRequest& request) override {
@@ -93,7 +93,7 @@ public:
         }
     }
 
-private:
+   private:
     static bool IsRedirect(int status) {
         return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
     }
@@ -185,8 +185,8 @@ private:
 
     // The resolved addresses the egress policy lets through; the connection goes to these and
     // only these (no second resolution that a rebinding DNS server could answer differently).
-    Result<std::vector<tcp::endpoint>> AllowedEndpoints(const Url& url,
-                                                        const tcp::resolver::results_type& endpoints) const {
+    Result<std::vector<tcp::endpoint>> AllowedEndpoints(const Url& url, const tcp::resolver::results_type& endpoints)
+        const {
         std::vector<tcp::endpoint> out;
         Status refused = Ok();
         for (const auto& entry : endpoints) {
@@ -263,7 +263,8 @@ private:
         req.method_string(request.method);
         req.target(url.target);
         req.version(11);
-        const bool default_port = (url.scheme == "https" && url.port == "443") || (url.scheme == "http" && url.port == "80");
+        const bool default_port =
+            (url.scheme == "https" && url.port == "443") || (url.scheme == "http" && url.port == "80");
         req.set(bhttp::field::host, default_port ? url.host : url.host + ":" + url.port);
         req.set(bhttp::field::user_agent, options_.user_agent);
         for (const auto& [name, value] : request.headers) {
@@ -377,8 +378,9 @@ Result<std::unique_ptr<Client>> MakeClient(const ClientOptions& options) {
             ssl.use_private_key_file(options.client_key_file, asio::ssl::context::pem, ec);
         }
         if (ec) {
-            return Error::InvalidArgument("cannot load client certificate '" + options.client_cert_file + "': " +
-                                          ec.message());
+            return Error::InvalidArgument(
+                "cannot load client certificate '" + options.client_cert_file + "': " + ec.message()
+            );
         }
     }
     return std::unique_ptr<Client>(std::make_unique<BeastClient>(options, std::move(ssl)));

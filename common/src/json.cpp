@@ -83,8 +83,9 @@ Result<std::optional<bool>> ReadLenientBool(const Json& object, std::string_view
         return std::optional<bool>(it->get<bool>());
     }
     if (it->is_number_integer()) {  // 0 = false, anything else true; a float is refused
-        return std::optional<bool>(it->is_number_unsigned() ? it->get<std::uint64_t>() != 0
-                                                            : it->get<std::int64_t>() != 0);
+        return std::optional<bool>(
+            it->is_number_unsigned() ? it->get<std::uint64_t>() != 0 : it->get<std::int64_t>() != 0
+        );
     }
     if (it->is_string()) {
         const std::string_view s = JavaTrim(it->get_ref<const std::string&>());

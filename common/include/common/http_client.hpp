@@ -1,13 +1,13 @@
 #pragma once
 
+#include "common/result.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "common/result.hpp"
 
 namespace orch::http {
 class EgressPolicy;
@@ -26,8 +26,8 @@ struct ClientRequest {
     std::string url;  ///< http:// or https:// absolute URL
     Headers headers;
     std::string body;
-    std::chrono::milliseconds timeout{10'000};    ///< whole exchange: resolve, connect, TLS, write, read
-    std::size_t max_response_bytes = 8u << 20;   ///< larger bodies fail with kResourceExhausted
+    std::chrono::milliseconds timeout{10'000};  ///< whole exchange: resolve, connect, TLS, write, read
+    std::size_t max_response_bytes = 8u << 20;  ///< larger bodies fail with kResourceExhausted
 };
 
 struct ClientResponse {
@@ -43,17 +43,17 @@ struct ClientResponse {
 /// kInvalidArgument (bad URL). Any HTTP status is a successful exchange and comes back as a response.
 /// Implementations are safe to call from several threads at once.
 class Client {
-public:
+   public:
     virtual ~Client() = default;
     virtual Result<ClientResponse> Send(const ClientRequest& request) = 0;
 };
 
 struct ClientOptions {
-    std::string ca_file;              ///< extra trust anchors (PEM); the system store is always used
-    std::string client_cert_file;     ///< PEM certificate chain presented to servers (Kubernetes)
-    std::string client_key_file;      ///< its private key (PEM)
-    bool verify_peer = true;          ///< certificate and host-name verification for https
-    int max_redirects = 0;            ///< redirects are not followed unless asked for
+    std::string ca_file;           ///< extra trust anchors (PEM); the system store is always used
+    std::string client_cert_file;  ///< PEM certificate chain presented to servers (Kubernetes)
+    std::string client_key_file;   ///< its private key (PEM)
+    bool verify_peer = true;       ///< certificate and host-name verification for https
+    int max_redirects = 0;         ///< redirects are not followed unless asked for
     std::size_t max_idle_per_host = 4;
     std::chrono::seconds idle_timeout{30};
     std::string user_agent = "indigo-orchestrator";
