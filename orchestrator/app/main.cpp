@@ -5,9 +5,11 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "common/build_info.hpp"
 #include "common/config.hpp"
 #include "common/log.hpp"
 #include "connectors/chronos_connector.hpp"
@@ -24,15 +26,16 @@
 #include "orchestrator/api/system_routes.hpp"
 #include "orchestrator/api/views.hpp"
 #include "orchestrator/app/app_config.hpp"
-#include "orchestrator/app/build_info.hpp"
 #include "orchestrator/app/config_credentials.hpp"
 #include "orchestrator/app/routes.hpp"
 #include "orchestrator/app/workflow_config.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
+#include "orchestrator/ops/metered_authenticator.hpp"
 #include "orchestrator/ops/metered_connector.hpp"
 #include "orchestrator/ops/metered_placer.hpp"
 #include "orchestrator/ops/request_metrics.hpp"
 #include "orchestrator/ops/store_metrics.hpp"
+#include "orchestrator/ops/workflow_metrics.hpp"
 #include "orchestrator/placement/placer_factory.hpp"
 #include "orchestrator/schedule/schedule_event_service.hpp"
 #include "orchestrator/server/http_server.hpp"
@@ -83,8 +86,8 @@ std::optional<Args> ParseArgs(int argc, char** argv, const std::map<std::string,
         } else if (arg == "--check-config") {
             args.check_only = true;
         } else if (arg == "--version") {
-            std::printf("orchestrator %s (%s)\n", orch::app::GetBuildInfo().version.data(),
-                        orch::app::GetBuildInfo().git_commit.data());
+            std::printf("orchestrator %s (%s)\n", orch::GetBuildInfo().version.data(),
+                        orch::GetBuildInfo().git_commit.data());
             std::exit(0);
         } else {
             return std::nullopt;
@@ -181,8 +184,19 @@ int main(int argc, char** argv) {
     // Observability: every component records into the default registry that GET /metrics renders.
     auto& metrics_registry = metrics::DefaultRegistry();
     ops::MeteredPlacer metered_placer(*placement->placer, metrics_registry);
+    ops::PlacementRejectionMetrics rejection_metrics(metrics_registry);
+    placement->placer->SetObserver(&rejection_metrics);
     ops::MeteredConnectorRegistry metered_connectors(registry, metrics_registry);
     const ops::StoreMetrics store_metrics(pool, metrics_registry, std::chrono::seconds(5));
+    // `auth: disabled` verifies no token: nothing to count.
+    std::optional<ops::MeteredAuthenticator> metered_authenticator;
+    if (auth->config.mode == auth::AuthMode::kOidc) {
+        metered_authenticator.emplace(*auth->authenticator, metrics_registry);
+    }
+    auth::Authenticator& authenticator =
+        metered_authenticator ? static_cast<auth::Authenticator&>(*metered_authenticator) : *auth->authenticator;
+    ops::WorkflowMetrics workflow_metrics(metrics_registry);
+    engine_options.observer = &workflow_metrics;
     workflow::Engine engine(workflow_store, engine_options);
     workflow::StepServices services{workflow_store,
                                     templates,
@@ -198,7 +212,7 @@ int main(int argc, char** argv) {
     workflow::RegisterDeploymentSteps(engine, services);
 
     api::ApiContext api_context{deployments,         templates,
-                                *auth->authenticator, auth->token_keeper.get(),
+                                authenticator,       auth->token_keeper.get(),
                                 auth->config,        &metered_placer,
                                 config->external_base_url, [&engine] { engine.Wake(); },
                                 config->egress.get(),      config->deployment_limits};

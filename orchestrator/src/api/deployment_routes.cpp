@@ -5,10 +5,9 @@
 #include "orchestrator/api/deployment_request.hpp"
 #include "orchestrator/api/input_checks.hpp"
 #include "orchestrator/api/links.hpp"
-#include "orchestrator/api/new_deployment.hpp"
 #include "orchestrator/api/scaling.hpp"
 #include "orchestrator/api/views.hpp"
-#include "orchestrator/placement/usage.hpp"
+#include "orchestrator/service/new_deployment.hpp"
 
 namespace orch::api {
 namespace {
@@ -133,9 +132,10 @@ Result<Response> CreateDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
     ORCH_RETURN_IF_ERROR(CheckCallbackUrl(ctx.egress, body.callback));
     ORCH_RETURN_IF_ERROR(auth::CheckUserGroup(principal, body.user_group));
-    DeploymentDraft draft{body.template_text, body.parameters, body.callback, body.options,
-                          body.user_group.value_or(""), domain::Owner{principal.issuer, principal.subject}};
-    ORCH_ASSIGN_OR_RETURN(const store::NewDeployment created, BuildNewDeployment(ctx.templates, draft, ctx.deployment_limits));
+    service::DeploymentDraft draft{body.template_text, body.parameters, body.callback, body.options,
+                                   body.user_group.value_or(""), domain::Owner{principal.issuer, principal.subject}};
+    ORCH_ASSIGN_OR_RETURN(const store::NewDeployment created,
+                          service::BuildNewDeployment(ctx.templates, draft, ctx.deployment_limits));
     ORCH_RETURN_IF_ERROR(EnrollCaller(ctx, request, principal));
     const domain::Deployment& d = created.deployment;
     ORCH_RETURN_IF_ERROR(ctx.store.Create(created));
@@ -169,7 +169,8 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     // The stored parameters were accepted with the deployment: only the body's are checked anew.
     ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec,
                           ctx.templates.Build(body.template_text, merged, d.parameters));
-    ORCH_RETURN_IF_ERROR(CheckInstanceCap(spec, ctx.deployment_limits));  // scaling up is bounded as creating is
+    // Scaling up is bounded as creating is.
+    ORCH_RETURN_IF_ERROR(service::CheckInstanceCap(spec, ctx.deployment_limits));
     ORCH_ASSIGN_OR_RETURN(auto existing, ctx.store.ListResources(d.id, std::nullopt, 0, 100000, {}));
     ORCH_ASSIGN_OR_RETURN(const ScalingPlan plan, PlanScaling(spec, existing.items, d.id));
     ORCH_RETURN_IF_ERROR(EnrollCaller(ctx, request, principal));
@@ -181,7 +182,7 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     update.options = body.options;
     update.added = plan.added;
     update.removed_resource_ids = plan.removed;
-    SummariseRequest(spec, update.req_cpus, update.req_mem_mb, update.req_gpus, update.req_instances);
+    service::SummariseRequest(spec, update.req_cpus, update.req_mem_mb, update.req_gpus, update.req_instances);
     ORCH_RETURN_IF_ERROR(ctx.store.BeginUpdate(update));
     if (ctx.wake_workflow) {
         ctx.wake_workflow();
@@ -242,35 +243,6 @@ Result<Response> Configuration(ApiContext& ctx, const Request& request) {
 
 
 }  // namespace
-
-std::vector<domain::Resource> ResourcesFor(const tosca::DeploymentSpec& spec, const std::string& deployment_id,
-                                           domain::TimePoint now) {
-    std::vector<domain::Resource> out;
-    for (const auto& node : spec.nodes) {
-        for (int i = 0; i < std::max(0, node.count); ++i) {
-            domain::Resource r;
-            r.id = SequentialUuid();
-            r.deployment_id = deployment_id;
-            r.created_at = now;
-            r.updated_at = now;
-            r.node_type = node.type;
-            r.node_name = node.name;
-            r.type_chain = node.type_chain.empty() ? std::vector<std::string>{node.type} : node.type_chain;
-            r.instance_index = i;
-            out.push_back(std::move(r));
-        }
-    }
-    return out;
-}
-
-void SummariseRequest(const tosca::DeploymentSpec& spec, double& cpus, std::int64_t& mem_mb, int& gpus, int& instances) {
-    // Exactly placement's definition, so stored totals and quota checks agree.
-    const auto totals = placement::RequestedResources(spec);
-    cpus = totals.cpus;
-    mem_mb = static_cast<std::int64_t>(totals.ram_mb);
-    gpus = totals.gpus;
-    instances = totals.instances;
-}
 
 void RegisterDeploymentRoutes(server::Router& router, ApiContext& ctx) {
     router.Add("GET", "/configuration", Wrap(ctx, Configuration), {.name = "configuration"});

@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "orchestrator/app/build_info.hpp"
+#include "common/build_info.hpp"
 
 namespace orch::api {
 namespace {
@@ -16,7 +16,7 @@ std::string HostName() {
 // Both shapes the clients have known: the Spring Boot actuator keys (v1.5+) and the four legacy
 // keys orchent's OrchentInfo still declares.
 Json InfoBody() {
-    const auto info = app::GetBuildInfo();
+    const auto info = GetBuildInfo();
     return Json{
         {"build",
          {{"version", info.version},

@@ -1,5 +1,4 @@
 set(SOURCES
-  ${AREA_DIR}/build_info.cpp
   ${AREA_DIR}/app_config.cpp
   ${AREA_DIR}/config_credentials.cpp
 )

@@ -34,7 +34,7 @@ Error IllegalCreatedBy(std::string_view created_by) {
 Result<ListFilter> LocalListFilter(
     const Principal& principal, std::string_view created_by, const std::optional<std::string>& user_group
 ) {
-    ListFilter filter{store::OwnerFilter::VisibleTo(principal), user_group};
+    ListFilter filter{OwnerFilter::VisibleTo(principal), user_group};
     if (created_by.empty() || created_by == "me") {
         return filter;
     }
@@ -121,7 +121,7 @@ Result<ListFilter> ResolveListFilter(
     }
     // Starts from what the caller may see at all; everything below only narrows it.
     ListFilter filter{
-        store::OwnerFilter::VisibleTo(principal), kind == ListKind::kDeployments ? user_group : std::nullopt};
+        OwnerFilter::VisibleTo(principal), kind == ListKind::kDeployments ? user_group : std::nullopt};
     if (created_by.empty() && principal.admin) {
         return filter;  // admins see every deployment of their issuer, and unowned ones
     }

@@ -1,7 +1,6 @@
 #include "orchestrator/auth/oidc_authenticator.hpp"
 
 #include "common/log.hpp"
-#include "common/metrics.hpp"
 #include "orchestrator/auth/jws.hpp"
 #include "orchestrator/auth/token_checks.hpp"
 #include "orchestrator/auth/token_hash.hpp"
@@ -84,37 +83,13 @@ OidcAuthenticator::OidcAuthenticator(std::shared_ptr<IssuerDirectory> issuers)
       introspections_(issuers_->config().cache_max_entries),
       userinfos_(issuers_->config().cache_max_entries) {}
 
-namespace {
-
-// Outcomes, never token contents, label the counter: "ok", "missing" (no bearer token),
-// "invalid" (refused), "unavailable" (the issuer could not be asked), "error".
-void CountVerification(const Result<Principal>& result, bool token_present) {
-    static auto& family = metrics::DefaultRegistry().AddCounter(
-        "orch_auth_token_verifications_total", "Bearer token verifications, by outcome", {"outcome"});
-    std::string outcome = "ok";
-    if (!result) {
-        const auto code = result.error().code;
-        outcome = !token_present                           ? "missing"
-                  : code == ErrorCode::kUnauthenticated     ? "invalid"
-                  : code == ErrorCode::kUnavailable         ? "unavailable"
-                                                            : "error";
-    }
-    family.With({outcome}).Inc();
-}
-
-}  // namespace
-
 Result<Principal> OidcAuthenticator::Authenticate(std::string_view authorization_header_value) {
     auto token = ExtractBearerToken(authorization_header_value, issuers_->config().max_token_bytes);
     if (!token) {
         ORCH_LOG_DEBUG("authentication failed", {{"reason", token.error().message}});
-        const bool present = token.error().message != kFullAuthenticationRequired;
-        Result<Principal> failed = std::move(token).error();
-        CountVerification(failed, present);
-        return failed;
+        return std::move(token).error();
     }
     auto principal = Verify(*token);
-    CountVerification(principal, true);
     if (!principal) {
         ORCH_LOG_INFO(
             "authentication failed", {{"reason", principal.error().message}, {"token_sha256", TokenLogId(*token)}}

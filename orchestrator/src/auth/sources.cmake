@@ -12,6 +12,7 @@ set(SOURCES
   ${AREA_DIR}/issuer_keys.cpp
   ${AREA_DIR}/jws.cpp
   ${AREA_DIR}/jws_algorithm.cpp
+  ${AREA_DIR}/owner_filter.cpp
   ${AREA_DIR}/oidc_authenticator.cpp
   ${AREA_DIR}/principal.cpp
   ${AREA_DIR}/public_key.cpp

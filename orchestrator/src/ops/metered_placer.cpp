@@ -19,4 +19,12 @@ Result<placement::PlacementDecision> MeteredPlacer::Place(const placement::Place
     return decision;
 }
 
+PlacementRejectionMetrics::PlacementRejectionMetrics(metrics::Registry& registry)
+    : rejections_(registry.AddCounter("orch_placement_rejections_total",
+                                      "Reasons placement gave for rejecting a service, by filter", {"reason"})) {}
+
+void PlacementRejectionMetrics::Rejected(placement::RejectionFilter filter, std::size_t reasons) {
+    rejections_.With({std::string(placement::RejectionFilterName(filter))}).Inc(static_cast<double>(reasons));
+}
+
 }  // namespace orch::ops

@@ -5,3 +5,4 @@ set(SOURCES
 list(APPEND SOURCES ${AREA_DIR}/store_metrics.cpp)
 list(APPEND SOURCES ${AREA_DIR}/metered_connector.cpp ${AREA_DIR}/metered_placer.cpp)
 list(APPEND SOURCES ${AREA_DIR}/openapi.cpp)
+list(APPEND SOURCES ${AREA_DIR}/workflow_metrics.cpp ${AREA_DIR}/metered_authenticator.cpp)

@@ -2,7 +2,6 @@
 
 #include "candidate_builder.hpp"
 #include "common/log.hpp"
-#include "common/metrics.hpp"
 #include "evaluation.hpp"
 #include "gpu_aware_ranker.hpp"
 #include "gpu_model.hpp"
@@ -22,33 +21,22 @@ namespace orch::placement {
 namespace {
 
 // Rejections are counted by the filter that gave them (a bounded set), never by their text.
-// Counted locally during a placement and published once at its end: thousands of services may
-// be rejected per placement, and the registry's lookup is not free.
-enum RejectionFilter {
-    kSla,
-    kCatalogue,
-    kKind,
-    kIdentity,
-    kPolicy,
-    kVmMatch,
-    kCapacity,
-    kQuota,
-    kMonitoring,
-    kFilters
-};
-constexpr std::array<const char*, kFilters> kFilterNames = {
-    "sla", "catalogue", "kind", "identity", "policy", "vm_match", "capacity", "quota", "monitoring"};
+// Counted locally during a placement and reported once at its end: thousands of services may
+// be rejected per placement, and the observer (metrics) is not free.
+using enum RejectionFilter;
 
 struct RejectionTally {
-    std::array<std::size_t, kFilters> counts{};
+    std::array<std::size_t, kRejectionFilterCount> counts{};
 
-    void Publish() const {
-        static auto& family = metrics::DefaultRegistry().AddCounter(
-            "orch_placement_rejections_total", "Reasons placement gave for rejecting a service, by filter", {"reason"}
-        );
+    void Add(RejectionFilter filter, std::size_t reasons) { counts[static_cast<std::size_t>(filter)] += reasons; }
+
+    void Report(PlacementObserver* observer) const {
+        if (observer == nullptr) {
+            return;
+        }
         for (std::size_t i = 0; i < counts.size(); ++i) {
             if (counts[i] > 0) {
-                family.With({kFilterNames[i]}).Inc(static_cast<double>(counts[i]));
+                observer->Rejected(static_cast<RejectionFilter>(i), counts[i]);
             }
         }
     }
@@ -58,7 +46,7 @@ template <typename Check>
 void Filter(RejectionTally& tally, Evaluation& eval, RejectionFilter filter, Check&& check) {
     const auto before = eval.reasons.size();
     check();
-    tally.counts[filter] += eval.reasons.size() - before;
+    tally.Add(filter, eval.reasons.size() - before);
 }
 
 std::string Rfc3339(std::chrono::system_clock::time_point at) {
@@ -254,7 +242,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     std::vector<Evaluation> evals = StartEvaluations(*universe);
     RejectionTally tally;
     for (const auto& eval : evals) {
-        tally.counts[eval.service() == nullptr && !eval.site->sla_missing ? kCatalogue : kSla] += eval.reasons.size();
+        tally.Add(eval.service() == nullptr && !eval.site->sla_missing ? kCatalogue : kSla, eval.reasons.size());
     }
     const std::vector<char> trusted_idp_sets = TrustedIdpSets(*universe, request.requester.issuer);
     ImageMemo images;
@@ -343,7 +331,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         decision.ranked.push_back(BuildCandidate(*accepted[i], request.requester));
     }
     decision.verdicts = MakeVerdicts(evals, accepted);
-    tally.Publish();
+    tally.Report(observer_);
     ORCH_LOG_INFO(
         "placement decided",
         {{"group", group},

@@ -16,6 +16,7 @@ set(SOURCES
   ${AREA_DIR}/score_breakdown.cpp
   ${AREA_DIR}/reason.cpp
   ${AREA_DIR}/decision.cpp
+  ${AREA_DIR}/placement_observer.cpp
   ${AREA_DIR}/default_placer.cpp
   ${AREA_DIR}/placer_factory.cpp
 )

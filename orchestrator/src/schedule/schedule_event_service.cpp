@@ -2,7 +2,7 @@
 
 #include "common/log.hpp"
 #include "common/uuid.hpp"
-#include "orchestrator/api/new_deployment.hpp"
+#include "orchestrator/service/new_deployment.hpp"
 
 namespace orch::schedule {
 
@@ -56,13 +56,14 @@ Result<NotificationOutcome::Created> ScheduleEventService::CreateEvent(const std
         return Error::NotFound("The schedule <" + schedule_id + "> doesn't exist");
     }
     // Events deploy with the request defaults: the original stores neither timeouts nor userGroup.
-    api::DeploymentDraft draft;
+    service::DeploymentDraft draft;
     draft.template_text = schedule->template_text;
     draft.parameters = schedule->parameters;
     draft.callback = schedule->callback;
     draft.owner = schedule->owner;
     draft.parameters_accepted = true;
-    ORCH_ASSIGN_OR_RETURN(const store::NewDeployment deployment, api::BuildNewDeployment(templates_, draft, options_.limits));
+    ORCH_ASSIGN_OR_RETURN(const store::NewDeployment deployment,
+                          service::BuildNewDeployment(templates_, draft, options_.limits));
     domain::ScheduleEvent event;
     event.id = SequentialUuid();
     event.schedule_id = schedule_id;

@@ -8,4 +8,3 @@ set(SOURCES
 )
 list(APPEND SOURCES ${AREA_DIR}/pg_side_stores.cpp)
 list(APPEND SOURCES ${AREA_DIR}/pg_schedule_store.cpp)
-list(APPEND SOURCES ${AREA_DIR}/owner_filter.cpp)

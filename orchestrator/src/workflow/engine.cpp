@@ -3,24 +3,21 @@
 #include <algorithm>
 
 #include "common/log.hpp"
-#include "common/metrics.hpp"
 
 namespace orch::workflow {
 namespace {
 
-// Process-wide like the registry they live in; several engines in one process add up.
-struct EngineMetrics {
-    metrics::Family<metrics::Histogram>& job_seconds = metrics::DefaultRegistry().AddHistogram(
-        "orch_workflow_job_duration_seconds", "Time a workflow step took, by job kind and outcome",
-        {"kind", "outcome"}, metrics::LatencyBuckets());
-    metrics::Family<metrics::Gauge>& queue = metrics::DefaultRegistry().AddGauge(
-        "orch_workflow_queue_depth", "Claimed jobs waiting for a worker (ready) and steps running (running)",
-        {"state"});
+// Stands in when EngineOptions names no observer, so the engine reports unconditionally.
+class NoObserver final : public EngineObserver {
+public:
+    void ReadyJobs(std::size_t) override {}
+    void RunningSteps(std::size_t) override {}
+    void StepFinished(std::string_view, StepOutcome, double) override {}
 };
 
-EngineMetrics& Metrics() {
-    static EngineMetrics metrics;
-    return metrics;
+EngineObserver& Observer(const EngineOptions& options) {
+    static NoObserver none;
+    return options.observer != nullptr ? *options.observer : none;
 }
 
 }  // namespace
@@ -97,7 +94,7 @@ void Engine::Dispatch() {
                 for (auto& job : *jobs) {
                     ready_.push_back(std::move(job));
                 }
-                Metrics().queue.With({"ready"}).Set(static_cast<double>(ready_.size()));
+                Observer(options_).ReadyJobs(ready_.size());
             }
             if (claimed > 0) {
                 work_ready_.notify_all();
@@ -128,15 +125,15 @@ void Engine::Work() {
             cancel = std::make_shared<CancelToken>();
             in_flight_[job.id] = cancel;
             ++busy_;
-            Metrics().queue.With({"ready"}).Set(static_cast<double>(ready_.size()));
-            Metrics().queue.With({"running"}).Set(static_cast<double>(busy_));
+            Observer(options_).ReadyJobs(ready_.size());
+            Observer(options_).RunningSteps(busy_);
         }
         RunJob(job, cancel);
         {
             const std::lock_guard lock(mutex_);
             in_flight_.erase(job.id);
             --busy_;
-            Metrics().queue.With({"running"}).Set(static_cast<double>(busy_));
+            Observer(options_).RunningSteps(busy_);
             poke_ = true;  // a worker is free: the dispatcher may claim again
         }
         wake_.notify_all();
@@ -162,8 +159,10 @@ void Engine::RunJob(const Job& job, const std::shared_ptr<CancelToken>& cancel) 
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const std::string kind = step == steps_.end() ? "unknown" : job.kind;
-    const char* outcome = cancel->cancelled() ? "cancelled" : result.retry ? "retry" : "commit";
-    Metrics().job_seconds.With({kind, outcome}).Observe(seconds);
+    const StepOutcome outcome = cancel->cancelled() ? StepOutcome::kCancelled
+                                : result.retry      ? StepOutcome::kRetry
+                                                    : StepOutcome::kCommit;
+    Observer(options_).StepFinished(kind, outcome, seconds);
     if (cancel->cancelled()) {
         ORCH_LOG_INFO("workflow: step result discarded (job cancelled or taken over)", {{"kind", job.kind}});
         return;

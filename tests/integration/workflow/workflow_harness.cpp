@@ -1,6 +1,6 @@
 #include "workflow_harness.hpp"
 
-#include <orchestrator/api/deployment_routes.hpp>
+#include <orchestrator/service/new_deployment.hpp>
 #include <orchestrator/store/migrations.hpp>
 #include <orchestrator/workflow/deployment_steps.hpp>
 
@@ -52,6 +52,7 @@ std::unique_ptr<workflow::Engine> WorkflowHarness::StartEngine(const std::string
     options.workers = 4;
     options.lease = std::chrono::milliseconds(2000);
     options.idle_poll = std::chrono::milliseconds(20);
+    options.observer = &observer;
     auto e = std::make_unique<workflow::Engine>(workflow_store, options);
     workflow::RegisterDeploymentSteps(*e, services);
     e->Start();
@@ -71,8 +72,8 @@ std::string WorkflowHarness::Create(const Json& parameters, domain::RequestOptio
     d.parameters = parameters;
     d.options = options;
     d.kind = "MARATHON";
-    api::SummariseRequest(*spec, d.req_cpus, d.req_mem_mb, d.req_gpus, d.req_instances);
-    created.resources = api::ResourcesFor(*spec, d.id, d.created_at);
+    service::SummariseRequest(*spec, d.req_cpus, d.req_mem_mb, d.req_gpus, d.req_instances);
+    created.resources = service::ResourcesFor(*spec, d.id, d.created_at);
     if (!deployments.Create(created)) {
         throw std::runtime_error("create failed");
     }

@@ -8,11 +8,46 @@
 #include <orchestrator/workflow/engine.hpp>
 
 #include <memory>
+#include <mutex>
+#include <string_view>
+#include <vector>
 
 #include "test_support/fakes.hpp"
 #include "test_support/test_env.hpp"
 
 namespace orch::test {
+
+/// Records what the engine reports to its observer (EngineObserver).
+class RecordingEngineObserver final : public workflow::EngineObserver {
+public:
+    struct Step {
+        std::string kind;
+        workflow::StepOutcome outcome;
+        double seconds;
+    };
+    void ReadyJobs(std::size_t) override {}
+    void RunningSteps(std::size_t count) override {
+        const std::lock_guard lock(mutex_);
+        running_.push_back(count);
+    }
+    void StepFinished(std::string_view kind, workflow::StepOutcome outcome, double seconds) override {
+        const std::lock_guard lock(mutex_);
+        steps_.push_back({std::string(kind), outcome, seconds});
+    }
+    std::vector<Step> steps() const {
+        const std::lock_guard lock(mutex_);
+        return steps_;
+    }
+    std::vector<std::size_t> running() const {
+        const std::lock_guard lock(mutex_);
+        return running_;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::vector<Step> steps_;
+    std::vector<std::size_t> running_;
+};
 
 class WorkflowHarness {
 public:
@@ -41,6 +76,7 @@ public:
     FakeCredentials credentials;
     std::unique_ptr<http::Client> http;
     workflow::StepServices services;
+    RecordingEngineObserver observer;  ///< every engine StartEngine makes reports here
     std::unique_ptr<workflow::Engine> engine;
 };
 

@@ -43,6 +43,27 @@ TEST_CASE("a deployment goes from CREATE_IN_PROGRESS to CREATE_COMPLETE with out
     CHECK(h.connector.CreateCalls("site-a", id) == 1);
 }
 
+TEST_CASE("the engine reports each finished step and its running count to its observer", "[workflow][metrics]") {
+    WorkflowHarness h({"site-a"});
+    h.connector.SetBehaviour("site-a", {.polls_until_ready = 2});
+    const auto id = h.Create();
+    CHECK(h.WaitFor(id, {Status::kCreateComplete, Status::kCreateFailed}).status == Status::kCreateComplete);
+    REQUIRE(h.WaitIdle());
+    h.engine->Stop();  // every step has reported once Stop returns
+    const auto steps = h.observer.steps();
+    REQUIRE_FALSE(steps.empty());
+    bool committed = false;
+    for (const auto& step : steps) {
+        CHECK(step.kind != "unknown");
+        CHECK(step.seconds >= 0);
+        committed = committed || step.outcome == orch::workflow::StepOutcome::kCommit;
+    }
+    CHECK(committed);
+    const auto running = h.observer.running();
+    REQUIRE(running.size() == 2 * steps.size());  // up when a step starts, down when it ends
+    CHECK(running.back() == 0);
+}
+
 TEST_CASE("a failing site is cleaned up and the next ranked site is used", "[workflow]") {
     WorkflowHarness h({"site-a", "site-b"});
     h.connector.SetBehaviour("site-a", {.poll_fails = FailureKind::kTryAnotherSite});

@@ -1,8 +1,10 @@
-// The decorators that meter connectors and placement, around the test fakes: counts and
-// latencies land under bounded labels, and the calls pass through unchanged.
+// The decorators that meter connectors and placement, around the test fakes, and the observers
+// of the workflow engine and the placer: counts and latencies land under bounded labels, and the
+// calls pass through unchanged.
 #include <orchestrator/ops/metered_connector.hpp>
 #include <orchestrator/ops/metered_placer.hpp>
 #include <orchestrator/ops/request_metrics.hpp>
+#include <orchestrator/ops/workflow_metrics.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -84,4 +86,33 @@ TEST_CASE("request methods outside the standard set share one label value", "[me
     CHECK(orch::ops::MethodLabel("PATCH") == "PATCH");
     CHECK(orch::ops::MethodLabel("BREW") == "other");
     CHECK(orch::ops::MethodLabel("get") == "other");
+}
+
+TEST_CASE("placement rejections are counted by the filter that gave them", "[metrics][ops]") {
+    orch::metrics::Registry registry;
+    orch::ops::PlacementRejectionMetrics metrics(registry);
+    metrics.Rejected(orch::placement::RejectionFilter::kVmMatch, 3);
+    metrics.Rejected(orch::placement::RejectionFilter::kSla, 1);
+    metrics.Rejected(orch::placement::RejectionFilter::kVmMatch, 2);
+    const auto text = registry.Render();
+    CHECK(Sample(text, R"(orch_placement_rejections_total{reason="vm_match"})") == 5);
+    CHECK(Sample(text, R"(orch_placement_rejections_total{reason="sla"})") == 1);
+    CHECK(std::isnan(Sample(text, R"(orch_placement_rejections_total{reason="quota"})")));
+}
+
+TEST_CASE("the workflow engine's queue depths and step durations are recorded", "[metrics][ops]") {
+    orch::metrics::Registry registry;
+    orch::ops::WorkflowMetrics metrics(registry);
+    metrics.ReadyJobs(4);
+    metrics.RunningSteps(2);
+    metrics.RunningSteps(1);
+    metrics.StepFinished("deploy", orch::workflow::StepOutcome::kRetry, 0.25);
+    metrics.StepFinished("deploy", orch::workflow::StepOutcome::kCommit, 0.5);
+    metrics.StepFinished("delete", orch::workflow::StepOutcome::kCancelled, 0.1);
+    const auto text = registry.Render();
+    CHECK(Sample(text, R"(orch_workflow_queue_depth{state="ready"})") == 4);
+    CHECK(Sample(text, R"(orch_workflow_queue_depth{state="running"})") == 1);
+    CHECK(Sample(text, R"(orch_workflow_job_duration_seconds_count{kind="deploy",outcome="retry"})") == 1);
+    CHECK(Sample(text, R"(orch_workflow_job_duration_seconds_count{kind="deploy",outcome="commit"})") == 1);
+    CHECK(Sample(text, R"(orch_workflow_job_duration_seconds_count{kind="delete",outcome="cancelled"})") == 1);
 }

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+
 namespace orch::test {
 namespace {
 
@@ -57,6 +59,42 @@ TEST_CASE("scenario A rejections name the filter that fired", "[placement]") {
     CHECK_THAT(
         AllReasons(*marathon), Catch::Contains("runs marathon workloads; this deployment needs virtual machines")
     );
+}
+
+// Counts what the placer reports, by filter.
+class CountingObserver final : public placement::PlacementObserver {
+public:
+    void Rejected(placement::RejectionFilter filter, std::size_t reasons) override {
+        counts[filter] += reasons;
+        ++calls;
+    }
+    std::map<placement::RejectionFilter, std::size_t> counts;
+    int calls = 0;
+};
+
+TEST_CASE("scenario A rejections are reported to the observer by filter, once per filter", "[placement][metrics]") {
+    FixtureWorld world;
+    CountingObserver observer;
+    world.placer->SetObserver(&observer);
+    const auto decision = world.Place(GpuVmSpec());
+    using placement::RejectionFilter;
+    CHECK(observer.counts[RejectionFilter::kKind] >= 1);      // the Marathon site
+    CHECK(observer.counts[RejectionFilter::kIdentity] >= 1);  // PSNC does not accept IAM users
+    CHECK(observer.counts[RejectionFilter::kPolicy] >= 1);    // AWS only through a policy
+    CHECK(observer.counts[RejectionFilter::kVmMatch] >= 1);   // CESGA has no GPU flavor
+    std::size_t reported = 0;
+    for (const auto& [filter, reasons] : observer.counts) {
+        reported += reasons;
+    }
+    std::size_t given = 0;
+    for (const auto& verdict : decision.verdicts) {
+        given += verdict.accepted ? 0 : verdict.reasons.size();
+    }
+    CHECK(reported == given);
+    CHECK(observer.calls == static_cast<int>(observer.counts.size()));
+    world.placer->SetObserver(nullptr);
+    (void)world.Place(GpuVmSpec());  // nobody observes: nothing reported, nothing breaks
+    CHECK(observer.calls == static_cast<int>(observer.counts.size()));
 }
 
 TEST_CASE("scenario A in gpu-aware mode drops the down site and keeps SLA priority", "[placement][gpu-aware]") {

@@ -10,11 +10,11 @@
 #include "orchestrator/auth/authenticator.hpp"
 #include "orchestrator/auth/authorization.hpp"
 #include "orchestrator/auth/token_keeper.hpp"
-#include "orchestrator/api/deployment_limits.hpp"
 #include "orchestrator/placement/placer.hpp"
 #include "orchestrator/server/request.hpp"
 #include "orchestrator/server/response.hpp"
 #include "orchestrator/server/router.hpp"
+#include "orchestrator/service/deployment_limits.hpp"
 #include "orchestrator/store/deployment_store.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 
@@ -31,7 +31,7 @@ struct ApiContext {
     std::string external_base_url;
     std::function<void()> wake_workflow;        ///< a deployment was queued: look for work now
     const http::EgressPolicy* egress = nullptr;  ///< checks callback URLs; null: public addresses only
-    DeploymentLimits deployment_limits{};       ///< instance cap of creates and updates
+    service::DeploymentLimits deployment_limits{};  ///< instance cap of creates and updates
 };
 
 /// A handler body that returns a Response or an Error, adapted to the router (errors rendered

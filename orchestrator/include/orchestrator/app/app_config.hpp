@@ -9,8 +9,8 @@
 #include "common/egress_policy.hpp"
 #include "common/log.hpp"
 #include "common/result.hpp"
-#include "orchestrator/api/deployment_limits.hpp"
 #include "orchestrator/server/http_server.hpp"
+#include "orchestrator/service/deployment_limits.hpp"
 #include "orchestrator/store/pg_pool.hpp"
 
 namespace orch::app {
@@ -25,7 +25,7 @@ struct AppConfig {
     std::string instance_id;        ///< names this process in job leases (default host:pid)
     /// What user-directed requests (callbacks) may reach: egress.allowed widens the default.
     std::shared_ptr<const http::EgressPolicy> egress = std::make_shared<const http::EgressPolicy>();
-    api::DeploymentLimits deployment_limits;
+    service::DeploymentLimits deployment_limits;
     ConfigTree tree;
 };
 

@@ -2,8 +2,8 @@
 
 #include "common/result.hpp"
 #include "orchestrator/auth/auth_config.hpp"
+#include "orchestrator/auth/owner_filter.hpp"
 #include "orchestrator/auth/principal.hpp"
-#include "orchestrator/store/owner_filter.hpp"
 
 #include <optional>
 #include <string>
@@ -51,9 +51,9 @@ Status CheckOwnership(const Principal& principal, const std::optional<Owner>& ow
 enum class ListKind { kDeployments, kSchedules };
 
 /// Which rows a list request may return: `owner` (always within the caller's issuer, see
-/// store::OwnerFilter) and, for deployments, the userGroup asked for (membership checked).
+/// OwnerFilter) and, for deployments, the userGroup asked for (membership checked).
 struct ListFilter {
-    store::OwnerFilter owner;
+    OwnerFilter owner;
     std::optional<std::string> user_group;
 };
 

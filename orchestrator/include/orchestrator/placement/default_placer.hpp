@@ -4,6 +4,7 @@
 #include "cmdb/sla_source.hpp"
 #include "monitoring/feed.hpp"
 #include "orchestrator/placement/flavor_index.hpp"
+#include "orchestrator/placement/placement_observer.hpp"
 #include "orchestrator/placement/placement_options.hpp"
 #include "orchestrator/placement/placer.hpp"
 #include "orchestrator/placement/usage.hpp"
@@ -42,6 +43,10 @@ class DefaultPlacer : public Placer {
     Result<PlacementDecision> Place(const PlacementRequest& request) override;
     std::map<std::string, std::string> ConfigurationEndpoints() const override;
 
+    /// Told what each placement rejected, by filter (metrics); must outlive the placer. Set it
+    /// before the first Place (main does, when wiring). Null, the default: nobody is told.
+    void SetObserver(PlacementObserver* observer) { observer_ = observer; }
+
     const PlacementOptions& options() const { return options_; }
     /// Flavor indexes built so far: one per catalogue version (see FlavorIndexCache).
     std::size_t flavor_index_builds() const { return flavor_indexes_.builds(); }
@@ -58,6 +63,7 @@ class DefaultPlacer : public Placer {
     cmdb::NowFn now_;
     FlavorIndexCache flavor_indexes_;
     std::unique_ptr<SiteUniverseCache> universes_;
+    PlacementObserver* observer_ = nullptr;
 };
 
 }  // namespace orch::placement

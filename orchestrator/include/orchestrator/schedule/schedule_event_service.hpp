@@ -2,9 +2,9 @@
 
 #include <functional>
 
-#include "orchestrator/api/deployment_limits.hpp"
 #include "orchestrator/schedule/file_expression.hpp"
 #include "orchestrator/schedule/file_notification.hpp"
+#include "orchestrator/service/deployment_limits.hpp"
 #include "orchestrator/store/schedule_store.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 
@@ -12,7 +12,7 @@ namespace orch::schedule {
 
 struct ScheduleEventOptions {
     int page_size = 500;  ///< RUNNING schedules read per query while matching
-    api::DeploymentLimits limits{};  ///< the same instance cap POST /deployments applies
+    service::DeploymentLimits limits{};  ///< the same instance cap POST /deployments applies
 };
 
 /// Turns a file notification into schedule events: for every RUNNING schedule whose fileExpression

@@ -1,42 +1,11 @@
 #pragma once
 
-#include <optional>
-#include <string>
-
-namespace orch::auth {
-struct Principal;
-}
+#include "orchestrator/auth/owner_filter.hpp"
 
 namespace orch::store {
 
-/// Whose rows a query may touch. The one place where lists are scoped to the caller: it can only
-/// be made from the caller (VisibleTo), every list and scan query of the stores requires one (the
-/// query types have no default), and the stores alone turn it into SQL. Narrowing never widens:
-/// asking for an owner of another issuer than the caller's matches nothing, whoever asks (admins
-/// act within their own issuer only).
-class OwnerFilter {
-   public:
-    /// Every row `principal` may see: rows owned in their issuer and unowned rows (created while
-    /// auth was disabled). The local user of `auth: disabled` sees every row.
-    static OwnerFilter VisibleTo(const auth::Principal& principal);
-
-    /// Narrows to rows owned by subject@issuer (and no unowned rows).
-    OwnerFilter& OwnedBy(const std::string& issuer, const std::string& subject);
-
-    /// For the stores. nullopt issuer: any issuer (only for the local user).
-    const std::optional<std::string>& issuer() const { return issuer_; }
-    bool include_unowned() const { return include_unowned_; }
-    const std::optional<std::string>& subject() const { return subject_; }
-    bool matches_nothing() const { return nothing_; }
-
-   private:
-    OwnerFilter() = default;
-
-    bool scoped_ = false;  ///< issuer_ is the caller's: OwnedBy may not leave it
-    std::optional<std::string> issuer_;
-    bool include_unowned_ = false;
-    std::optional<std::string> subject_;
-    bool nothing_ = false;
-};
+/// The stores' queries are scoped by the caller's OwnerFilter, which auth makes from the
+/// principal; only the stores turn it into SQL (AppendOwnerFilter).
+using OwnerFilter = auth::OwnerFilter;
 
 }  // namespace orch::store

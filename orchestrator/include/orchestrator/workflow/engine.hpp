@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "orchestrator/workflow/engine_observer.hpp"
 #include "orchestrator/workflow/workflow_store.hpp"
 
 namespace orch::workflow {
@@ -50,6 +51,8 @@ struct EngineOptions {
     /// How long the audit record of a deleted deployment is kept (deployments.deleted_retention);
     /// housekeeping purges older ones every retention/2, at least every 10 minutes.
     std::chrono::milliseconds deleted_retention{std::chrono::hours(24 * 30)};
+    /// Told about queue depths and finished steps (metrics); must outlive the engine. Null: nobody.
+    EngineObserver* observer = nullptr;
 };
 
 /// Runs workflow steps from the job table on a bounded set of worker threads. Several engines

@@ -1,16 +1,20 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/json.hpp"
 #include "common/result.hpp"
-#include "orchestrator/api/deployment_limits.hpp"
 #include "orchestrator/domain/deployment.hpp"
+#include "orchestrator/service/deployment_limits.hpp"
 #include "orchestrator/store/deployment_store.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 
-namespace orch::api {
+// Making a deployment, shared by POST /deployments (api) and schedule events (schedule); below both,
+// and free of HTTP.
+namespace orch::service {
 
 /// What a new deployment is made of, whoever asks for it (POST /deployments, a schedule event).
 struct DeploymentDraft {
@@ -37,4 +41,11 @@ Status CheckInstanceCap(const tosca::DeploymentSpec& spec, const DeploymentLimit
 Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templates, const DeploymentDraft& draft,
                                                 const DeploymentLimits& limits);
 
-}  // namespace orch::api
+/// One resource row per node instance of `spec` (count from scalable, default 1), state INITIAL.
+std::vector<domain::Resource> ResourcesFor(const tosca::DeploymentSpec& spec, const std::string& deployment_id,
+                                           domain::TimePoint now);
+
+/// Requested cpus/memory/GPUs/instances summed over workload instances (quota bookkeeping).
+void SummariseRequest(const tosca::DeploymentSpec& spec, double& cpus, std::int64_t& mem_mb, int& gpus, int& instances);
+
+}  // namespace orch::service

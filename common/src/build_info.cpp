@@ -1,4 +1,4 @@
-#include "orchestrator/app/build_info.hpp"
+#include "common/build_info.hpp"
 
 #ifndef ORCH_VERSION
 #define ORCH_VERSION "0.0.0"
@@ -10,8 +10,8 @@
 #define ORCH_BUILD_TIME ""
 #endif
 
-namespace orch::app {
+namespace orch {
 
 BuildInfo GetBuildInfo() { return {ORCH_VERSION, ORCH_GIT_COMMIT, ORCH_BUILD_TIME}; }
 
-}  // namespace orch::app
+}  // namespace orch

@@ -1,10 +1,10 @@
-#include "orchestrator/store/owner_filter.hpp"
+#include "orchestrator/auth/owner_filter.hpp"
 
 #include "orchestrator/auth/principal.hpp"
 
-namespace orch::store {
+namespace orch::auth {
 
-OwnerFilter OwnerFilter::VisibleTo(const auth::Principal& principal) {
+OwnerFilter OwnerFilter::VisibleTo(const Principal& principal) {
     OwnerFilter filter;
     filter.include_unowned_ = true;
     if (!principal.local) {
@@ -25,4 +25,4 @@ OwnerFilter& OwnerFilter::OwnedBy(const std::string& issuer, const std::string& 
     return *this;
 }
 
-}  // namespace orch::store
+}  // namespace orch::auth

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-namespace orch::api {
+namespace orch::service {
 
 /// Bounds on the work one deployment may ask for, whoever asks (POST, PUT, schedule events).
 struct DeploymentLimits {
@@ -10,4 +10,4 @@ struct DeploymentLimits {
     std::int64_t max_instances = 1000;
 };
 
-}  // namespace orch::api
+}  // namespace orch::service

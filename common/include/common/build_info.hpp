@@ -2,9 +2,10 @@
 
 #include <string_view>
 
-namespace orch::app {
+namespace orch {
 
-/// Facts fixed at build time, served by GET /info.
+/// Facts fixed at build time (the project version, commit and build time), served by GET /info
+/// and printed by the executables' --version.
 struct BuildInfo {
     std::string_view version;
     std::string_view git_commit;
@@ -13,4 +14,4 @@ struct BuildInfo {
 
 BuildInfo GetBuildInfo();
 
-}  // namespace orch::app
+}  // namespace orch

@@ -1,11 +1,11 @@
-#include "orchestrator/api/new_deployment.hpp"
+#include "orchestrator/service/new_deployment.hpp"
 
 #include <algorithm>
 
 #include "common/uuid.hpp"
-#include "orchestrator/api/deployment_routes.hpp"
+#include "orchestrator/placement/usage.hpp"
 
-namespace orch::api {
+namespace orch::service {
 
 Status CheckInstanceCap(const tosca::DeploymentSpec& spec, const DeploymentLimits& limits) {
     std::int64_t instances = 0;  // 64-bit: node count x per-node count overflows an int
@@ -44,4 +44,33 @@ Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templ
     return created;
 }
 
-}  // namespace orch::api
+std::vector<domain::Resource> ResourcesFor(const tosca::DeploymentSpec& spec, const std::string& deployment_id,
+                                           domain::TimePoint now) {
+    std::vector<domain::Resource> out;
+    for (const auto& node : spec.nodes) {
+        for (int i = 0; i < std::max(0, node.count); ++i) {
+            domain::Resource r;
+            r.id = SequentialUuid();
+            r.deployment_id = deployment_id;
+            r.created_at = now;
+            r.updated_at = now;
+            r.node_type = node.type;
+            r.node_name = node.name;
+            r.type_chain = node.type_chain.empty() ? std::vector<std::string>{node.type} : node.type_chain;
+            r.instance_index = i;
+            out.push_back(std::move(r));
+        }
+    }
+    return out;
+}
+
+void SummariseRequest(const tosca::DeploymentSpec& spec, double& cpus, std::int64_t& mem_mb, int& gpus, int& instances) {
+    // Exactly placement's definition, so stored totals and quota checks agree.
+    const auto totals = placement::RequestedResources(spec);
+    cpus = totals.cpus;
+    mem_mb = static_cast<std::int64_t>(totals.ram_mb);
+    gpus = totals.gpus;
+    instances = totals.instances;
+}
+
+}  // namespace orch::service

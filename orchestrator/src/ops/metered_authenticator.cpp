@@ -1,0 +1,26 @@
+#include "orchestrator/ops/metered_authenticator.hpp"
+
+namespace orch::ops {
+
+MeteredAuthenticator::MeteredAuthenticator(auth::Authenticator& inner, metrics::Registry& registry)
+    : inner_(inner),
+      verifications_(registry.AddCounter(
+          "orch_auth_token_verifications_total", "Bearer token verifications, by outcome", {"outcome"}
+      )) {}
+
+Result<auth::Principal> MeteredAuthenticator::Authenticate(std::string_view authorization_header_value) {
+    auto principal = inner_.Authenticate(authorization_header_value);
+    const char* outcome = "ok";
+    if (!principal) {
+        // Without a bearer token the answer is exactly the contract's "full authentication" text.
+        const auto& error = principal.error();
+        outcome = error.message == auth::kFullAuthenticationRequired ? "missing"
+                  : error.code == ErrorCode::kUnauthenticated        ? "invalid"
+                  : error.code == ErrorCode::kUnavailable            ? "unavailable"
+                                                                     : "error";
+    }
+    verifications_.With({outcome}).Inc();
+    return principal;
+}
+
+}  // namespace orch::ops
