@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -111,12 +112,12 @@ orch::sim::SimRequest ToSimRequest(const orch::server::Request& request) {
     return out;
 }
 
-orch::server::Response ToResponse(orch::sim::SimResponse sim) {
-    orch::server::Response out;
+// nullopt: an injected reset, the server closes the connection without answering.
+std::optional<orch::server::Response> ToResponse(orch::sim::SimResponse sim) {
     if (sim.reset) {
-        out.abort_connection = true;
-        return out;
+        return std::nullopt;
     }
+    orch::server::Response out;
     out.status = sim.status;
     out.body = std::move(sim.body);
     out.content_type = std::move(sim.content_type);
@@ -137,7 +138,7 @@ void AddCatchAll(orch::server::Router& router, orch::sim::SiteSim& site, orch::s
     for (const char* method : {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"}) {
         std::string pattern;
         for (int depth = 0; depth <= 16; ++depth) {
-            router.Add(method, pattern.empty() ? "/" : pattern, handler);
+            router.AddDropping(method, pattern.empty() ? "/" : pattern, handler);
             pattern += "/{s" + std::to_string(depth) + "}";
         }
     }

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -126,7 +127,7 @@ struct HttpServer::Impl {
     asio::awaitable<void> Accept();
     asio::awaitable<void> Serve(std::shared_ptr<Connection> conn);
     asio::awaitable<bool> ReadOne(Connection& conn, beast::flat_buffer& buffer);
-    asio::awaitable<Response> Dispatch(Request request, std::string route_name, const Handler* handler, bool inline_run);
+    asio::awaitable<std::optional<Response>> Dispatch(Request request, const Router::Route* route);
     asio::awaitable<void> WriteResponse(Connection& conn, Response res, const std::string& id, bool keep_alive,
                                         unsigned version);
     asio::awaitable<void> RejectAndClose(Connection& conn, int status, std::string_view message);
@@ -136,10 +137,14 @@ struct HttpServer::Impl {
 
 // Runs a blocking handler on the worker pool. A free function with by-value parameters (not a
 // capturing lambda) so nothing it uses can dangle while the coroutine is suspended (CP.51).
-static asio::awaitable<Response> RunHandler(const Handler* handler, Request request) {
+// nullopt: a dropping handler (Router::AddDropping) answered nothing.
+static asio::awaitable<std::optional<Response>> RunHandler(const Router::Route* route, Request request) {
     const log::ScopedContext ctx(request.request_id, "");
     try {
-        co_return (*handler)(request);
+        if (route->dropping_handler) {
+            co_return route->dropping_handler(request);
+        }
+        co_return route->handler(request);
     } catch (const std::exception& e) {
         // The exception's text is internal: it goes to the log (ErrorWithStatus logs 500s with
         // the request id), the client gets a generic message.
@@ -148,19 +153,17 @@ static asio::awaitable<Response> RunHandler(const Handler* handler, Request requ
     }
 }
 
-asio::awaitable<Response> HttpServer::Impl::Dispatch(Request request, std::string route_name, const Handler* handler,
-                                                     bool inline_run) {
-    if (inline_run) {
-        co_return co_await RunHandler(handler, std::move(request));
+asio::awaitable<std::optional<Response>> HttpServer::Impl::Dispatch(Request request, const Router::Route* route) {
+    if (route->options.inline_on_io_thread) {
+        co_return co_await RunHandler(route, std::move(request));
     }
     // Bounded queue: past the limit we answer at once instead of letting latency grow unbounded.
     if (queued.fetch_add(1) >= options.max_queued_requests) {
         queued.fetch_sub(1);
         co_return Response::ErrorWithStatus(503, "The server is overloaded; retry later").WithHeader("Retry-After", "1");
     }
-    Response res = co_await asio::co_spawn(workers, RunHandler(handler, std::move(request)), asio::use_awaitable);
+    auto res = co_await asio::co_spawn(workers, RunHandler(route, std::move(request)), asio::use_awaitable);
     queued.fetch_sub(1);
-    (void)route_name;
     co_return res;
 }
 
@@ -296,6 +299,7 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
         }
         auto match = router.Find(request.method, request.path);
         Response res;
+        bool drop = false;  // the handler answered nothing: close the connection (test doubles)
         std::string route_name = "unmatched";
         if (match.route == nullptr) {
             if (!match.allowed_methods.empty()) {
@@ -317,11 +321,12 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             copy_for_log.method = request.method;
             copy_for_log.path = request.path;
             copy_for_log.request_id = request.request_id;
-            res = co_await Dispatch(std::move(request), route_name, &match.route->handler,
-                                    match.route->options.inline_on_io_thread);
+            auto answer = co_await Dispatch(std::move(request), match.route);
+            drop = !answer.has_value();
+            res = drop ? Response() : std::move(*answer);
             Observe(copy_for_log, res, route_name, pattern, start);
         }
-        if (res.abort_connection) {
+        if (drop) {
             break;
         }
         co_await WriteResponse(*conn, std::move(res), request_id, keep_alive, version);

@@ -67,6 +67,12 @@ void Router::Add(std::string method, const std::string& pattern, Handler handler
     routes_.push_back(std::move(route));
 }
 
+void Router::AddDropping(std::string method, const std::string& pattern, DroppingHandler handler,
+                         RouteOptions options) {
+    Add(std::move(method), pattern, Handler(), std::move(options));
+    routes_.back().dropping_handler = std::move(handler);
+}
+
 Router::Match Router::Find(std::string_view method, std::string_view path) const {
     // Empty segments are dropped, so "/deployments/" and "/deployments" match the same route,
     // as the original's trailing-slash matching did.

@@ -18,8 +18,6 @@ struct Response {
     http::Headers headers;
     std::string body;
     std::string content_type;
-    /// Close the connection without answering (simulators use it to inject resets).
-    bool abort_connection = false;
 
     static Response Json(int status, const orch::Json& body);
     /// A body that is JSON text already (written with JsonWriter).

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,9 @@
 namespace orch::server {
 
 using Handler = std::function<Response(const Request&)>;
+/// A handler that may answer nothing: nullopt closes the connection without a response. Only for
+/// test doubles (site-sim injects connection resets); the service's routes always answer.
+using DroppingHandler = std::function<std::optional<Response>(const Request&)>;
 
 struct RouteOptions {
     /// Run on the I/O thread. Only for handlers that never block (no database, no network).
@@ -27,6 +31,7 @@ public:
         std::vector<std::string> segments;
         std::string pattern;
         Handler handler;
+        DroppingHandler dropping_handler;  ///< set instead of `handler` by AddDropping
         RouteOptions options;
     };
 
@@ -37,6 +42,8 @@ public:
     };
 
     void Add(std::string method, const std::string& pattern, Handler handler, RouteOptions options = {});
+    void AddDropping(std::string method, const std::string& pattern, DroppingHandler handler,
+                     RouteOptions options = {});
     Match Find(std::string_view method, std::string_view path) const;
     const std::vector<Route>& routes() const { return routes_; }
 
