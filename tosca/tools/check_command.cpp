@@ -1,6 +1,7 @@
 #include "check_command.hpp"
 
 #include "check_output.hpp"
+#include "common/build_info.hpp"
 #include "common/http_client.hpp"
 #include "common/json.hpp"
 #include "tosca/engine.hpp"
@@ -27,6 +28,7 @@ constexpr const char* kUsage =
     "usage: tosca-check [--inputs FILE.json] [--mirror URL_PREFIX=DIR]... [--allow-host HOST]...\n"
     "                   [--max-bytes SIZE] [--strict] [--format human|gcc|github|json] [--quiet]\n"
     "                   [--quiet-warnings] [--suppress-warning W-CODE]... TEMPLATE...\n"
+    "       tosca-check --version | --help\n"
     "\n"
     "Validates TOSCA templates as the orchestrator does on a create request; TEMPLATE - reads\n"
     "standard input. Imports are resolved relative to the file that imports them.\n"
@@ -54,6 +56,7 @@ struct Options {
     EngineOptions engine;
     OutputOptions output;
     bool help = false;
+    bool version = false;
 };
 
 /// Reads `path` ("-" = standard input) up to `limit` bytes, in chunks: an endless or huge file
@@ -142,6 +145,8 @@ Result<Options> ParseArgs(const std::vector<std::string>& args, const std::strin
         }
         if (arg == "--help" || arg == "-h") {
             options.help = true;
+        } else if (arg == "--version") {
+            options.version = true;
         } else if (arg == "--json") {
             options.output.format = OutputFormat::kJson;
         } else if (arg == "--strict") {
@@ -180,7 +185,7 @@ Result<Options> ParseArgs(const std::vector<std::string>& args, const std::strin
             options.templates.push_back(arg);
         }
     }
-    if (options.templates.empty() && !options.help) {
+    if (options.templates.empty() && !options.help && !options.version) {
         return Error::InvalidArgument("no template given");
     }
     return options;
@@ -225,6 +230,12 @@ int RunToscaCheck(
     }
     if (options->help) {
         out << kUsage;
+        return kExitValid;
+    }
+    if (options->version) {
+        // The same build facts as the orchestrator's --version and GET /info.
+        const BuildInfo info = GetBuildInfo();
+        out << "tosca-check " << info.version << " (" << info.git_commit << ")\n";
         return kExitValid;
     }
     std::unique_ptr<http::Client> client;

@@ -1,3 +1,4 @@
+#include "common/build_info.hpp"
 #include "tool_run.hpp"
 #include "tosca_test_util.hpp"
 
@@ -115,6 +116,14 @@ TEST_CASE("tosca-check: usage errors exit 2, unreadable files 4", "[tosca][tosca
     const Run help = Tool({"--help"});
     CHECK(help.status == 0);
     CHECK(help.out.find("usage: tosca-check") != std::string::npos);
+}
+
+TEST_CASE("tosca-check --version prints the build's version and commit", "[tosca][tosca-check]") {
+    const Run version = Tool({"--version"});
+    CHECK(version.status == 0);
+    const auto info = orch::GetBuildInfo();
+    CHECK(version.out == "tosca-check " + std::string(info.version) + " (" + std::string(info.git_commit) + ")\n");
+    CHECK(Tool({"--version=1"}).status == 2);  // takes no value
 }
 
 }  // namespace
