@@ -50,6 +50,21 @@ void ApplyDeployment(InMemoryDatabase::Row& row, const workflow::Transition& t, 
     }
 }
 
+// One ResourceChange on the resource it names (by id, or by node and instance index).
+void ApplyChange(domain::Resource& r, const workflow::ResourceChange& c, domain::TimePoint now) {
+    if (c.id.empty() ? (r.node_name != c.node || r.instance_index != c.index) : r.id != c.id) {
+        return;
+    }
+    r.updated_at = now;
+    r.state = c.state.value_or(r.state);
+    if (c.physical_id && !c.physical_id->empty()) {
+        r.physical_id = *c.physical_id;
+    }
+    if (c.metadata) {
+        r.metadata = *c.metadata;
+    }
+}
+
 void ApplyResources(InMemoryDatabase::Row& row, const workflow::Transition& t, domain::TimePoint now) {
     auto& rs = row.resources;
     if (t.drop_deleting_resources) {
@@ -63,16 +78,7 @@ void ApplyResources(InMemoryDatabase::Row& row, const workflow::Transition& t, d
     }
     for (const auto& c : t.resource_changes) {
         for (auto& r : rs) {
-            if (c.id.empty() ? (r.node_name == c.node && r.instance_index == c.index) : r.id == c.id) {
-                r.updated_at = now;
-                r.state = c.state.value_or(r.state);
-                if (c.physical_id && !c.physical_id->empty()) {
-                    r.physical_id = *c.physical_id;
-                }
-                if (c.metadata) {
-                    r.metadata = *c.metadata;
-                }
-            }
+            ApplyChange(r, c, now);
         }
     }
 }

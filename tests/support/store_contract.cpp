@@ -33,7 +33,7 @@ store::OwnerFilter Scope(const std::optional<std::string>& issuer) {
 }
 
 store::ListQuery Query(store::OwnerFilter owner = Scope(std::nullopt)) {
-    return store::ListQuery{.owner = owner};
+    return store::ListQuery{.owner = std::move(owner)};
 }
 
 // Whole seconds (both stores keep at least that precision), fixed once per fixture.
@@ -113,13 +113,15 @@ workflow::Job ClaimFor(StoreFixture& f, const std::string& id, const std::string
     auto jobs = f.workflow().Claim(owner, 100, minutes(1));
     REQUIRE(jobs);
     std::optional<workflow::Job> mine;
+    bool given_back = true;
     for (const auto& j : *jobs) {
         if (j.deployment_id == id && !mine) {
             mine = j;
         } else {
-            REQUIRE(f.workflow().Retry(j, owner, milliseconds(0), "not this test's"));
+            given_back = given_back && f.workflow().Retry(j, owner, milliseconds(0), "not this test's");
         }
     }
+    REQUIRE(given_back);
     REQUIRE(mine);
     return *mine;
 }
@@ -387,39 +389,49 @@ void StatusTransitions(const Factory& make) {
     CHECK(MustGet(*f, id).status == DStatus::kDeleteInProgress);
 }
 
+namespace {
+
+// Sends `request` from several threads at once: exactly one may succeed, the others get 409.
+void RaceOneWins(const std::function<Status()>& request) {
+    constexpr int kRacers = 6;
+    std::atomic<int> ok{0};
+    std::atomic<int> conflicts{0};
+    std::atomic<bool> go{false};
+    const auto racer = [&] {
+        while (!go.load()) {
+            std::this_thread::yield();
+        }
+        const Status s = request();
+        if (s) {
+            ++ok;
+        } else if (s.error().code == ErrorCode::kConflict) {
+            ++conflicts;
+        }
+    };
+    std::vector<std::thread> threads;
+    threads.reserve(kRacers);
+    for (int i = 0; i < kRacers; ++i) {
+        threads.emplace_back(racer);
+    }
+    go = true;
+    for (auto& t : threads) {
+        t.join();
+    }
+    CHECK(ok.load() == 1);
+    CHECK(conflicts.load() == kRacers - 1);
+}
+
+}  // namespace
+
 void ConcurrentRequestsOneWins(const Factory& make) {
     auto f = make();
     const std::string id = Add(*f, {.resources = 1});
     Complete(*f, id);
-    constexpr int kRacers = 6;
-    const auto race = [&](const std::function<Status()>& request) {
-        std::atomic<int> ok{0};
-        std::atomic<int> conflicts{0};
-        std::atomic<bool> go{false};
-        std::vector<std::thread> threads;
-        for (int i = 0; i < kRacers; ++i) {
-            threads.emplace_back([&] {
-                while (!go.load()) {
-                    std::this_thread::yield();
-                }
-                const Status s = request();
-                if (s) {
-                    ++ok;
-                } else if (s.error().code == ErrorCode::kConflict) {
-                    ++conflicts;
-                }
-            });
-        }
-        go = true;
-        for (auto& t : threads) {
-            t.join();
-        }
-        CHECK(ok.load() == 1);
-        CHECK(conflicts.load() == kRacers - 1);
-    };
-    race([&] { return f->deployments().BeginUpdate({.id = id, .template_text = "t2", .parameters = Json::object()}); });
+    RaceOneWins([&] {
+        return f->deployments().BeginUpdate({.id = id, .template_text = "t2", .parameters = Json::object()});
+    });
     CHECK(MustGet(*f, id).status == DStatus::kUpdateInProgress);
-    race([&] { return f->deployments().BeginDelete(id, false); });
+    RaceOneWins([&] { return f->deployments().BeginDelete(id, false); });
     CHECK(MustGet(*f, id).status == DStatus::kDeleteInProgress);
     auto jobs = f->workflow().Claim("w1", 10, minutes(1));
     REQUIRE(jobs);
