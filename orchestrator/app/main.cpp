@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/build_info.hpp"
+#include "common/clock.hpp"
 #include "common/config.hpp"
 #include "common/log.hpp"
 #include "connectors/chronos_connector.hpp"
@@ -179,6 +180,8 @@ int main(int argc, char** argv) {
         return 0;
     }
 
+    // The one real clock; everything below reads time through it.
+    const SystemClock clock;
     store::DatabaseSupervisor database(pool);
     database.Start();
     // Observability: every component records into the default registry that GET /metrics renders.
@@ -187,7 +190,7 @@ int main(int argc, char** argv) {
     ops::PlacementRejectionMetrics rejection_metrics(metrics_registry);
     placement->placer->SetObserver(&rejection_metrics);
     ops::MeteredConnectorRegistry metered_connectors(registry, metrics_registry);
-    const ops::StoreMetrics store_metrics(pool, metrics_registry, std::chrono::seconds(5));
+    const ops::StoreMetrics store_metrics(pool, metrics_registry, std::chrono::seconds(5), clock);
     // `auth: disabled` verifies no token: nothing to count.
     std::optional<ops::MeteredAuthenticator> metered_authenticator;
     if (auth->config.mode == auth::AuthMode::kOidc) {
@@ -204,6 +207,7 @@ int main(int argc, char** argv) {
                                     metered_connectors,
                                     *credentials,
                                     **callback_http,
+                                    clock,
                                     [](const domain::Deployment& d) { return api::DeploymentView(d, ""); },
                                     [](const tosca::DeploymentSpec& spec, const std::map<std::string, Json>& attrs) {
                                         return tosca::ResolveOutputs(spec, attrs);
@@ -213,7 +217,8 @@ int main(int argc, char** argv) {
 
     api::ApiContext api_context{deployments,         templates,
                                 authenticator,       auth->token_keeper.get(),
-                                auth->config,        &metered_placer,
+                                auth->config,        clock,
+                                &metered_placer,
                                 config->external_base_url, [&engine] { engine.Wake(); },
                                 config->egress.get(),      config->deployment_limits};
     server::Router router;
@@ -221,7 +226,7 @@ int main(int argc, char** argv) {
     store::PgScheduleStore schedule_store(pool);
     api::ScheduleApi schedule_api{api_context, schedule_store};
     app::RegisterAllRoutes(router, database, api_context, schedule_api, metrics_registry);
-    schedule::ScheduleEventService schedule_events(schedule_store, templates, [&engine] { engine.Wake(); },
+    schedule::ScheduleEventService schedule_events(schedule_store, templates, [&engine] { engine.Wake(); }, clock,
                                                    {.limits = config->deployment_limits});
     api::HttpFileNotificationSource file_notifications(router, api_context);
     file_notifications.Start(schedule_events);

@@ -135,7 +135,7 @@ Result<Response> CreateDeployment(ApiContext& ctx, const Request& request) {
     service::DeploymentDraft draft{body.template_text, body.parameters, body.callback, body.options,
                                    body.user_group.value_or(""), domain::Owner{principal.issuer, principal.subject}};
     ORCH_ASSIGN_OR_RETURN(const store::NewDeployment created,
-                          service::BuildNewDeployment(ctx.templates, draft, ctx.deployment_limits));
+                          service::BuildNewDeployment(ctx.templates, draft, ctx.deployment_limits, ctx.clock.now()));
     ORCH_RETURN_IF_ERROR(EnrollCaller(ctx, request, principal));
     const domain::Deployment& d = created.deployment;
     ORCH_RETURN_IF_ERROR(ctx.store.Create(created));
@@ -172,7 +172,7 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     // Scaling up is bounded as creating is.
     ORCH_RETURN_IF_ERROR(service::CheckInstanceCap(spec, ctx.deployment_limits));
     ORCH_ASSIGN_OR_RETURN(auto existing, ctx.store.ListResources(d.id, std::nullopt, 0, 100000, {}));
-    ORCH_ASSIGN_OR_RETURN(const ScalingPlan plan, PlanScaling(spec, existing.items, d.id));
+    ORCH_ASSIGN_OR_RETURN(const ScalingPlan plan, PlanScaling(spec, existing.items, d.id, ctx.clock.now()));
     ORCH_RETURN_IF_ERROR(EnrollCaller(ctx, request, principal));
     store::UpdateRequest update;
     update.id = d.id;

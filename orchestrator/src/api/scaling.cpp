@@ -16,7 +16,7 @@ bool IsLive(const domain::Resource& r) {
 }  // namespace
 
 Result<ScalingPlan> PlanScaling(const tosca::DeploymentSpec& spec, const std::vector<domain::Resource>& existing,
-                                const std::string& deployment_id) {
+                                const std::string& deployment_id, domain::TimePoint now) {
     ScalingPlan plan;
     std::map<std::string, std::vector<const domain::Resource*>> by_node;
     for (const auto& r : existing) {
@@ -24,7 +24,6 @@ Result<ScalingPlan> PlanScaling(const tosca::DeploymentSpec& spec, const std::ve
             by_node[r.node_name].push_back(&r);
         }
     }
-    const auto now = std::chrono::system_clock::now();
     std::set<std::string> in_template;
     for (const auto& node : spec.nodes) {
         in_template.insert(node.name);

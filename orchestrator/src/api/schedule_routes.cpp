@@ -51,7 +51,7 @@ Result<Response> CreateSchedule(ScheduleApi& ctx, const Request& request) {
     ORCH_RETURN_IF_ERROR(EnrollCaller(ctx.api, request, principal));
     domain::Schedule s;
     s.id = SequentialUuid();
-    s.created_at = std::chrono::system_clock::now();
+    s.created_at = ctx.api.clock.now();
     s.updated_at = s.created_at;
     s.file_expression = body.file_expression;
     s.replication_expression = body.replication_expression;

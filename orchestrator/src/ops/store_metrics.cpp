@@ -4,10 +4,12 @@
 
 namespace orch::ops {
 
-StoreMetrics::StoreMetrics(store::PgPool& pool, metrics::Registry& registry, std::chrono::milliseconds ttl)
+StoreMetrics::StoreMetrics(store::PgPool& pool, metrics::Registry& registry, std::chrono::milliseconds ttl,
+                           const Clock& clock)
     : pool_(pool),
       registry_(registry),
       ttl_(ttl),
+      clock_(clock),
       pool_connections_(registry.AddGauge("orch_db_pool_connections",
                                           "Database pool connections by state (size, open, in_use, waiting callers)",
                                           {"state"})),
@@ -33,7 +35,7 @@ void StoreMetrics::Collect() {
 
 void StoreMetrics::RefreshCounts() {
     const std::lock_guard lock(mutex_);
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = clock_.steady_now();
     if (refreshed_ != std::chrono::steady_clock::time_point{} && now - refreshed_ < ttl_) {
         return;
     }

@@ -7,8 +7,13 @@
 namespace orch::schedule {
 
 ScheduleEventService::ScheduleEventService(store::ScheduleStore& schedules, workflow::TemplateService& templates,
-                                           std::function<void()> wake_workflow, ScheduleEventOptions options)
-    : schedules_(schedules), templates_(templates), wake_workflow_(std::move(wake_workflow)), options_(options) {}
+                                           std::function<void()> wake_workflow, const Clock& clock,
+                                           ScheduleEventOptions options)
+    : schedules_(schedules),
+      templates_(templates),
+      wake_workflow_(std::move(wake_workflow)),
+      clock_(clock),
+      options_(options) {}
 
 Result<NotificationOutcome> ScheduleEventService::OnFileAvailable(const FileNotification& file,
                                                                   const store::OwnerFilter& scope) {
@@ -63,7 +68,7 @@ Result<NotificationOutcome::Created> ScheduleEventService::CreateEvent(const std
     draft.owner = schedule->owner;
     draft.parameters_accepted = true;
     ORCH_ASSIGN_OR_RETURN(const store::NewDeployment deployment,
-                          service::BuildNewDeployment(templates_, draft, options_.limits));
+                          service::BuildNewDeployment(templates_, draft, options_.limits, clock_.now()));
     domain::ScheduleEvent event;
     event.id = SequentialUuid();
     event.schedule_id = schedule_id;

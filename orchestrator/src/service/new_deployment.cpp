@@ -21,7 +21,7 @@ Status CheckInstanceCap(const tosca::DeploymentSpec& spec, const DeploymentLimit
 }
 
 Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templates, const DeploymentDraft& draft,
-                                                const DeploymentLimits& limits) {
+                                                const DeploymentLimits& limits, domain::TimePoint now) {
     const Json& accepted = draft.parameters_accepted ? draft.parameters : workflow::NoAcceptedParameters();
     ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec,
                           templates.Build(draft.template_text, draft.parameters, accepted));
@@ -29,7 +29,7 @@ Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templ
     store::NewDeployment created;
     domain::Deployment& d = created.deployment;
     d.id = SequentialUuid();
-    d.created_at = std::chrono::system_clock::now();
+    d.created_at = now;
     d.updated_at = d.created_at;
     d.status = domain::Status::kCreateInProgress;
     d.callback = draft.callback;

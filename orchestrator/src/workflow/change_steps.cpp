@@ -196,8 +196,7 @@ StepResult Action(StepServices& s, const Job& job, const CancelToken& cancel) {
     }
     Json payload = job.payload;
     payload["physical_id"] = physical_id;
-    payload["started_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::system_clock::now().time_since_epoch())
+    payload["started_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now().time_since_epoch())
                                 .count();
     payload["polls"] = 0;
     return StepResult::Commit(Then(NextJob{"action_poll", payload, s.options.first_poll, true}));
@@ -232,7 +231,7 @@ StepResult ActionPoll(StepServices& s, const Job& job, const CancelToken& cancel
         }
     }
     const auto started = std::chrono::milliseconds(job.payload.value("started_ms", std::int64_t{0}));
-    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now().time_since_epoch());
     if (now - started > s.options.action_timeout) {
         return StepResult::Commit(ActionFailed(st, rid, std::string(kTimeoutReason)));
     }

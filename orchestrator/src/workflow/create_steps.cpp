@@ -4,8 +4,8 @@
 namespace orch::workflow::steps {
 namespace {
 
-bool PastDeadline(const WorkflowState& st) {
-    return st.deadline && std::chrono::system_clock::now() > *st.deadline;
+bool PastDeadline(const StepServices& s, const WorkflowState& st) {
+    return st.deadline && s.clock.now() > *st.deadline;
 }
 
 // A user error met while polling ends the deployment, but the attempt that met it is still
@@ -141,7 +141,7 @@ StepResult Deploy(StepServices& s, const Job& job, const CancelToken& cancel) {
         return StepResult::Commit({});  // deleted or moved on meanwhile: nothing to do
     }
     const WorkflowState& st = **loaded;
-    if (PastDeadline(st)) {
+    if (PastDeadline(s, st)) {
         return StepResult::Commit(FailCreate(st, std::string(kTimeoutReason)));
     }
     auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters, st.deployment.parameters);
@@ -173,12 +173,12 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
         return StepResult::Commit(FailCreate(st, "internal: attempt " + std::to_string(seq) + " not found"));
     }
     const Attempt& attempt = st.attempts[static_cast<std::size_t>(seq)];
-    if (PastDeadline(st)) {
+    if (PastDeadline(s, st)) {
         Transition t = FailCreate(st, std::string(kTimeoutReason));
         return StepResult::Commit(std::move(t));
     }
     const int provider_mins = st.deployment.options.provider_timeout_mins.value_or(s.options.default_provider_timeout_mins);
-    if (std::chrono::system_clock::now() > attempt.started_at + std::chrono::minutes(provider_mins)) {
+    if (s.clock.now() > attempt.started_at + std::chrono::minutes(provider_mins)) {
         return StepResult::Commit(NextSite(st, seq, "Provider timeout during deployment (" + std::to_string(provider_mins) +
                                                         " minutes)"));
     }

@@ -67,7 +67,7 @@ Transition Removed(StepServices& s, const Job& job, const Attempt& a, bool main_
     Transition t = MarkCleaned(a, "");
     // A Create still running elsewhere when we deleted could re-create objects: look once more
     // after the longest a connector call can take.
-    const auto age = std::chrono::system_clock::now() - a.started_at;
+    const auto age = s.clock.now() - a.started_at;
     if (age < s.options.create_call_timeout && !job.payload.value("verify", false)) {
         const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(s.options.create_call_timeout - age);
         t.side_jobs.push_back(NextJob{"cleanup", Json{{"seq", a.seq}, {"verify", true}}, wait, false});

@@ -60,6 +60,18 @@ void Engine::Wake() {
     wake_.notify_all();
 }
 
+Result<bool> Engine::RunOneDue() {
+    auto jobs = store_.Claim(options_.owner, 1, options_.lease);
+    if (!jobs) {
+        return jobs.error();
+    }
+    if (jobs->empty()) {
+        return false;
+    }
+    RunJob(jobs->front(), std::make_shared<CancelToken>());
+    return true;
+}
+
 std::size_t Engine::running() const {
     const std::lock_guard lock(mutex_);
     return busy_;

@@ -30,7 +30,7 @@ WorkflowHarness::WorkflowHarness(std::vector<std::string> sites)
       placer(std::move(sites)),
       registry(connector),
       http(std::move(*http::MakeClient({}))),
-      services{workflow_store, templates, placer, registry, credentials, *http, nullptr, nullptr, FastOptions()} {
+      services{workflow_store, templates, placer, registry, credentials, *http, clock, nullptr, nullptr, FastOptions()} {
     if (!store::ApplyMigrations(pool)) {
         throw std::runtime_error("migrations failed");
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 // A real database, the real stores, engine and steps; fake template service, placer and sites.
+#include <common/clock.hpp>
 #include <common/http_client.hpp>
 #include <orchestrator/store/pg_deployment_store.hpp>
 #include <orchestrator/store/pg_pool.hpp>
@@ -75,6 +76,7 @@ public:
     FakeRegistry registry;
     FakeCredentials credentials;
     std::unique_ptr<http::Client> http;
+    SystemClock clock;  ///< this rig runs the real engine against real time
     workflow::StepServices services;
     RecordingEngineObserver observer;  ///< every engine StartEngine makes reports here
     std::unique_ptr<workflow::Engine> engine;

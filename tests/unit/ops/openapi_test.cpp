@@ -54,7 +54,8 @@ std::set<std::string> RegisteredRoutes() {
     orch::test::FakeTemplateService templates(orch::test::SimpleSpec());
     auto authenticator = orch::auth::MakeDisabledAuthenticator();
     const orch::auth::AuthConfig auth_config;
-    orch::api::ApiContext context{store, templates, *authenticator, nullptr, auth_config, nullptr, "", [] {}};
+    const orch::ManualClock clock;
+    orch::api::ApiContext context{store, templates, *authenticator, nullptr, auth_config, clock, nullptr, "", [] {}};
     orch::metrics::Registry registry;
     orch::server::Router router;
     orch::store::PgScheduleStore schedule_store(pool);

@@ -66,7 +66,8 @@ struct Harness {
     orch::test::FakeTemplateService templates{orch::tosca::DeploymentSpec{}};
     TwoAttempts store;
     orch::auth::AuthConfig auth_config;
-    orch::api::ApiContext ctx{store, templates, authenticator, nullptr, auth_config, nullptr, "http://o", {}};
+    orch::ManualClock clock;
+    orch::api::ApiContext ctx{store, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
     orch::server::Router router;
 
     Harness() {

@@ -61,7 +61,8 @@ struct Harness {
     orch::test::FakeTemplateService templates{orch::tosca::DeploymentSpec{}};
     OneDeleted store;
     orch::auth::AuthConfig auth_config;
-    orch::api::ApiContext ctx{store, templates, authenticator, nullptr, auth_config, nullptr, "http://o", {}};
+    orch::ManualClock clock;
+    orch::api::ApiContext ctx{store, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
     orch::server::Router router;
 
     Harness() {

@@ -104,7 +104,8 @@ struct Harness {
     NoDeployments deployments;
     MemorySchedules schedules;
     orch::auth::AuthConfig auth_config;
-    orch::api::ApiContext ctx{deployments, templates, authenticator, nullptr, auth_config, nullptr, "http://o", {}};
+    orch::ManualClock clock;
+    orch::api::ApiContext ctx{deployments, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
     orch::api::ScheduleApi schedule_api{ctx, schedules};
     orch::server::Router router;
     orch::api::HttpFileNotificationSource source{router, ctx};

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/clock.hpp"
 #include "common/egress_policy.hpp"
 #include "common/result.hpp"
 #include "orchestrator/auth/auth_config.hpp"
@@ -27,6 +28,7 @@ struct ApiContext {
     auth::Authenticator& authenticator;
     auth::TokenKeeper* token_keeper = nullptr;  ///< null: no acting for users later (tests)
     const auth::AuthConfig& auth_config;
+    const Clock& clock;                         ///< creation times of deployments, schedules, resources
     placement::Placer* placer = nullptr;        ///< null: dry runs and /configuration say so
     std::string external_base_url;
     std::function<void()> wake_workflow;        ///< a deployment was queued: look for work now

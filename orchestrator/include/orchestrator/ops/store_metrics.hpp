@@ -3,6 +3,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "common/clock.hpp"
 #include "common/metrics.hpp"
 #include "orchestrator/store/pg_pool.hpp"
 
@@ -11,10 +12,10 @@ namespace orch::ops {
 /// Database-backed gauges for /metrics: the pool's usage (read from memory on every scrape) and
 /// deployments by status plus due workflow jobs (read from the trigger-kept counters, at most once
 /// per `ttl`, so frequent scrapes cost the database nothing). Collection runs inside the /metrics
-/// handler, i.e. on the worker pool, never on an I/O thread.
+/// handler, i.e. on the worker pool, never on an I/O thread. The ttl is measured on `clock`.
 class StoreMetrics {
 public:
-    StoreMetrics(store::PgPool& pool, metrics::Registry& registry, std::chrono::milliseconds ttl);
+    StoreMetrics(store::PgPool& pool, metrics::Registry& registry, std::chrono::milliseconds ttl, const Clock& clock);
     ~StoreMetrics();
     StoreMetrics(const StoreMetrics&) = delete;
     StoreMetrics& operator=(const StoreMetrics&) = delete;
@@ -26,6 +27,7 @@ private:
     store::PgPool& pool_;
     metrics::Registry& registry_;
     std::chrono::milliseconds ttl_;
+    const Clock& clock_;
     metrics::Family<metrics::Gauge>& pool_connections_;
     metrics::Family<metrics::Gauge>& deployments_;
     metrics::Family<metrics::Gauge>& jobs_;

@@ -2,6 +2,8 @@
 
 #include <functional>
 
+#include "common/clock.hpp"
+
 #include "orchestrator/schedule/file_expression.hpp"
 #include "orchestrator/schedule/file_notification.hpp"
 #include "orchestrator/service/deployment_limits.hpp"
@@ -23,7 +25,7 @@ struct ScheduleEventOptions {
 class ScheduleEventService final : public FileNotificationSink {
 public:
     ScheduleEventService(store::ScheduleStore& schedules, workflow::TemplateService& templates,
-                         std::function<void()> wake_workflow, ScheduleEventOptions options = {});
+                         std::function<void()> wake_workflow, const Clock& clock, ScheduleEventOptions options = {});
 
     Result<NotificationOutcome> OnFileAvailable(const FileNotification& file, const store::OwnerFilter& scope) override;
 
@@ -36,6 +38,7 @@ private:
     store::ScheduleStore& schedules_;
     workflow::TemplateService& templates_;
     std::function<void()> wake_workflow_;
+    const Clock& clock_;
     ScheduleEventOptions options_;
     FileExpressionCache expressions_;
 };

@@ -37,9 +37,9 @@ Status CheckInstanceCap(const tosca::DeploymentSpec& spec, const DeploymentLimit
 /// Validates the template with its parameters (the 400s of POST /deployments, the instance cap)
 /// and assembles the deployment row and its resources as POST /deployments stores them:
 /// CREATE_IN_PROGRESS, a sequential id, one resource per node instance. Storing it queues the
-/// deploy workflow.
+/// deploy workflow. `now` is its creation time (and the start of its timeout).
 Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templates, const DeploymentDraft& draft,
-                                                const DeploymentLimits& limits);
+                                                const DeploymentLimits& limits, domain::TimePoint now);
 
 /// One resource row per node instance of `spec` (count from scalable, default 1), state INITIAL.
 std::vector<domain::Resource> ResourcesFor(const tosca::DeploymentSpec& spec, const std::string& deployment_id,

@@ -4,6 +4,7 @@
 #include <functional>
 #include <optional>
 
+#include "common/clock.hpp"
 #include "common/http_client.hpp"
 #include "connectors/connector.hpp"
 #include "orchestrator/domain/deployment.hpp"
@@ -42,6 +43,7 @@ struct StepServices {
     connectors::ConnectorRegistry& connectors;
     CredentialSource& credentials;
     http::Client& http;  ///< callbacks
+    const Clock& clock;  ///< deadlines, provider timeouts, action timeouts
     std::function<Json(const domain::Deployment&)> render;  ///< the Deployment JSON of callbacks
     std::function<Json(const tosca::DeploymentSpec&, const std::map<std::string, Json>&)> resolve_outputs;
     StepOptions options;

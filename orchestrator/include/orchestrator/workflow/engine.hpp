@@ -71,6 +71,10 @@ public:
     void Stop();
     /// Look for due jobs now (the API just queued one).
     void Wake();
+    /// Claims one due job and runs it on the calling thread, committing or retrying its outcome
+    /// as a worker does; false when none was due. For tests that drive the steps one by one (with
+    /// a ManualClock deciding what is due) on an engine that was not started.
+    Result<bool> RunOneDue();
 
     std::size_t running() const;
 

@@ -1,0 +1,71 @@
+// The store contract (test_support/store_contract.hpp) on PgDeploymentStore and PgWorkflowStore,
+// each case on a fresh database: what the in-memory fakes of the unit tier are held to.
+#include "test_support/store_contract.hpp"
+#include "test_support/test_env.hpp"
+
+#include <orchestrator/store/migrations.hpp>
+#include <orchestrator/store/pg_deployment_store.hpp>
+#include <orchestrator/store/pg_pool.hpp>
+#include <orchestrator/store/pg_workflow_store.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+namespace {
+
+using namespace orch::test::contract;
+
+class PgFixture final : public StoreFixture {
+   public:
+    PgFixture() {
+        if (!orch::store::ApplyMigrations(pool_)) {
+            throw std::runtime_error("migrations failed");
+        }
+    }
+    orch::store::DeploymentStore& deployments() override { return deployments_; }
+    orch::workflow::WorkflowStore& workflow() override { return workflow_; }
+    orch::domain::TimePoint Now() override { return std::chrono::system_clock::now(); }
+    // The database reads its own clock (now()): only real time passes for it.
+    void Elapse(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
+
+   private:
+    orch::test::TestDatabase db_;
+    orch::store::PgPool pool_{orch::store::PgPoolOptions{.dsn = db_.dsn(), .size = 8}};
+    orch::store::PgDeploymentStore deployments_{pool_};
+    orch::store::PgWorkflowStore workflow_{pool_};
+};
+
+const Factory kMake = [] {
+    return std::make_unique<PgFixture>();
+};
+
+}  // namespace
+
+TEST_CASE("pg stores: create, get, resources", "[store][contract]") {
+    CreateGetAndResources(kMake);
+}
+TEST_CASE("pg stores: owner scoping", "[store][contract]") {
+    OwnerScoping(kMake);
+}
+TEST_CASE("pg stores: pagination and sort", "[store][contract]") {
+    PaginationAndSort(kMake);
+}
+TEST_CASE("pg stores: status transitions", "[store][contract]") {
+    StatusTransitions(kMake);
+}
+TEST_CASE("pg stores: concurrent requests, one wins", "[store][contract]") {
+    ConcurrentRequestsOneWins(kMake);
+}
+TEST_CASE("pg stores: lease fencing", "[store][contract]") {
+    LeaseFencing(kMake);
+}
+TEST_CASE("pg stores: job timing", "[store][contract]") {
+    JobTiming(kMake);
+}
+TEST_CASE("pg stores: attempts", "[store][contract]") {
+    AttemptsRecorded(kMake);
+}
+TEST_CASE("pg stores: purge of deleted deployments", "[store][contract]") {
+    PurgeDeleted(kMake);
+}

@@ -1,0 +1,386 @@
+// InMemoryDatabase and InMemoryDeploymentStore: rows, owner scoping, ordering and the status guards.
+#include "test_support/in_memory_stores.hpp"
+
+#include <algorithm>
+
+namespace orch::test {
+namespace {
+
+using DStatus = domain::Status;
+using Lock = std::lock_guard<std::mutex>;
+
+Error NotFound(const std::string& id) {
+    return Error::NotFound("The deployment <" + id + "> doesn't exist");
+}
+
+bool Updatable(DStatus s) {
+    return s == DStatus::kCreateComplete || s == DStatus::kUpdateComplete || s == DStatus::kUpdateFailed;
+}
+
+// -1, 0 or 1 as PostgreSQL orders the column (ASCII text here; ids are canonical lowercase uuids,
+// whose text order is their uuid order).
+template <typename T>
+int Cmp(const T& a, const T& b) {
+    return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+int CompareDeployments(const domain::Deployment& a, const domain::Deployment& b, const std::string& column) {
+    if (column == "created_at") {
+        return Cmp(a.created_at, b.created_at);
+    }
+    if (column == "updated_at") {
+        return Cmp(a.updated_at, b.updated_at);
+    }
+    if (column == "status") {
+        return Cmp(domain::StatusName(a.status), domain::StatusName(b.status));
+    }
+    if (column == "task") {
+        return Cmp(domain::TaskName(a.task), domain::TaskName(b.task));
+    }
+    if (column == "cloud_provider_name") {
+        return Cmp(a.cloud_provider_name, b.cloud_provider_name);
+    }
+    if (column == "user_group") {
+        return Cmp(a.user_group, b.user_group);
+    }
+    return Cmp(a.id, b.id);
+}
+
+int CompareResources(const domain::Resource& a, const domain::Resource& b, const std::string& column) {
+    if (column == "created_at") {
+        return Cmp(a.created_at, b.created_at);
+    }
+    if (column == "updated_at") {
+        return Cmp(a.updated_at, b.updated_at);
+    }
+    if (column == "state") {
+        return Cmp(domain::NodeStateName(a.state), domain::NodeStateName(b.state));
+    }
+    if (column == "node_name") {
+        return Cmp(a.node_name, b.node_name);
+    }
+    if (column == "node_type") {
+        return Cmp(a.node_type, b.node_type);
+    }
+    return Cmp(a.id, b.id);
+}
+
+// The stores' ORDER BY: the keys (default created_at DESC), then id DESC for a total order.
+template <typename T, typename Compare>
+void SortRows(std::vector<T>& rows, const std::vector<store::SortKey>& sort, Compare compare) {
+    std::vector<store::SortKey> keys = sort.empty() ? std::vector<store::SortKey>{{"created_at", true}} : sort;
+    keys.push_back({"id", true});
+    std::stable_sort(rows.begin(), rows.end(), [&](const T& a, const T& b) {
+        for (const auto& key : keys) {
+            const int c = compare(a, b, key.column);
+            if (c != 0) {
+                return key.descending ? c > 0 : c < 0;
+            }
+        }
+        return false;
+    });
+}
+
+template <typename T>
+store::Page<T> Slice(std::vector<T> rows, int page, int size) {
+    store::Page<T> out;
+    out.total = static_cast<std::int64_t>(rows.size());
+    const auto from = static_cast<std::int64_t>(page) * size;
+    for (std::int64_t i = from; i < out.total && i < from + size; ++i) {
+        out.items.push_back(std::move(rows[static_cast<std::size_t>(i)]));
+    }
+    return out;
+}
+
+bool Visible(const store::OwnerFilter& owner, const domain::Deployment& d) {
+    if (owner.matches_nothing()) {
+        return false;
+    }
+    const std::string issuer = d.owner ? d.owner->issuer : std::string();
+    const std::string subject = d.owner ? d.owner->subject : std::string();
+    if (owner.issuer() && issuer != *owner.issuer() && !(owner.include_unowned() && issuer.empty())) {
+        return false;
+    }
+    return !owner.subject() || subject == *owner.subject();
+}
+
+bool Matches(const store::ListQuery& q, const domain::Deployment& d) {
+    const std::string status(domain::StatusName(d.status));
+    return Visible(q.owner, d) && (!q.user_group || d.user_group == *q.user_group) &&
+           std::find(q.excluded_status.begin(), q.excluded_status.end(), status) == q.excluded_status.end() &&
+           (q.include_deleted || d.status != DStatus::kDeleteComplete);
+}
+
+std::optional<domain::TimePoint> DeadlineOf(const domain::RequestOptions& o, domain::TimePoint from) {
+    if (!o.timeout_mins) {
+        return std::nullopt;
+    }
+    return from + std::chrono::minutes(*o.timeout_mins);
+}
+
+}  // namespace
+
+void InMemoryDatabase::InsertJob(const std::string& deployment_id, const workflow::NextJob& next) {
+    JobRow row;
+    row.job.id = next_job_id_++;
+    row.job.deployment_id = deployment_id;
+    row.job.kind = next.kind;
+    row.job.workflow = next.workflow;
+    row.job.payload = next.payload;
+    row.run_at = clock_.now() + next.delay;
+    jobs_.push_back(std::move(row));
+}
+
+bool InMemoryDatabase::HasWorkflowJob(const std::string& deployment_id) const {
+    return std::any_of(jobs_.begin(), jobs_.end(), [&](const JobRow& j) {
+        return j.job.deployment_id == deployment_id && j.job.workflow;
+    });
+}
+
+void InMemoryDatabase::DeleteWorkflowJobs(const std::string& deployment_id) {
+    std::erase_if(jobs_, [&](const JobRow& j) { return j.job.deployment_id == deployment_id && j.job.workflow; });
+}
+
+// ---- deployments ----
+
+Status InMemoryDeploymentStore::Create(const store::NewDeployment& created) {
+    const Lock lock(db_.mutex());
+    const auto& d = created.deployment;
+    if (db_.rows().count(d.id) != 0) {
+        return Error::Conflict("duplicate deployment id");
+    }
+    InMemoryDatabase::Row row;
+    row.deployment = d;
+    row.deployment.task = domain::Task::kNone;
+    row.deadline = DeadlineOf(d.options, d.created_at);
+    row.resources = created.resources;
+    for (auto& r : row.resources) {
+        r.deployment_id = d.id;
+        r.updated_at = r.created_at;
+    }
+    db_.rows().emplace(d.id, std::move(row));
+    db_.InsertJob(d.id, workflow::NextJob{"deploy", Json::object(), {}, true});
+    return Ok();
+}
+
+Result<std::optional<domain::Deployment>> InMemoryDeploymentStore::Get(const std::string& id) {
+    const Lock lock(db_.mutex());
+    const auto it = db_.rows().find(id);
+    return it == db_.rows().end() ? std::nullopt : std::optional(it->second.deployment);
+}
+
+Result<store::Page<domain::Deployment>> InMemoryDeploymentStore::List(const store::ListQuery& q) {
+    const Lock lock(db_.mutex());
+    std::vector<domain::Deployment> rows;
+    for (const auto& [id, row] : db_.rows()) {
+        if (Matches(q, row.deployment)) {
+            rows.push_back(row.deployment);
+        }
+    }
+    SortRows(rows, q.sort, CompareDeployments);
+    return Slice(std::move(rows), q.page, q.size);
+}
+
+Result<store::Page<domain::Resource>> InMemoryDeploymentStore::ListResources(
+    const std::string& deployment_id,
+    const std::optional<std::string>& type,
+    int page,
+    int size,
+    const std::vector<store::SortKey>& sort
+) {
+    const Lock lock(db_.mutex());
+    std::vector<domain::Resource> rows;
+    if (const auto it = db_.rows().find(deployment_id); it != db_.rows().end()) {
+        for (const auto& r : it->second.resources) {
+            if (!type || std::find(r.type_chain.begin(), r.type_chain.end(), *type) != r.type_chain.end()) {
+                rows.push_back(r);
+            }
+        }
+    }
+    SortRows(rows, sort, CompareResources);
+    return Slice(std::move(rows), page, size);
+}
+
+Result<std::optional<domain::Resource>> InMemoryDeploymentStore::GetResource(
+    const std::string& deployment_id, const std::string& resource_id
+) {
+    const Lock lock(db_.mutex());
+    if (const auto it = db_.rows().find(deployment_id); it != db_.rows().end()) {
+        for (const auto& r : it->second.resources) {
+            if (r.id == resource_id) {
+                return std::optional(r);
+            }
+        }
+    }
+    return std::optional<domain::Resource>();
+}
+
+Status InMemoryDeploymentStore::BeginDelete(const std::string& id, bool force) {
+    const Lock lock(db_.mutex());
+    const auto it = db_.rows().find(id);
+    if (it == db_.rows().end()) {
+        return NotFound(id);
+    }
+    auto& d = it->second.deployment;
+    if (d.status == DStatus::kDeleteInProgress || d.status == DStatus::kDeleteComplete) {
+        return Error::Conflict("Deployment already in " + std::string(domain::StatusName(d.status)) + " state.");
+    }
+    const auto now = db_.clock().now();
+    d.status = DStatus::kDeleteInProgress;
+    d.status_reason.clear();
+    d.task = domain::Task::kNone;
+    d.updated_at = now;
+    for (auto& r : it->second.resources) {
+        r.state = domain::NodeState::kDeleting;
+        r.updated_at = now;
+    }
+    db_.DeleteWorkflowJobs(id);
+    db_.InsertJob(id, workflow::NextJob{"delete", Json{{"force", force}}, {}, true});
+    return Ok();
+}
+
+Status InMemoryDeploymentStore::BeginUpdate(const store::UpdateRequest& u) {
+    const Lock lock(db_.mutex());
+    const auto it = db_.rows().find(u.id);
+    if (it == db_.rows().end()) {
+        return NotFound(u.id);
+    }
+    auto& row = it->second;
+    auto& d = row.deployment;
+    if (!Updatable(d.status)) {
+        return Error::Conflict("Cannot update a deployment in " + std::string(domain::StatusName(d.status)) + " state");
+    }
+    if (db_.HasWorkflowJob(u.id)) {  // checked before any change: the transaction would roll back
+        return Error::Conflict("The deployment <" + u.id + "> is busy with another operation; retry later");
+    }
+    const auto now = db_.clock().now();
+    d.status = DStatus::kUpdateInProgress;
+    d.status_reason.clear();
+    d.task = domain::Task::kNone;
+    d.updated_at = now;
+    d.template_text = u.template_text;
+    d.parameters = u.parameters;
+    if (!u.callback.empty()) {
+        d.callback = u.callback;
+    }
+    d.options = u.options;
+    d.req_cpus = u.req_cpus;
+    d.req_mem_mb = u.req_mem_mb;
+    d.req_gpus = u.req_gpus;
+    d.req_instances = u.req_instances;
+    row.deadline = DeadlineOf(u.options, now);
+    for (auto r : u.added) {
+        r.deployment_id = u.id;
+        r.updated_at = r.created_at;
+        row.resources.push_back(std::move(r));
+    }
+    for (auto& r : row.resources) {
+        const bool removed = std::find(u.removed_resource_ids.begin(), u.removed_resource_ids.end(), r.id) !=
+                             u.removed_resource_ids.end();
+        if (removed) {
+            r.state = domain::NodeState::kDeleting;
+            r.updated_at = now;
+        } else if (r.state != domain::NodeState::kCreating && r.state != domain::NodeState::kDeleting && r.state != domain::NodeState::kStarted) {
+            r.state = domain::NodeState::kConfiguring;
+            r.updated_at = now;
+        }
+    }
+    db_.InsertJob(u.id, workflow::NextJob{"update", Json::object(), {}, true});
+    return Ok();
+}
+
+Status InMemoryDeploymentStore::ResetToDeleteFailed(const std::string& id) {
+    const Lock lock(db_.mutex());
+    const auto it = db_.rows().find(id);
+    if (it == db_.rows().end()) {
+        return NotFound(id);
+    }
+    auto& d = it->second.deployment;
+    if (d.status != DStatus::kDeleteInProgress) {
+        return Error::Conflict("Cannot reset a deployment in " + std::string(domain::StatusName(d.status)) + " state");
+    }
+    d.status = DStatus::kDeleteFailed;
+    d.status_reason.clear();
+    d.task = domain::Task::kNone;
+    d.updated_at = db_.clock().now();
+    db_.DeleteWorkflowJobs(id);
+    return Ok();
+}
+
+Result<Json> InMemoryDeploymentStore::GetPlacement(const std::string& id) {
+    const Lock lock(db_.mutex());
+    const auto it = db_.rows().find(id);
+    return it == db_.rows().end() ? Json(nullptr) : it->second.decision;
+}
+
+Result<std::string> InMemoryDeploymentStore::GetLog(const std::string& id) {
+    const Lock lock(db_.mutex());
+    const auto it = db_.rows().find(id);
+    return it == db_.rows().end() ? std::string() : it->second.log;
+}
+
+Result<std::vector<domain::Attempt>> InMemoryDeploymentStore::ListAttempts(const std::string& id) {
+    const Lock lock(db_.mutex());
+    std::vector<domain::Attempt> out;
+    const auto it = db_.rows().find(id);
+    if (it == db_.rows().end()) {
+        return out;
+    }
+    auto attempts = it->second.attempts;
+    std::sort(attempts.begin(), attempts.end(), [](const auto& a, const auto& b) { return a.seq < b.seq; });
+    for (const auto& a : attempts) {
+        if (out.size() >= static_cast<std::size_t>(store::kMaxListedAttempts)) {
+            break;
+        }
+        domain::Attempt v;
+        v.seq = a.seq;
+        v.provider_id = a.provider_id;
+        v.provider_name = a.provider_name;
+        v.service_id = a.service_id;
+        v.started_at = a.started_at;
+        if (const auto f = it->second.finished_at.find(a.seq); f != it->second.finished_at.end()) {
+            v.finished_at = f->second;
+        }
+        v.outcome = domain::ParseAttemptOutcome(a.outcome);
+        v.reason = a.reason;
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+Status InMemoryDeploymentStore::BeginAction(
+    const std::string& id, const std::string& resource_id, const std::string& action
+) {
+    const Lock lock(db_.mutex());
+    const auto it = db_.rows().find(id);
+    if (it == db_.rows().end()) {
+        return NotFound(id);
+    }
+    const auto status = it->second.deployment.status;
+    if (!Updatable(status)) {
+        return Error::Conflict(
+            "Cannot perform actions on deployment in " + std::string(domain::StatusName(status)) + " state"
+        );
+    }
+    auto& rs = it->second.resources;
+    const auto r = std::find_if(rs.begin(), rs.end(), [&](const domain::Resource& x) { return x.id == resource_id; });
+    if (r == rs.end()) {
+        return Error::InvalidArgument("Resource " + resource_id + " not found in deployment " + id);
+    }
+    const bool start = action == "start";
+    if ((start && r->state != domain::NodeState::kStopped) || (!start && r->state != domain::NodeState::kStarted)) {
+        return Error::InvalidArgument(
+            std::string(start ? "Cannot start" : "Cannot stop") + " node in state " +
+            std::string(domain::NodeStateName(r->state))
+        );
+    }
+    if (db_.HasWorkflowJob(id)) {
+        return Error::Conflict("The deployment <" + id + "> is busy with another operation; retry later");
+    }
+    r->state = start ? domain::NodeState::kStarting : domain::NodeState::kStopping;
+    r->updated_at = db_.clock().now();
+    db_.InsertJob(id, workflow::NextJob{"action", Json{{"resource", resource_id}, {"action", action}}, {}, true});
+    return Ok();
+}
+
+}  // namespace orch::test

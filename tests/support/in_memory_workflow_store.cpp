@@ -1,0 +1,280 @@
+// InMemoryWorkflowStore: the job queue with its leases, and the transitions steps commit.
+#include "test_support/in_memory_stores.hpp"
+
+#include <algorithm>
+
+namespace orch::test {
+namespace {
+
+using DStatus = domain::Status;
+using Lock = std::lock_guard<std::mutex>;
+
+const Error kLeaseLost = Error::Conflict("job lease lost");
+
+void ApplyDeployment(InMemoryDatabase::Row& row, const workflow::Transition& t, domain::TimePoint now) {
+    auto& d = row.deployment;
+    d.updated_at = now;
+    if (t.status) {
+        d.status = *t.status;
+    }
+    if (t.status_reason) {
+        d.status_reason = *t.status_reason;
+    }
+    if (t.task) {
+        d.task = *t.task;
+    }
+    if (t.physical_id) {
+        d.physical_id = *t.physical_id;
+    }
+    if (t.provider_name) {
+        d.cloud_provider_name = *t.provider_name;
+    }
+    if (t.provider_endpoint) {
+        d.cloud_provider_endpoint = *t.provider_endpoint;
+    }
+    if (t.outputs) {
+        d.outputs = *t.outputs;
+    }
+    if (t.placement) {
+        row.decision = Json::parse(t.placement->decision_json);
+        row.candidates = t.placement->candidates;
+    }
+    if (t.candidate_index) {
+        row.candidate_index = *t.candidate_index;
+    }
+    if (t.handle) {
+        row.handle = *t.handle;
+    }
+    if (t.log) {
+        row.log = *t.log;
+    }
+}
+
+// One ResourceChange on the resource it names (by id, or by node and instance index).
+void ApplyChange(domain::Resource& r, const workflow::ResourceChange& c, domain::TimePoint now) {
+    if (c.id.empty() ? (r.node_name != c.node || r.instance_index != c.index) : r.id != c.id) {
+        return;
+    }
+    r.updated_at = now;
+    r.state = c.state.value_or(r.state);
+    if (c.physical_id && !c.physical_id->empty()) {
+        r.physical_id = *c.physical_id;
+    }
+    if (c.metadata) {
+        r.metadata = *c.metadata;
+    }
+}
+
+void ApplyResources(InMemoryDatabase::Row& row, const workflow::Transition& t, domain::TimePoint now) {
+    auto& rs = row.resources;
+    if (t.drop_deleting_resources) {
+        std::erase_if(rs, [](const domain::Resource& r) { return r.state == domain::NodeState::kDeleting; });
+    }
+    for (auto& r : rs) {
+        if (t.resources_state && r.state != domain::NodeState::kDeleted) {
+            r.state = *t.resources_state;
+            r.updated_at = now;
+        }
+    }
+    for (const auto& c : t.resource_changes) {
+        for (auto& r : rs) {
+            ApplyChange(r, c, now);
+        }
+    }
+}
+
+void ApplyAttempt(InMemoryDatabase::Row& row, const workflow::Attempt& a, domain::TimePoint now) {
+    for (auto& stored : row.attempts) {
+        if (stored.seq != a.seq) {
+            continue;
+        }
+        stored.outcome = a.outcome;
+        stored.reason = a.reason;
+        if (a.outcome == "RUNNING") {
+            row.finished_at.erase(a.seq);
+        } else {
+            row.finished_at.emplace(a.seq, now);  // keeps an earlier finish
+        }
+        if (!a.handle.is_null()) {
+            stored.handle = a.handle;
+        }
+        stored.cleaned = stored.cleaned || a.cleaned;
+    }
+}
+
+}  // namespace
+
+Result<std::vector<workflow::Job>> InMemoryWorkflowStore::Claim(
+    const std::string& owner, int max, std::chrono::milliseconds lease
+) {
+    const Lock lock(db_.mutex());
+    const auto now = db_.clock().now();
+    std::vector<InMemoryDatabase::JobRow*> due;
+    for (auto& j : db_.jobs()) {
+        if (j.run_at <= now && (!j.lease_until || *j.lease_until < now)) {
+            due.push_back(&j);
+        }
+    }
+    std::stable_sort(due.begin(), due.end(), [](const auto* a, const auto* b) { return a->run_at < b->run_at; });
+    std::vector<workflow::Job> out;
+    for (auto* j : due) {
+        if (static_cast<int>(out.size()) >= max) {
+            break;
+        }
+        j->job.lease_owner = owner;
+        j->lease_until = now + lease;
+        ++j->job.attempts;
+        out.push_back(j->job);
+    }
+    return out;
+}
+
+Result<std::vector<std::int64_t>> InMemoryWorkflowStore::Heartbeat(
+    const std::string& owner, const std::vector<std::int64_t>& ids, std::chrono::milliseconds lease
+) {
+    const Lock lock(db_.mutex());
+    std::vector<std::int64_t> lost;
+    for (const auto id : ids) {
+        auto& jobs = db_.jobs();
+        const auto j = std::find_if(jobs.begin(), jobs.end(), [&](const auto& x) { return x.job.id == id; });
+        if (j == jobs.end() || j->job.lease_owner != owner) {
+            lost.push_back(id);
+        } else {
+            j->lease_until = db_.clock().now() + lease;
+        }
+    }
+    return lost;
+}
+
+Result<std::optional<workflow::WorkflowState>> InMemoryWorkflowStore::Load(const std::string& deployment_id) {
+    const Lock lock(db_.mutex());
+    const auto it = db_.rows().find(deployment_id);
+    if (it == db_.rows().end()) {
+        return std::optional<workflow::WorkflowState>();
+    }
+    const auto& row = it->second;
+    workflow::WorkflowState s;
+    s.deployment = row.deployment;
+    s.candidates = row.candidates;
+    s.candidate_index = row.candidate_index;
+    s.handle = row.handle;
+    s.deadline = row.deadline;
+    s.attempts = row.attempts;
+    std::sort(s.attempts.begin(), s.attempts.end(), [](const auto& a, const auto& b) { return a.seq < b.seq; });
+    s.resources = row.resources;
+    std::stable_sort(s.resources.begin(), s.resources.end(), [](const auto& a, const auto& b) {
+        return a.created_at != b.created_at ? a.created_at < b.created_at : a.id < b.id;
+    });
+    return std::optional(std::move(s));
+}
+
+namespace {
+bool HoldsLease(InMemoryDatabase& db, const workflow::Job& job, const std::string& owner) {
+    return std::any_of(db.jobs().begin(), db.jobs().end(), [&](const auto& j) {
+        return j.job.id == job.id && j.job.lease_owner == owner;
+    });
+}
+}  // namespace
+
+Status InMemoryWorkflowStore::StartAttempt(
+    const workflow::Job& job, const std::string& owner, const workflow::Attempt& a
+) {
+    const Lock lock(db_.mutex());
+    if (!HoldsLease(db_, job, owner)) {
+        return kLeaseLost;
+    }
+    const auto it = db_.rows().find(job.deployment_id);
+    if (it == db_.rows().end()) {
+        return Error::Internal("attempt of a missing deployment");  // a foreign-key violation there
+    }
+    auto& attempts = it->second.attempts;
+    if (std::none_of(attempts.begin(), attempts.end(), [&](const auto& x) { return x.seq == a.seq; })) {
+        workflow::Attempt stored;
+        stored.seq = a.seq;
+        stored.provider_id = a.provider_id;
+        stored.provider_name = a.provider_name;
+        stored.service_id = a.service_id;
+        stored.target = a.target;
+        stored.started_at = db_.clock().now();
+        stored.outcome = "RUNNING";
+        attempts.push_back(std::move(stored));
+    }
+    return Ok();
+}
+
+Status InMemoryWorkflowStore::Commit(
+    const workflow::Job& job, const std::string& owner, const workflow::Transition& t
+) {
+    const Lock lock(db_.mutex());
+    if (!HoldsLease(db_, job, owner)) {
+        return kLeaseLost;
+    }
+    const auto now = db_.clock().now();
+    if (const auto it = db_.rows().find(job.deployment_id); it != db_.rows().end()) {
+        ApplyDeployment(it->second, t, now);
+        ApplyResources(it->second, t, now);
+        if (t.finish_attempt) {
+            ApplyAttempt(it->second, *t.finish_attempt, now);
+        }
+    }
+    std::erase_if(db_.jobs(), [&](const auto& j) { return j.job.id == job.id; });
+    if (t.next) {
+        db_.InsertJob(job.deployment_id, *t.next);
+    }
+    for (const auto& side : t.side_jobs) {
+        db_.InsertJob(job.deployment_id, side);
+    }
+    return Ok();
+}
+
+Status InMemoryWorkflowStore::Retry(
+    const workflow::Job& job, const std::string& owner, std::chrono::milliseconds delay, const std::string& error
+) {
+    const Lock lock(db_.mutex());
+    for (auto& j : db_.jobs()) {
+        if (j.job.id == job.id && j.job.lease_owner == owner) {
+            j.job.lease_owner.clear();
+            j.lease_until.reset();
+            j.last_error = error.substr(0, 2000);
+            j.run_at = db_.clock().now() + delay;
+            return Ok();
+        }
+    }
+    return kLeaseLost;
+}
+
+Result<std::int64_t> InMemoryWorkflowStore::PurgeDeleted(std::chrono::milliseconds retention, int limit) {
+    const Lock lock(db_.mutex());
+    const auto cutoff = db_.clock().now() - retention;
+    std::int64_t purged = 0;
+    for (auto it = db_.rows().begin(); it != db_.rows().end() && purged < limit;) {
+        const auto& d = it->second.deployment;
+        const bool has_jobs = std::any_of(db_.jobs().begin(), db_.jobs().end(), [&](const auto& j) {
+            return j.job.deployment_id == d.id;
+        });
+        if (d.status == DStatus::kDeleteComplete && d.updated_at < cutoff && !has_jobs) {
+            it = db_.rows().erase(it);
+            ++purged;
+        } else {
+            ++it;
+        }
+    }
+    return purged;
+}
+
+Result<std::pair<std::int64_t, std::int64_t>> InMemoryWorkflowStore::QueueDepth() {
+    const Lock lock(db_.mutex());
+    const auto now = db_.clock().now();
+    std::int64_t waiting = 0;
+    std::int64_t leased = 0;
+    for (const auto& j : db_.jobs()) {
+        if (!j.lease_until || *j.lease_until < now) {
+            ++waiting;
+        } else {
+            ++leased;
+        }
+    }
+    return std::make_pair(waiting, leased);
+}
+
+}  // namespace orch::test

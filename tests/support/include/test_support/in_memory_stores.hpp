@@ -1,0 +1,122 @@
+#pragma once
+
+// In-memory twins of PgDeploymentStore and PgWorkflowStore for unit tests: the same rows, jobs
+// and leases, the same status guards and error codes, time read from an injected Clock. They
+// pass the store contract suite (tests/support/include/test_support/store_contract.hpp) that
+// the PostgreSQL stores pass, so a handler or step tested against them behaves as in production.
+#include <common/clock.hpp>
+#include <orchestrator/store/deployment_store.hpp>
+#include <orchestrator/workflow/workflow_store.hpp>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace orch::test {
+
+/// What the two stores share: the deployments table, its resources and attempts, and the jobs.
+class InMemoryDatabase {
+   public:
+    struct Row {
+        domain::Deployment deployment;
+        Json decision = nullptr;  ///< placement->'decision'
+        Json candidates = nullptr;
+        int candidate_index = 0;
+        Json handle = nullptr;
+        std::optional<domain::TimePoint> deadline;
+        std::string log;
+        std::vector<domain::Resource> resources;
+        std::vector<workflow::Attempt> attempts;
+        std::map<int, domain::TimePoint> finished_at;  ///< by attempt seq
+    };
+    struct JobRow {
+        workflow::Job job;  ///< lease_owner empty = not leased
+        std::optional<domain::TimePoint> lease_until;
+        domain::TimePoint run_at{};
+        std::string last_error;
+    };
+
+    explicit InMemoryDatabase(const Clock& clock) : clock_(clock) {}
+
+    const Clock& clock() const { return clock_; }
+    /// Every operation holds this for its whole duration: one operation, one transaction.
+    std::mutex& mutex() { return mutex_; }
+    std::map<std::string, Row>& rows() { return rows_; }
+    std::vector<JobRow>& jobs() { return jobs_; }
+    /// Appends a job (the caller holds the mutex).
+    void InsertJob(const std::string& deployment_id, const workflow::NextJob& next);
+    /// Whether the deployment has a workflow job queued or running.
+    bool HasWorkflowJob(const std::string& deployment_id) const;
+    void DeleteWorkflowJobs(const std::string& deployment_id);
+
+   private:
+    const Clock& clock_;
+    std::mutex mutex_;
+    std::map<std::string, Row> rows_;
+    std::vector<JobRow> jobs_;
+    std::int64_t next_job_id_ = 1;
+};
+
+class InMemoryDeploymentStore final : public store::DeploymentStore {
+   public:
+    explicit InMemoryDeploymentStore(InMemoryDatabase& db) : db_(db) {}
+
+    Status Create(const store::NewDeployment& created) override;
+    Result<std::optional<domain::Deployment>> Get(const std::string& id) override;
+    Result<store::Page<domain::Deployment>> List(const store::ListQuery& query) override;
+    Result<store::Page<domain::Resource>> ListResources(
+        const std::string& deployment_id,
+        const std::optional<std::string>& type,
+        int page,
+        int size,
+        const std::vector<store::SortKey>& sort
+    ) override;
+    Result<std::optional<domain::Resource>> GetResource(
+        const std::string& deployment_id, const std::string& resource_id
+    ) override;
+    Status BeginDelete(const std::string& id, bool force) override;
+    Status BeginUpdate(const store::UpdateRequest& update) override;
+    Status ResetToDeleteFailed(const std::string& id) override;
+    Result<Json> GetPlacement(const std::string& id) override;
+    Result<std::string> GetLog(const std::string& id) override;
+    Result<std::vector<domain::Attempt>> ListAttempts(const std::string& id) override;
+    Status BeginAction(const std::string& id, const std::string& resource_id, const std::string& action) override;
+
+   private:
+    InMemoryDatabase& db_;
+};
+
+class InMemoryWorkflowStore final : public workflow::WorkflowStore {
+   public:
+    explicit InMemoryWorkflowStore(InMemoryDatabase& db) : db_(db) {}
+
+    Result<std::vector<workflow::Job>> Claim(const std::string& owner, int max, std::chrono::milliseconds lease)
+        override;
+    Result<std::vector<std::int64_t>> Heartbeat(
+        const std::string& owner, const std::vector<std::int64_t>& ids, std::chrono::milliseconds lease
+    ) override;
+    Result<std::optional<workflow::WorkflowState>> Load(const std::string& deployment_id) override;
+    Status StartAttempt(const workflow::Job& job, const std::string& owner, const workflow::Attempt& attempt) override;
+    Status Commit(const workflow::Job& job, const std::string& owner, const workflow::Transition& t) override;
+    Status Retry(
+        const workflow::Job& job, const std::string& owner, std::chrono::milliseconds delay, const std::string& error
+    ) override;
+    Result<std::int64_t> PurgeDeleted(std::chrono::milliseconds retention, int limit) override;
+    Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
+
+   private:
+    InMemoryDatabase& db_;
+};
+
+/// The three together, for tests that want both stores over one database.
+struct InMemoryStores {
+    explicit InMemoryStores(const Clock& clock) : db(clock) {}
+    InMemoryDatabase db;
+    InMemoryDeploymentStore deployments{db};
+    InMemoryWorkflowStore workflow{db};
+};
+
+}  // namespace orch::test

@@ -1,0 +1,46 @@
+#pragma once
+
+// The contract of DeploymentStore and WorkflowStore, written once and run against every
+// implementation: tests/unit/orchestrator/in_memory_store_contract_test.cpp (the in-memory
+// fakes) and tests/integration/orchestrator/pg_store_contract_test.cpp (PostgreSQL). A fake that
+// drifts from the real store fails here, not in a handler test that trusted it.
+#include <orchestrator/store/deployment_store.hpp>
+#include <orchestrator/workflow/workflow_store.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace orch::test::contract {
+
+/// One fresh, empty pair of stores over one database.
+class StoreFixture {
+   public:
+    virtual ~StoreFixture() = default;
+    virtual store::DeploymentStore& deployments() = 0;
+    virtual workflow::WorkflowStore& workflow() = 0;
+    /// The stores' notion of now (creation times of the rows the suite writes).
+    virtual domain::TimePoint Now() = 0;
+    /// Lets `d` pass for the stores: sleeps for the database, moves a ManualClock for a fake.
+    virtual void Elapse(std::chrono::milliseconds d) = 0;
+
+    /// The suite's time origin for this fixture, fixed at first use (whole seconds, in the past).
+    std::optional<domain::TimePoint> base_time;
+};
+
+using Factory = std::function<std::unique_ptr<StoreFixture>()>;
+
+// Each runs its checks on fixtures from `make`; Catch sections are not used, so a test case
+// that calls one reports its failures under its own name.
+void CreateGetAndResources(const Factory& make);
+void OwnerScoping(const Factory& make);
+void PaginationAndSort(const Factory& make);
+void StatusTransitions(const Factory& make);
+void ConcurrentRequestsOneWins(const Factory& make);
+void LeaseFencing(const Factory& make);
+void JobTiming(const Factory& make);
+void AttemptsRecorded(const Factory& make);
+void PurgeDeleted(const Factory& make);
+
+}  // namespace orch::test::contract

@@ -1,0 +1,593 @@
+// The store contract (store_contract.hpp): what the API and the workflow rely on from
+// DeploymentStore and WorkflowStore, checked the same way on every implementation.
+#include "test_support/store_contract.hpp"
+
+#include <common/uuid.hpp>
+#include <orchestrator/auth/principal.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+namespace orch::test::contract {
+namespace {
+
+using domain::NodeState;
+using DStatus = domain::Status;
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+const domain::Owner kAlice{"https://iam-a/", "alice"};
+const domain::Owner kBob{"https://iam-a/", "bob"};
+const domain::Owner kCarol{"https://iam-b/", "carol"};
+
+// What a caller of `issuer` sees (nullopt: the local user of auth-disabled mode).
+store::OwnerFilter Scope(const std::optional<std::string>& issuer) {
+    auth::Principal caller;
+    caller.local = !issuer;
+    caller.issuer = issuer.value_or("");
+    return store::OwnerFilter::VisibleTo(caller);
+}
+
+store::ListQuery Query(store::OwnerFilter owner = Scope(std::nullopt)) {
+    return store::ListQuery{.owner = std::move(owner)};
+}
+
+// Whole seconds (both stores keep at least that precision), fixed once per fixture.
+domain::TimePoint Base(StoreFixture& f) {
+    if (!f.base_time) {
+        f.base_time = std::chrono::floor<seconds>(f.Now()) - minutes(10);
+    }
+    return *f.base_time;
+}
+
+struct Spec {
+    std::optional<domain::Owner> owner;
+    seconds offset{0};
+    std::string group;
+    DStatus status = DStatus::kCreateInProgress;
+    int resources = 0;
+    std::optional<int> timeout_mins;
+};
+
+std::string Add(StoreFixture& f, const Spec& spec) {
+    store::NewDeployment n;
+    auto& d = n.deployment;
+    d.id = SequentialUuid();
+    d.created_at = Base(f) + spec.offset;
+    d.updated_at = d.created_at;
+    d.status = spec.status;
+    d.owner = spec.owner;
+    d.user_group = spec.group;
+    d.template_text = "tosca_definitions_version: tosca_simple_yaml_1_0";
+    d.parameters = Json{{"count", 2}};
+    d.options.timeout_mins = spec.timeout_mins;
+    d.kind = "MARATHON";
+    for (int i = 0; i < spec.resources; ++i) {
+        domain::Resource r;
+        r.id = SequentialUuid();
+        r.deployment_id = d.id;
+        r.created_at = d.created_at + seconds(i);
+        r.updated_at = r.created_at;
+        r.node_name = "app";
+        r.node_type = "tosca.nodes.indigo.Container";
+        r.type_chain = {"tosca.nodes.indigo.Container", "tosca.nodes.Root"};
+        r.instance_index = i;
+        n.resources.push_back(std::move(r));
+    }
+    REQUIRE(f.deployments().Create(n));
+    return d.id;
+}
+
+std::vector<std::string> Ids(const store::Page<domain::Deployment>& page) {
+    std::vector<std::string> ids;
+    for (const auto& d : page.items) {
+        ids.push_back(d.id);
+    }
+    return ids;
+}
+
+store::Page<domain::Deployment> MustList(StoreFixture& f, const store::ListQuery& q) {
+    auto page = f.deployments().List(q);
+    REQUIRE(page);
+    return *page;
+}
+
+domain::Deployment MustGet(StoreFixture& f, const std::string& id) {
+    auto got = f.deployments().Get(id);
+    REQUIRE(got);
+    REQUIRE(got->has_value());
+    return **got;
+}
+
+ErrorCode CodeOf(const Status& s) {
+    REQUIRE_FALSE(s);
+    return s.error().code;
+}
+
+// Claims the due job of `id` for `owner`; any other due job is given back at once.
+workflow::Job ClaimFor(StoreFixture& f, const std::string& id, const std::string& owner = "w1") {
+    auto jobs = f.workflow().Claim(owner, 100, minutes(1));
+    REQUIRE(jobs);
+    std::optional<workflow::Job> mine;
+    bool given_back = true;
+    for (const auto& j : *jobs) {
+        if (j.deployment_id == id && !mine) {
+            mine = j;
+        } else {
+            given_back = given_back && f.workflow().Retry(j, owner, milliseconds(0), "not this test's");
+        }
+    }
+    REQUIRE(given_back);
+    REQUIRE(mine);
+    return *mine;
+}
+
+// Runs the deploy step's outcome: CREATE_COMPLETE, every resource STARTED.
+void Complete(StoreFixture& f, const std::string& id) {
+    const auto job = ClaimFor(f, id);
+    workflow::Transition t;
+    t.status = DStatus::kCreateComplete;
+    t.resources_state = NodeState::kStarted;
+    REQUIRE(f.workflow().Commit(job, "w1", t));
+}
+
+std::map<std::string, NodeState> States(StoreFixture& f, const std::string& id) {
+    auto page = f.deployments().ListResources(id, std::nullopt, 0, 100, {});
+    REQUIRE(page);
+    std::map<std::string, NodeState> out;
+    for (const auto& r : page->items) {
+        out[r.id] = r.state;
+    }
+    return out;
+}
+
+std::vector<std::string> ResourceIds(StoreFixture& f, const std::string& id) {
+    std::vector<std::string> out;
+    for (const auto& [rid, state] : States(f, id)) {
+        out.push_back(rid);
+    }
+    return out;
+}
+
+}  // namespace
+
+void CreateGetAndResources(const Factory& make) {
+    auto f = make();
+    const std::string id = Add(*f, {.owner = kAlice, .group = "g1", .resources = 2, .timeout_mins = 30});
+    const auto d = MustGet(*f, id);
+    CHECK(d.status == DStatus::kCreateInProgress);
+    CHECK(d.task == domain::Task::kNone);
+    REQUIRE(d.owner);
+    CHECK(d.owner->issuer == kAlice.issuer);
+    CHECK(d.owner->subject == kAlice.subject);
+    CHECK(d.user_group == "g1");
+    CHECK(d.parameters == Json{{"count", 2}});
+    CHECK(d.template_text == "tosca_definitions_version: tosca_simple_yaml_1_0");
+    CHECK(d.options.timeout_mins == 30);
+    CHECK(d.created_at == Base(*f));
+
+    auto unknown = f->deployments().Get(SequentialUuid());
+    REQUIRE(unknown);
+    CHECK_FALSE(unknown->has_value());
+
+    auto all = f->deployments().ListResources(id, std::nullopt, 0, 10, {});
+    REQUIRE(all);
+    CHECK(all->total == 2);
+    auto derived = f->deployments().ListResources(id, std::string("tosca.nodes.Root"), 0, 10, {});
+    REQUIRE(derived);
+    CHECK(derived->total == 2);  // type_chain: a type matches its instances through derivation
+    auto other = f->deployments().ListResources(id, std::string("tosca.nodes.Other"), 0, 10, {});
+    REQUIRE(other);
+    CHECK(other->total == 0);
+    auto resource = f->deployments().GetResource(id, all->items[0].id);
+    REQUIRE(resource);
+    REQUIRE(resource->has_value());
+    CHECK((*resource)->node_name == "app");
+    auto missing = f->deployments().GetResource(id, SequentialUuid());
+    REQUIRE(missing);
+    CHECK_FALSE(missing->has_value());
+
+    auto loaded = f->workflow().Load(id);
+    REQUIRE(loaded);
+    REQUIRE(loaded->has_value());
+    const auto& st = **loaded;
+    CHECK(st.deployment.id == id);
+    CHECK(st.candidates.is_null());
+    CHECK(st.handle.is_null());
+    CHECK(st.attempts.empty());
+    CHECK(st.resources.size() == 2);
+    REQUIRE(st.deadline);
+    CHECK(std::chrono::abs(*st.deadline - (d.created_at + minutes(30))) < seconds(1));
+    auto none = f->workflow().Load(SequentialUuid());
+    REQUIRE(none);
+    CHECK_FALSE(none->has_value());
+
+    CHECK(f->deployments().GetPlacement(id).value().is_null());
+    CHECK(f->deployments().GetLog(id).value().empty());
+
+    // Creating queues the deploy step, on the deployment's main line.
+    auto jobs = f->workflow().Claim("w1", 10, minutes(1));
+    REQUIRE(jobs);
+    REQUIRE(jobs->size() == 1);
+    CHECK(jobs->at(0).kind == "deploy");
+    CHECK(jobs->at(0).deployment_id == id);
+    CHECK(jobs->at(0).workflow);
+    CHECK(jobs->at(0).attempts == 1);
+}
+
+void OwnerScoping(const Factory& make) {
+    auto f = make();
+    const auto alice = Add(*f, {.owner = kAlice, .offset = seconds(1)});
+    const auto bob = Add(*f, {.owner = kBob, .offset = seconds(2)});
+    const auto carol = Add(*f, {.owner = kCarol, .offset = seconds(3)});
+    const auto unowned = Add(*f, {.offset = seconds(4)});
+    using V = std::vector<std::string>;
+
+    CHECK(Ids(MustList(*f, Query())) == V{unowned, carol, bob, alice});  // the local user sees all
+    CHECK(Ids(MustList(*f, Query(Scope("https://iam-a/")))) == V{unowned, bob, alice});
+    CHECK(Ids(MustList(*f, Query(Scope("https://iam-b/")))) == V{unowned, carol});
+    CHECK(MustList(*f, Query(Scope("https://iam-b/"))).total == 2);
+
+    auto own = Scope("https://iam-a/");
+    own.OwnedBy(kAlice.issuer, kAlice.subject);
+    CHECK(Ids(MustList(*f, Query(own))) == V{alice});  // narrowing drops unowned rows
+    auto foreign = Scope("https://iam-b/");
+    foreign.OwnedBy(kAlice.issuer, kAlice.subject);  // another issuer's owner: nothing, not alice
+    const auto none = MustList(*f, Query(foreign));
+    CHECK(none.items.empty());
+    CHECK(none.total == 0);
+    auto local_narrowed = Scope(std::nullopt);
+    local_narrowed.OwnedBy(kCarol.issuer, kCarol.subject);
+    CHECK(Ids(MustList(*f, Query(local_narrowed))) == V{carol});
+
+    // The list views (the API's fast path) are scoped the same.
+    auto listed = f->deployments().ListListed(Query(Scope("https://iam-b/")));
+    REQUIRE(listed);
+    REQUIRE(listed->items.size() == 2);
+    CHECK(listed->items[0].id == unowned);
+    CHECK(listed->items[1].id == carol);
+    CHECK(listed->total == 2);
+}
+
+void PaginationAndSort(const Factory& make) {
+    auto f = make();
+    std::vector<std::string> d;
+    for (int i = 0; i < 5; ++i) {
+        const DStatus status = i == 1   ? DStatus::kDeleteComplete
+                               : i == 3 ? DStatus::kCreateFailed
+                                        : DStatus::kCreateInProgress;
+        d.push_back(Add(*f, {.offset = seconds(i), .group = i % 2 == 0 ? "a" : "b", .status = status}));
+    }
+    using V = std::vector<std::string>;
+    auto q = Query();
+    const auto first = MustList(*f, q);
+    CHECK(Ids(first) == V{d[4], d[3], d[2], d[0]});  // newest first; DELETE_COMPLETE hidden
+    CHECK(first.total == 4);
+
+    q.size = 2;
+    q.page = 1;
+    const auto second = MustList(*f, q);
+    CHECK(Ids(second) == V{d[2], d[0]});
+    CHECK(second.total == 4);
+    q.page = 5;
+    const auto past = MustList(*f, q);
+    CHECK(past.items.empty());
+    CHECK(past.total == 4);  // the total is told past the last page too
+
+    auto deleted = Query();
+    deleted.include_deleted = true;
+    CHECK(MustList(*f, deleted).total == 5);
+
+    auto excluded = Query();
+    excluded.excluded_status = {"CREATE_FAILED"};
+    CHECK(Ids(MustList(*f, excluded)) == V{d[4], d[2], d[0]});
+
+    auto ascending = Query();
+    ascending.sort = {{"created_at", false}};
+    CHECK(Ids(MustList(*f, ascending)) == V{d[0], d[2], d[3], d[4]});
+
+    auto by_status = Query();
+    by_status.sort = {{"status", false}, {"created_at", true}};
+    CHECK(Ids(MustList(*f, by_status)) == V{d[3], d[4], d[2], d[0]});
+
+    auto group = Query();
+    group.user_group = "b";
+    CHECK(Ids(MustList(*f, group)) == V{d[3]});
+
+    // The fast path pages and sorts as List does.
+    q.page = 1;
+    auto listed = f->deployments().ListListed(q);
+    REQUIRE(listed);
+    REQUIRE(listed->items.size() == 2);
+    CHECK(listed->items[0].id == d[2]);
+    CHECK(listed->total == 4);
+
+    // Resources page the same way (created_at desc by default).
+    const std::string many = Add(*f, {.resources = 3});
+    auto page0 = f->deployments().ListResources(many, std::nullopt, 0, 2, {});
+    REQUIRE(page0);
+    CHECK(page0->total == 3);
+    REQUIRE(page0->items.size() == 2);
+    CHECK(page0->items[0].instance_index == 2);
+    CHECK(page0->items[1].instance_index == 1);
+    auto asc1 = f->deployments().ListResources(many, std::nullopt, 1, 2, {{"created_at", false}});
+    REQUIRE(asc1);
+    REQUIRE(asc1->items.size() == 1);
+    CHECK(asc1->items[0].instance_index == 2);
+}
+
+void StatusTransitions(const Factory& make) {
+    auto f = make();
+    const std::string ghost = SequentialUuid();
+    CHECK(CodeOf(f->deployments().BeginDelete(ghost, false)) == ErrorCode::kNotFound);
+    CHECK(CodeOf(f->deployments().ResetToDeleteFailed(ghost)) == ErrorCode::kNotFound);
+    CHECK(CodeOf(f->deployments().BeginUpdate({.id = ghost, .parameters = Json::object()})) == ErrorCode::kNotFound);
+    CHECK(CodeOf(f->deployments().BeginAction(ghost, SequentialUuid(), "stop")) == ErrorCode::kNotFound);
+
+    const std::string id = Add(*f, {.resources = 2});
+    const auto rids = ResourceIds(*f, id);
+    const auto busy = f->deployments().BeginUpdate({.id = id, .parameters = Json::object()});
+    CHECK(CodeOf(busy) == ErrorCode::kConflict);
+    CHECK(busy.error().message == "Cannot update a deployment in CREATE_IN_PROGRESS state");
+    CHECK(CodeOf(f->deployments().BeginAction(id, rids[0], "stop")) == ErrorCode::kConflict);
+
+    Complete(*f, id);
+    CHECK(MustGet(*f, id).status == DStatus::kCreateComplete);
+
+    // Actions: STARTED → STOPPING and one queued step; a second action meanwhile is busy and
+    // changes nothing.
+    REQUIRE(f->deployments().BeginAction(id, rids[0], "stop"));
+    CHECK(States(*f, id)[rids[0]] == NodeState::kStopping);
+    CHECK(CodeOf(f->deployments().BeginAction(id, rids[1], "stop")) == ErrorCode::kConflict);
+    CHECK(States(*f, id)[rids[1]] == NodeState::kStarted);
+    CHECK(CodeOf(f->deployments().BeginAction(id, rids[0], "stop")) == ErrorCode::kInvalidArgument);
+    CHECK(CodeOf(f->deployments().BeginAction(id, SequentialUuid(), "stop")) == ErrorCode::kInvalidArgument);
+    {
+        const auto job = ClaimFor(*f, id);
+        CHECK(job.kind == "action");
+        CHECK(job.payload.value("resource", "") == rids[0]);
+        workflow::Transition t;
+        t.resource_changes.push_back({.id = rids[0], .state = NodeState::kStopped});
+        REQUIRE(f->workflow().Commit(job, "w1", t));
+    }
+
+    // Update: only from a completed state; instances not being created, removed or running are
+    // reconfigured.
+    REQUIRE(f->deployments().BeginUpdate({.id = id, .template_text = "t2", .parameters = Json{{"count", 3}}}));
+    const auto updating = MustGet(*f, id);
+    CHECK(updating.status == DStatus::kUpdateInProgress);
+    CHECK(updating.template_text == "t2");
+    CHECK(States(*f, id)[rids[0]] == NodeState::kConfiguring);
+    CHECK(States(*f, id)[rids[1]] == NodeState::kStarted);
+    const auto again = f->deployments().BeginUpdate({.id = id, .parameters = Json::object()});
+    CHECK(CodeOf(again) == ErrorCode::kConflict);
+    CHECK(again.error().message == "Cannot update a deployment in UPDATE_IN_PROGRESS state");
+
+    // Delete cancels the pending update step and queues the undeploy.
+    REQUIRE(f->deployments().BeginDelete(id, true));
+    CHECK(MustGet(*f, id).status == DStatus::kDeleteInProgress);
+    for (const auto& [rid, state] : States(*f, id)) {
+        CHECK(state == NodeState::kDeleting);
+    }
+    auto jobs = f->workflow().Claim("w1", 10, minutes(1));
+    REQUIRE(jobs);
+    REQUIRE(jobs->size() == 1);
+    CHECK(jobs->at(0).kind == "delete");
+    CHECK(jobs->at(0).payload.value("force", false));
+    const auto twice = f->deployments().BeginDelete(id, false);
+    CHECK(CodeOf(twice) == ErrorCode::kConflict);
+    CHECK(twice.error().message == "Deployment already in DELETE_IN_PROGRESS state.");
+
+    REQUIRE(f->deployments().ResetToDeleteFailed(id));
+    CHECK(MustGet(*f, id).status == DStatus::kDeleteFailed);
+    CHECK(CodeOf(f->deployments().ResetToDeleteFailed(id)) == ErrorCode::kConflict);
+    REQUIRE(f->deployments().BeginDelete(id, false));  // a failed delete may be retried
+    CHECK(MustGet(*f, id).status == DStatus::kDeleteInProgress);
+}
+
+namespace {
+
+// Sends `request` from several threads at once: exactly one may succeed, the others get 409.
+void RaceOneWins(const std::function<Status()>& request) {
+    constexpr int kRacers = 6;
+    std::atomic<int> ok{0};
+    std::atomic<int> conflicts{0};
+    std::atomic<bool> go{false};
+    const auto racer = [&] {
+        while (!go.load()) {
+            std::this_thread::yield();
+        }
+        const Status s = request();
+        if (s) {
+            ++ok;
+        } else if (s.error().code == ErrorCode::kConflict) {
+            ++conflicts;
+        }
+    };
+    std::vector<std::thread> threads;
+    threads.reserve(kRacers);
+    for (int i = 0; i < kRacers; ++i) {
+        threads.emplace_back(racer);
+    }
+    go = true;
+    for (auto& t : threads) {
+        t.join();
+    }
+    CHECK(ok.load() == 1);
+    CHECK(conflicts.load() == kRacers - 1);
+}
+
+}  // namespace
+
+void ConcurrentRequestsOneWins(const Factory& make) {
+    auto f = make();
+    const std::string id = Add(*f, {.resources = 1});
+    Complete(*f, id);
+    RaceOneWins([&] {
+        return f->deployments().BeginUpdate({.id = id, .template_text = "t2", .parameters = Json::object()});
+    });
+    CHECK(MustGet(*f, id).status == DStatus::kUpdateInProgress);
+    RaceOneWins([&] { return f->deployments().BeginDelete(id, false); });
+    CHECK(MustGet(*f, id).status == DStatus::kDeleteInProgress);
+    auto jobs = f->workflow().Claim("w1", 10, minutes(1));
+    REQUIRE(jobs);
+    CHECK(jobs->size() == 1);  // one delete queued, the update cancelled
+}
+
+void LeaseFencing(const Factory& make) {
+    {
+        auto f = make();
+        const std::string id = Add(*f, {});
+        const auto job = ClaimFor(*f, id, "w1");
+        workflow::Transition done;
+        done.status = DStatus::kCreateComplete;
+        CHECK(CodeOf(f->workflow().Commit(job, "w2", done)) == ErrorCode::kConflict);
+        CHECK(f->workflow().Heartbeat("w1", {job.id}, minutes(1)).value().empty());
+        CHECK(f->workflow().Heartbeat("w2", {job.id}, minutes(1)).value() == std::vector<std::int64_t>{job.id});
+
+        // A delete cancels the running step: its worker can write nothing more.
+        REQUIRE(f->deployments().BeginDelete(id, false));
+        CHECK(CodeOf(f->workflow().Commit(job, "w1", done)) == ErrorCode::kConflict);
+        CHECK(MustGet(*f, id).status == DStatus::kDeleteInProgress);
+        workflow::Attempt a;
+        a.seq = 0;
+        CHECK(CodeOf(f->workflow().StartAttempt(job, "w1", a)) == ErrorCode::kConflict);
+        CHECK(CodeOf(f->workflow().Retry(job, "w1", milliseconds(0), "x")) == ErrorCode::kConflict);
+        CHECK(f->workflow().Heartbeat("w1", {job.id}, minutes(1)).value() == std::vector<std::int64_t>{job.id});
+    }
+    {
+        // An expired lease is taken over; the first worker is fenced out.
+        auto f = make();
+        const std::string id = Add(*f, {});
+        auto first = f->workflow().Claim("w1", 1, milliseconds(1000));
+        REQUIRE(first);
+        REQUIRE(first->size() == 1);
+        CHECK(f->workflow().Claim("w2", 1, minutes(1)).value().empty());
+        f->Elapse(milliseconds(1500));
+        auto second = f->workflow().Claim("w2", 1, minutes(1));
+        REQUIRE(second);
+        REQUIRE(second->size() == 1);
+        CHECK(second->at(0).id == first->at(0).id);
+        CHECK(second->at(0).attempts == 2);
+        workflow::Transition done;
+        done.status = DStatus::kCreateComplete;
+        CHECK(CodeOf(f->workflow().Commit(first->at(0), "w1", done)) == ErrorCode::kConflict);
+        REQUIRE(f->workflow().Commit(second->at(0), "w2", done));
+        CHECK(MustGet(*f, id).status == DStatus::kCreateComplete);
+    }
+}
+
+void JobTiming(const Factory& make) {
+    auto f = make();
+    const std::string id = Add(*f, {});
+    auto job = ClaimFor(*f, id);
+    REQUIRE(f->workflow().Retry(job, "w1", milliseconds(0), "transient"));
+    job = ClaimFor(*f, id);
+    CHECK(job.attempts == 2);
+    REQUIRE(f->workflow().Retry(job, "w1", std::chrono::hours(1), "later"));
+    CHECK(f->workflow().Claim("w1", 10, minutes(1)).value().empty());
+    CHECK(f->workflow().QueueDepth().value() == std::make_pair(std::int64_t{1}, std::int64_t{0}));
+
+    // A committed step's next step waits its delay; a side job without delay is due now.
+    const std::string other = Add(*f, {});
+    const auto deploy = ClaimFor(*f, other);
+    workflow::Transition t;
+    t.next = workflow::NextJob{"poll", Json::object(), std::chrono::hours(1), true};
+    t.side_jobs.push_back(workflow::NextJob{"callback", Json{{"n", 1}}, milliseconds(0), false});
+    REQUIRE(f->workflow().Commit(deploy, "w1", t));
+    auto due = f->workflow().Claim("w1", 10, minutes(1));
+    REQUIRE(due);
+    REQUIRE(due->size() == 1);
+    CHECK(due->at(0).kind == "callback");
+    CHECK_FALSE(due->at(0).workflow);
+    CHECK(due->at(0).payload.value("n", 0) == 1);
+    // waiting: the delayed retry and the poll; leased: the callback
+    CHECK(f->workflow().QueueDepth().value() == std::make_pair(std::int64_t{2}, std::int64_t{1}));
+}
+
+void AttemptsRecorded(const Factory& make) {
+    auto f = make();
+    const std::string id = Add(*f, {});
+    CHECK(f->deployments().ListAttempts(id).value().empty());
+    auto job = ClaimFor(*f, id);
+    workflow::Attempt a;
+    a.seq = 0;
+    a.provider_id = "SITE-A";
+    a.provider_name = "Site A";
+    a.service_id = "svc-a";
+    a.target = Json{{"endpoint", "https://a"}};
+    REQUIRE(f->workflow().StartAttempt(job, "w1", a));
+    REQUIRE(f->workflow().StartAttempt(job, "w1", a));  // a re-run step writes it once
+    auto running = f->deployments().ListAttempts(id);
+    REQUIRE(running);
+    REQUIRE(running->size() == 1);
+    CHECK(running->at(0).outcome == domain::AttemptOutcome::kRunning);
+    CHECK_FALSE(running->at(0).finished_at);
+    CHECK(running->at(0).provider_name == "Site A");
+
+    workflow::Transition t;
+    workflow::Attempt failed;
+    failed.seq = 0;
+    failed.outcome = "FAILED";
+    failed.reason = "site said no";
+    failed.handle = Json{{"h", 1}};
+    failed.cleaned = true;
+    t.finish_attempt = failed;
+    t.candidate_index = 1;
+    t.next = workflow::NextJob{"deploy", Json::object(), milliseconds(0), true};
+    REQUIRE(f->workflow().Commit(job, "w1", t));
+    auto ended = f->deployments().ListAttempts(id);
+    REQUIRE(ended);
+    REQUIRE(ended->size() == 1);
+    CHECK(ended->at(0).outcome == domain::AttemptOutcome::kFailed);
+    CHECK(ended->at(0).finished_at);
+    CHECK(ended->at(0).reason == "site said no");
+    auto st = f->workflow().Load(id).value();
+    REQUIRE(st);
+    CHECK(st->candidate_index == 1);
+    REQUIRE(st->attempts.size() == 1);
+    CHECK(st->attempts[0].handle == Json{{"h", 1}});
+    CHECK(st->attempts[0].target == Json{{"endpoint", "https://a"}});
+    CHECK(st->attempts[0].cleaned);
+
+    job = ClaimFor(*f, id);
+    workflow::Transition placed;
+    placed.placement = workflow::PlacementRecord{R"({"sites":[1]})", Json::array({Json{{"site", "A"}}})};
+    placed.log = "hello";
+    placed.outputs = Json{{"o", 1}};
+    placed.provider_name = "Site A";
+    placed.status = DStatus::kCreateComplete;
+    REQUIRE(f->workflow().Commit(job, "w1", placed));
+    CHECK(f->deployments().GetPlacement(id).value() == Json{{"sites", Json::array({1})}});
+    CHECK(f->deployments().GetLog(id).value() == "hello");
+    const auto d = MustGet(*f, id);
+    CHECK(d.outputs == Json{{"o", 1}});
+    CHECK(d.cloud_provider_name == "Site A");
+    CHECK(f->workflow().Load(id).value()->candidates == Json::array({Json{{"site", "A"}}}));
+    CHECK(f->deployments().ListAttempts(SequentialUuid()).value().empty());
+}
+
+void PurgeDeleted(const Factory& make) {
+    auto f = make();
+    const std::string gone = Add(*f, {});
+    const std::string pending = Add(*f, {});
+    const std::string live = Add(*f, {});
+    workflow::Transition deleted;
+    deleted.status = DStatus::kDeleteComplete;
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, gone), "w1", deleted));
+    deleted.side_jobs.push_back(workflow::NextJob{"cleanup", Json::object(), std::chrono::hours(1), false});
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, pending), "w1", deleted));
+    Complete(*f, live);
+    f->Elapse(milliseconds(50));
+    CHECK(f->workflow().PurgeDeleted(std::chrono::hours(1), 10).value() == 0);  // too recent
+    CHECK(f->workflow().PurgeDeleted(milliseconds(0), 10).value() == 1);
+    CHECK_FALSE(f->deployments().Get(gone).value().has_value());
+    CHECK(f->deployments().Get(pending).value().has_value());  // a job still refers to it
+    CHECK(f->deployments().Get(live).value().has_value());
+}
+
+}  // namespace orch::test::contract

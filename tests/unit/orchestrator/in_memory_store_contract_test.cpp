@@ -1,0 +1,56 @@
+// The store contract (test_support/store_contract.hpp) on the in-memory fakes the unit tests
+// use; tests/integration/orchestrator/pg_store_contract_test.cpp runs the same on PostgreSQL.
+#include "test_support/in_memory_stores.hpp"
+#include "test_support/store_contract.hpp"
+
+#include <catch2/catch.hpp>
+
+namespace {
+
+using namespace orch::test::contract;
+
+class InMemoryFixture final : public StoreFixture {
+   public:
+    orch::store::DeploymentStore& deployments() override { return stores_.deployments; }
+    orch::workflow::WorkflowStore& workflow() override { return stores_.workflow; }
+    orch::domain::TimePoint Now() override { return clock_.now(); }
+    void Elapse(std::chrono::milliseconds d) override { clock_.Advance(d); }
+
+   private:
+    orch::ManualClock clock_;
+    orch::test::InMemoryStores stores_{clock_};
+};
+
+const Factory kMake = [] {
+    return std::make_unique<InMemoryFixture>();
+};
+
+}  // namespace
+
+TEST_CASE("in-memory stores: create, get, resources", "[store][contract]") {
+    CreateGetAndResources(kMake);
+}
+TEST_CASE("in-memory stores: owner scoping", "[store][contract]") {
+    OwnerScoping(kMake);
+}
+TEST_CASE("in-memory stores: pagination and sort", "[store][contract]") {
+    PaginationAndSort(kMake);
+}
+TEST_CASE("in-memory stores: status transitions", "[store][contract]") {
+    StatusTransitions(kMake);
+}
+TEST_CASE("in-memory stores: concurrent requests, one wins", "[store][contract]") {
+    ConcurrentRequestsOneWins(kMake);
+}
+TEST_CASE("in-memory stores: lease fencing", "[store][contract]") {
+    LeaseFencing(kMake);
+}
+TEST_CASE("in-memory stores: job timing", "[store][contract]") {
+    JobTiming(kMake);
+}
+TEST_CASE("in-memory stores: attempts", "[store][contract]") {
+    AttemptsRecorded(kMake);
+}
+TEST_CASE("in-memory stores: purge of deleted deployments", "[store][contract]") {
+    PurgeDeleted(kMake);
+}

@@ -1,0 +1,6 @@
+# Workflow steps driven one at a time (Engine::RunOneDue) over the in-memory stores, a fake
+# connector and a ManualClock: timeouts and retries are decided by the clock, not by sleeping.
+set(TEST_SOURCES
+  ${TEST_DIR}/deploy_steps_test.cpp
+)
+set(TEST_LIBS orch::orchestrator orch_test_fakes)
