@@ -98,7 +98,7 @@ Result<Response> ListDeployments(ApiContext& ctx, const Request& request) {
     query.page = paging.page;
     query.size = paging.size;
     query.sort = paging.sort;
-    ORCH_ASSIGN_OR_RETURN(const auto page, ctx.store.ListListed(query));
+    ORCH_ASSIGN_OR_RETURN(const auto page, ctx.store.List(query));
     const std::string base = BaseUrl(request, ctx.external_base_url);
     std::string nav = base + "/deployments";
     std::string nav_query;

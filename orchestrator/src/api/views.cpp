@@ -26,31 +26,31 @@ void WriteDeploymentLinks(JsonWriter& w, std::string_view id, std::string_view b
 
 }  // namespace
 
-void WriteDeploymentView(JsonWriter& w, const domain::ListedDeployment& d, std::string_view base_url) {
+void WriteDeploymentView(JsonWriter& w, const domain::Deployment& d, std::string_view base_url) {
     // Null members are omitted and empty objects/arrays kept, as Jackson's NON_NULL did.
     // Members in key order: the bytes stay those of the nlohmann tree this view used to be.
     w.BeginObject();
     if (!d.callback.empty()) {
         w.Member("callback", d.callback);
     }
-    if (d.cloud_provider_endpoint != nullptr) {
-        w.Key("cloudProviderEndpoint").Value(*d.cloud_provider_endpoint);
+    if (d.cloud_provider_endpoint.is_object()) {
+        w.Key("cloudProviderEndpoint").Value(d.cloud_provider_endpoint);
     }
     if (!d.cloud_provider_name.empty()) {
         w.Member("cloudProviderName", d.cloud_provider_name);
     }
-    if (d.has_owner) {
+    if (d.owner) {
         w.Key("createdBy")
             .BeginObject()
-            .Member("issuer", d.owner_issuer)
-            .Member("subject", d.owner_subject)
+            .Member("issuer", d.owner->issuer)
+            .Member("subject", d.owner->subject)
             .EndObject();
     }
     w.Member("creationTime", domain::ContractTime(d.created_at).view());
     WriteDeploymentLinks(w, d.id, base_url);
     w.Key("outputs");
-    if (d.outputs != nullptr) {
-        w.Value(*d.outputs);
+    if (d.outputs.is_object() && !d.outputs.empty()) {
+        w.Value(d.outputs);
     } else {
         w.BeginObject().EndObject();
     }
@@ -68,10 +68,6 @@ void WriteDeploymentView(JsonWriter& w, const domain::ListedDeployment& d, std::
     }
     w.Member("uuid", d.id);
     w.EndObject();
-}
-
-void WriteDeploymentView(JsonWriter& w, const domain::Deployment& d, std::string_view base_url) {
-    WriteDeploymentView(w, domain::ListedView(d), base_url);
 }
 
 std::string DeploymentViewText(const domain::Deployment& d, std::string_view base_url) {

@@ -75,46 +75,6 @@ std::optional<NodeState> ParseNodeState(std::string_view name) {
     return std::nullopt;
 }
 
-ListedDeployment ListedView(const Deployment& d) {
-    ListedDeployment v;
-    v.id = d.id;
-    v.created_at = d.created_at;
-    v.updated_at = d.updated_at;
-    v.status = d.status;
-    v.status_reason = d.status_reason;
-    v.task = d.task;
-    v.physical_id = d.physical_id;
-    v.callback = d.callback;
-    v.user_group = d.user_group;
-    if (d.owner) {
-        v.has_owner = true;
-        v.owner_issuer = d.owner->issuer;
-        v.owner_subject = d.owner->subject;
-    }
-    v.cloud_provider_name = d.cloud_provider_name;
-    v.cloud_provider_endpoint = d.cloud_provider_endpoint.is_object() ? &d.cloud_provider_endpoint : nullptr;
-    v.outputs = d.outputs.is_object() && !d.outputs.empty() ? &d.outputs : nullptr;
-    return v;
-}
-
-Deployment ListedScalarsCopy(const ListedDeployment& v) {
-    Deployment d;
-    d.id = v.id;
-    d.created_at = v.created_at;
-    d.updated_at = v.updated_at;
-    d.status = v.status;
-    d.status_reason = v.status_reason;
-    d.task = v.task;
-    d.physical_id = v.physical_id;
-    d.callback = v.callback;
-    d.user_group = v.user_group;
-    if (v.has_owner) {
-        d.owner = Owner{std::string(v.owner_issuer), std::string(v.owner_subject)};
-    }
-    d.cloud_provider_name = v.cloud_provider_name;
-    return d;
-}
-
 bool IsTerminal(Status status) {
     return status == Status::kCreateComplete || status == Status::kCreateFailed || status == Status::kUpdateComplete ||
            status == Status::kUpdateFailed || status == Status::kDeleteComplete || status == Status::kDeleteFailed;

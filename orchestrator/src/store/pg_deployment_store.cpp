@@ -3,9 +3,6 @@
 #include "pg_rows.hpp"
 
 #include <algorithm>
-#include <functional>
-#include <mutex>
-#include <unordered_map>
 
 namespace orch::store {
 namespace {
@@ -101,12 +98,17 @@ Status QueueWorkflowJob(pqxx::work& tx, const std::string& id, const std::string
     return Ok();
 }
 
-// A list query's SQL depends only on which filters are set and on the sort: one prepared
-// statement per such shape; the filter values, page size and offset are parameters.
+// A list query's SQL depends only on which filters are set, on the sort and (for the usual first
+// pages) on the page size: one prepared statement per such shape, named after the shape (ShapeKey),
+// so a name always stands for the same SQL on every connection. The filter values, page size and
+// offset are parameters.
 struct ListShape {
+    std::string page_name;            ///< the page statement's name
     std::string page_sql;             ///< the page's list columns, plus the total on every row
+    std::string total_name;           ///< the total statement's name
     std::string total_sql;            ///< the total alone, for a page past the end
-    std::vector<std::string> params;  ///< the filters, then LIMIT and OFFSET
+    std::vector<std::string> params;  ///< the filters, then LIMIT and OFFSET unless inline
+    std::size_t filter_count = 0;     ///< how many of `params` are filters (the total's parameters)
 };
 
 // A first page of a usual size is asked with LIMIT and OFFSET written in the statement: without
@@ -114,14 +116,64 @@ struct ListShape {
 // instead of on every execution (plan_cache_mode = force_custom_plan plans every execution of
 // a statement with parameters; the generic plan of LIMIT $n, estimated at 10 % of the table,
 // hash-joins the whole table). Planning was most of PostgreSQL's CPU per list request
-// (docs/api.md). Only these sizes, so a client cannot prepare one statement per size.
+// (bench/NOTES.md). Only these sizes, so a client cannot prepare one statement per size.
 bool InlinePage(const ListQuery& q) {
     return q.page == 0 && (q.size == 10 || q.size == 20 || q.size == 50 || q.size == 100);
 }
 
-ListShape ShapeOf(const ListQuery& q, bool inline_page = false) {
+// What the WHERE clause depends on: which filters are set (the owner filter as AppendOwnerFilter
+// writes it).
+std::string FilterKey(const ListQuery& q) {
+    std::string key;
+    const OwnerFilter& o = q.owner;
+    key += o.matches_nothing() ? 'n' : o.issuer() ? (o.include_unowned() ? 'I' : 'i') : '-';
+    key += o.subject() && !o.matches_nothing() ? 's' : '-';
+    key += q.user_group ? 'g' : '-';
+    key += q.excluded_status.empty() ? '-' : 'x';
+    key += q.include_deleted ? 'D' : '-';
+    return key;
+}
+
+// One letter per sortable deployment column (SortColumnFor's), so that a statement name stays
+// within PostgreSQL's 63 bytes (longer names are cut, and two cut names could then collide)
+// for the API's up to 16 sort keys; any other column, which only code can ask for, is spelled out.
+std::string SortLetter(const std::string& column) {
+    static const std::vector<std::pair<std::string, std::string>> kLetters = {
+        {"created_at", "c"},
+        {"updated_at", "u"},
+        {"status", "s"},
+        {"task", "t"},
+        {"cloud_provider_name", "p"},
+        {"user_group", "g"},
+        {"id", "i"}};
+    for (const auto& [name, letter] : kLetters) {
+        if (name == column) {
+            return letter;
+        }
+    }
+    return "_" + column + "_";
+}
+
+// What the page statement depends on besides the filters: the inline page size and the sort.
+std::string ShapeKey(const ListQuery& q) {
+    std::string key = FilterKey(q);
+    if (InlinePage(q)) {
+        key += std::to_string(q.size);
+    }
+    key += '_';
+    for (const auto& sort : q.sort) {
+        key.append(SortLetter(sort.column)).push_back(sort.descending ? '-' : '+');
+    }
+    return key;
+}
+
+ListShape ShapeOf(const ListQuery& q) {
+    const bool inline_page = InlinePage(q);
     ListShape shape;
+    shape.page_name = "deployments_page_" + ShapeKey(q);
+    shape.total_name = "deployments_total_" + FilterKey(q);
     auto& params = shape.params;
+    params.reserve(6);
     std::string where = "true";
     AppendOwnerFilter(q.owner, where, params);
     if (q.user_group) {
@@ -136,12 +188,14 @@ ListShape ShapeOf(const ListQuery& q, bool inline_page = false) {
     if (!q.include_deleted) {
         where += " AND status <> 'DELETE_COMPLETE'";  // a literal: the counters' sum and the index both see it
     }
+    shape.filter_count = params.size();
     // Totals come from the counters (migration 0005), never from counting rows.
     shape.total_sql = "SELECT coalesce(sum(n), 0)::bigint FROM deployment_counts WHERE " + where;
     // Deferred join: the OFFSET walks only the ordering index (ids), and just the page's rows
     // are read from the table; a deep page of 100,000 would otherwise fetch every skipped row.
     const std::string order = " ORDER BY " + Joined(q.sort, "created_at DESC");
-    const std::string limit = inline_page ? std::to_string(q.size) : "$" + std::to_string(params.size() + 1) + "::bigint";
+    const std::string limit =
+        inline_page ? std::to_string(q.size) : "$" + std::to_string(params.size() + 1) + "::bigint";
     const std::string offset = inline_page ? "0" : "$" + std::to_string(params.size() + 2) + "::bigint";
     shape.page_sql = std::string("SELECT ") + kListColumns + ", (" + shape.total_sql +
                      ") FROM deployments JOIN (SELECT id FROM deployments WHERE " + where + order + " LIMIT " + limit +
@@ -151,79 +205,6 @@ ListShape ShapeOf(const ListQuery& q, bool inline_page = false) {
         params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
     }
     return shape;
-}
-
-// The statements of one list shape, with their prepared-statement names, built once: a list
-// request used to assemble ~600 bytes of SQL in a dozen strings and hash it, every time.
-struct ListStatements {
-    std::string page_sql;
-    std::string total_sql;
-    std::string page_name;
-    std::string total_name;
-};
-
-// What ShapeOf's SQL depends on: which filters are set, and the sort.
-std::string ShapeKey(const ListQuery& q) {
-    std::string key;
-    const OwnerFilter& o = q.owner;
-    key += o.matches_nothing() ? 'n' : o.issuer() ? (o.include_unowned() ? 'I' : 'i') : '-';
-    key += o.subject() && !o.matches_nothing() ? 's' : '-';
-    key += q.user_group ? 'g' : '-';
-    key += q.excluded_status.empty() ? '-' : 'x';
-    key += q.include_deleted ? 'D' : '-';
-    if (InlinePage(q)) {
-        key += std::to_string(q.size);
-    }
-    for (const auto& sort : q.sort) {
-        key.append(sort.column).push_back(sort.descending ? '-' : '+');
-    }
-    return key;
-}
-
-// ShapeOf's parameters alone (the filter values, then LIMIT and OFFSET unless inline), in its order.
-std::vector<std::string> ListParams(const ListQuery& q) {
-    std::vector<std::string> params;
-    params.reserve(6);
-    std::string where;  // AppendOwnerFilter's text is the cached statements'; only its values count
-    AppendOwnerFilter(q.owner, where, params);
-    if (q.user_group) {
-        params.push_back(*q.user_group);
-    }
-    if (!q.excluded_status.empty()) {
-        params.push_back(Json(q.excluded_status).dump());
-    }
-    if (!InlinePage(q)) {
-        params.push_back(std::to_string(q.size));
-        params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
-    }
-    return params;
-}
-
-// The statements of q's shape, from a process-wide memo. Shapes are few (four filters, the
-// whitelisted sort columns); past kMaxShapes a request's statements are built for it alone, so
-// a client inventing sort combinations cannot grow the memo.
-std::shared_ptr<const ListStatements> StatementsOf(const ListQuery& q) {
-    constexpr std::size_t kMaxShapes = 256;
-    static std::mutex mutex;
-    static std::unordered_map<std::string, std::shared_ptr<const ListStatements>> memo;
-    const std::string key = ShapeKey(q);
-    {
-        const std::lock_guard lock(mutex);
-        if (const auto it = memo.find(key); it != memo.end()) {
-            return it->second;
-        }
-    }
-    ListShape shape = ShapeOf(q, InlinePage(q));
-    auto made = std::make_shared<ListStatements>();
-    made->page_name = "q" + std::to_string(std::hash<std::string>{}(shape.page_sql));
-    made->total_name = "q" + std::to_string(std::hash<std::string>{}(shape.total_sql));
-    made->page_sql = std::move(shape.page_sql);
-    made->total_sql = std::move(shape.total_sql);
-    const std::lock_guard lock(mutex);
-    if (memo.size() < kMaxShapes) {
-        memo.emplace(key, made);
-    }
-    return made;
 }
 
 }  // namespace
@@ -266,8 +247,9 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created) 
     const std::vector<domain::Resource> first_batch(
         created.resources.begin(),
         created.resources.begin() + static_cast<std::ptrdiff_t>(std::min(created.resources.size(), kResourceBatch)));
+    tx.conn().prepare("deployments_insert", kInsert);
     tx.exec_prepared(
-        Prepared(tx.conn(), kInsert),
+        "deployments_insert",
         d.id,
         ToMicros(d.created_at),
         std::string(domain::StatusName(d.status)),
@@ -316,8 +298,8 @@ Result<Page<domain::Deployment>> PgDeploymentStore::List(const ListQuery& q) {
     return pool_.Run([&](pqxx::connection& conn) {
         // One statement, so no BEGIN/COMMIT: the page and its total share the statement's snapshot.
         pqxx::nontransaction tx(conn);
-        const auto rows =
-            tx.exec_prepared(Prepared(conn, shape.page_sql), pqxx::prepare::make_dynamic_params(shape.params));
+        conn.prepare(shape.page_name, shape.page_sql);  // libpqxx prepares it on the first execution
+        const auto rows = tx.exec_prepared(shape.page_name, pqxx::prepare::make_dynamic_params(shape.params));
         Page<domain::Deployment> page;
         page.items.reserve(rows.size());
         for (const auto& row : rows) {
@@ -328,49 +310,23 @@ Result<Page<domain::Deployment>> PgDeploymentStore::List(const ListQuery& q) {
             return page;
         }
         // Past the last page (or nothing at all): the total still has to be told.
-        std::vector<std::string> filters(shape.params.begin(), shape.params.end() - 2);
+        const std::vector<std::string> filters(
+            shape.params.begin(), shape.params.begin() + static_cast<std::ptrdiff_t>(shape.filter_count)
+        );
+        conn.prepare(shape.total_name, shape.total_sql);
         page.total =
-            tx.exec_prepared(Prepared(conn, shape.total_sql), pqxx::prepare::make_dynamic_params(filters))[0][0]
-                .as<std::int64_t>();
+            tx.exec_prepared(shape.total_name, pqxx::prepare::make_dynamic_params(filters))[0][0].as<std::int64_t>();
         return page;
     });
 }
 
-Result<ListedPage> PgDeploymentStore::ListListed(const ListQuery& q) {
-    // What the views point into: the result's buffers and the few parsed JSON columns.
-    struct Held {
-        pqxx::result rows;
-        std::forward_list<Json> trees;
-    };
-    const auto statements = StatementsOf(q);
-    const std::vector<std::string> params = ListParams(q);
-    return pool_.Run([&](pqxx::connection& conn) {
-        pqxx::nontransaction tx(conn);
-        auto held = std::make_shared<Held>();
-        conn.prepare(statements->page_name, statements->page_sql);
-        held->rows = tx.exec_prepared(statements->page_name, pqxx::prepare::make_dynamic_params(params));
-        ListedPage page;
-        page.items.reserve(held->rows.size());
-        for (const auto& row : held->rows) {
-            page.items.push_back(RowToListedView(row, held->trees));
-        }
-        if (!held->rows.empty()) {
-            page.total = held->rows[0][kListColumnCount].as<std::int64_t>();
-        } else {
-            const std::vector<std::string> filters(params.begin(), params.end() - (InlinePage(q) ? 0 : 2));
-            conn.prepare(statements->total_name, statements->total_sql);
-            page.total =
-                tx.exec_prepared(statements->total_name, pqxx::prepare::make_dynamic_params(filters))[0][0]
-                    .as<std::int64_t>();
-        }
-        page.buffers = std::move(held);
-        return page;
-    });
-}
-
-Result<Page<domain::Resource>> PgDeploymentStore::ListResources(const std::string& deployment_id,
-                                                                const std::optional<std::string>& type, int page,
-                                                                int size, const std::vector<SortKey>& sort) {
+Result<Page<domain::Resource>> PgDeploymentStore::ListResources(
+    const std::string& deployment_id,
+    const std::optional<std::string>& type,
+    int page,
+    int size,
+    const std::vector<SortKey>& sort
+) {
     return pool_.Run([&](pqxx::connection& conn) {
         pqxx::read_transaction tx(conn);
         // type_chain holds the node type and every ancestor, so `type` matches through derivation.

@@ -2,73 +2,23 @@
 
 #include "common/log.hpp"
 
-#include <functional>
-
 namespace orch::store {
 
-namespace {
-
-const Json kEmptyObject = Json::object();
-
-// What ReadJsonInto leaves in a Deployment's endpoint (default null), as the view reads it: the
-// object, or nullptr when absent, unparsable or not an object.
-const Json* EndpointTree(const pqxx::field& f, std::forward_list<Json>& trees) {
-    if (f.is_null()) {
-        return nullptr;
-    }
-    if (TextView(f) == "{}") {
-        return &kEmptyObject;
-    }
-    Json parsed = Json::parse(f.c_str(), nullptr, false);
-    if (parsed.is_discarded() || !parsed.is_object()) {
-        return nullptr;
-    }
-    return &trees.emplace_front(std::move(parsed));
-}
-
-// The same for the outputs (default {}): a non-empty object, or nullptr for `{}`.
-const Json* OutputsTree(const pqxx::field& f, std::forward_list<Json>& trees) {
-    if (f.is_null() || TextView(f) == "{}") {
-        return nullptr;
-    }
-    Json parsed = Json::parse(f.c_str(), nullptr, false);
-    if (parsed.is_discarded() || !parsed.is_object() || parsed.empty()) {
-        return nullptr;
-    }
-    return &trees.emplace_front(std::move(parsed));
-}
-
-// The list columns but the two JSON ones (kListColumns 0-11), viewed in the row's buffers: what
-// both the view and the copy below read, so the column numbers are written once.
-domain::ListedDeployment ListedScalars(const pqxx::row& row) {
-    domain::ListedDeployment d;
-    d.id = TextView(row[0]);
+domain::Deployment RowToListedDeployment(const pqxx::row& row) {
+    domain::Deployment d;
+    d.id = row[0].as<std::string>();
     d.created_at = FromMicros(row[1].as<std::int64_t>());
     d.updated_at = FromMicros(row[2].as<std::int64_t>());
     d.status = domain::ParseStatus(TextView(row[3])).value_or(domain::Status::kUnknown);
-    d.status_reason = TextView(row[4]);
+    d.status_reason = TextOr(row[4]);
     d.task = TextView(row[5]) == "DEPLOYER" ? domain::Task::kDeployer : domain::Task::kNone;
-    d.physical_id = TextView(row[6]);
-    d.callback = TextView(row[7]);
-    d.user_group = TextView(row[8]);
-    d.owner_issuer = TextView(row[9]);
-    d.has_owner = !d.owner_issuer.empty();
-    d.owner_subject = TextView(row[10]);
-    d.cloud_provider_name = TextView(row[11]);
-    return d;
-}
-
-}  // namespace
-
-domain::ListedDeployment RowToListedView(const pqxx::row& row, std::forward_list<Json>& trees) {
-    domain::ListedDeployment d = ListedScalars(row);
-    d.cloud_provider_endpoint = EndpointTree(row[12], trees);
-    d.outputs = OutputsTree(row[13], trees);
-    return d;
-}
-
-domain::Deployment RowToListedDeployment(const pqxx::row& row) {
-    domain::Deployment d = domain::ListedScalarsCopy(ListedScalars(row));
+    d.physical_id = TextOr(row[6]);
+    d.callback = TextOr(row[7]);
+    d.user_group = TextOr(row[8]);
+    if (std::string issuer = TextOr(row[9]); !issuer.empty()) {
+        d.owner = domain::Owner{std::move(issuer), TextOr(row[10])};
+    }
+    d.cloud_provider_name = TextOr(row[11]);
     // The defaults are the fallbacks (endpoint null, outputs {}): most rows keep them as read.
     ReadJsonInto(row[12], d.cloud_provider_endpoint);
     ReadJsonInto(row[13], d.outputs);
@@ -130,12 +80,6 @@ void AppendOwnerFilter(const OwnerFilter& owner, std::string& where, std::vector
         params.push_back(*owner.subject());
         where += " AND owner_subject = $" + std::to_string(params.size());
     }
-}
-
-std::string Prepared(pqxx::connection_base& conn, const std::string& sql) {
-    std::string name = "q" + std::to_string(std::hash<std::string>{}(sql));
-    conn.prepare(name, sql);
-    return name;
 }
 
 Json WithRequestId(Json payload) {

@@ -8,7 +8,6 @@
 #include <pqxx/pqxx>
 
 #include <chrono>
-#include <forward_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,9 +73,6 @@ inline const std::string kDeploymentColumns =
 /// The list view's fields of a deployment (kListColumns); the others keep their defaults.
 domain::Deployment RowToListedDeployment(const pqxx::row& row);
 domain::Deployment RowToDeployment(const pqxx::row& row);
-/// The same fields as RowToListedDeployment, viewed in the row's buffers (valid while its result
-/// lives); the JSON columns that are not `{}`/NULL are parsed into `trees`, which must live as long.
-domain::ListedDeployment RowToListedView(const pqxx::row& row, std::forward_list<Json>& trees);
 
 inline constexpr const char* kResourceColumns =
     "id::text, deployment_id::text, (extract(epoch from created_at)*1000000)::bigint, "
@@ -88,10 +84,6 @@ domain::Resource RowToResource(const pqxx::row& row);
 /// Inserts a new deployment, its resources and its first workflow step in one statement
 /// (POST /deployments and schedule events share it, so both start the same workflow).
 void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created);
-
-/// The name of `sql` as a prepared statement on `conn`, prepared there on first use (libpqxx
-/// keeps the definitions per connection; a reopened connection prepares again).
-std::string Prepared(pqxx::connection_base& conn, const std::string& sql);
 
 /// Appends the owner filter every list and scan shares (deployments, schedules, running
 /// schedules) to `where`, as numbered parameters in `params`: the issuer (with unowned rows when

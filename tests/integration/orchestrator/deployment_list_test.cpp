@@ -1,15 +1,22 @@
-// PgDeploymentStore::ListListed (views into the result, the list's fast path) against List
-// (domain::Deployment copies): on rows with unusual text and JSON columns, every query shape
-// gives the same total and, written by the one deployment view, the same bytes.
-#include <orchestrator/api/views.hpp>
-#include <orchestrator/auth/principal.hpp>
+// PgDeploymentStore::List (the one deployment list path) on rows with unusual text and JSON
+// columns: for every query shape (filters, owners, sorts, inline and parameterised pages, past
+// the end) the rows, their order, their fields and the total are the ones the test data implies.
+#include "owner_scope.hpp"
+#include "test_support/test_env.hpp"
+
+#include <orchestrator/domain/deployment.hpp>
 #include <orchestrator/store/migrations.hpp>
 #include <orchestrator/store/pg_deployment_store.hpp>
 
 #include <catch2/catch.hpp>
 
-#include "owner_scope.hpp"
-#include "test_support/test_env.hpp"
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -41,18 +48,105 @@ SELECT ('00000000-0000-4000-8000-' || lpad(i::text, 12, '0'))::uuid,
 FROM generate_series(1, 40) AS i
 )SQL";
 
-std::string Written(const orch::domain::Deployment& d) { return orch::api::DeploymentViewText(d, "http://o:8080"); }
+constexpr int kRowCount = 40;
+const std::vector<std::string> kStatuses = {
+    "CREATE_COMPLETE", "CREATE_FAILED", "DELETE_FAILED", "UPDATE_COMPLETE", "WEIRD"};
 
-std::string Written(const orch::domain::ListedDeployment& d) {
-    std::string text;
-    orch::JsonWriter w(text);
-    orch::api::WriteDeploymentView(w, d, "http://o:8080");
-    return text;
+// Row i's values, read off kRows' expressions.
+std::string IdOf(int i) {
+    char id[40];
+    std::snprintf(id, sizeof id, "00000000-0000-4000-8000-%012d", i);
+    return id;
+}
+const std::string& StatusOf(int i) {
+    return kStatuses[static_cast<std::size_t>(i % 5)];
+}
+std::string GroupOf(int i) {
+    return std::vector<std::string>{"", "grp", "g x"}[static_cast<std::size_t>(i % 3)];
+}
+std::string IssuerOf(int i) {
+    return std::vector<std::string>{"", "https://iam/", "https://other/"}[static_cast<std::size_t>(i % 3)];
+}
+std::string SubjectOf(int i) {
+    return i % 2 == 0 ? "" : "user-" + std::to_string(i % 4);
+}
+std::string ProviderOf(int i) {
+    return i % 2 == 0 ? "provider" : "";
+}
+
+std::int64_t Micros(orch::domain::TimePoint t) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
+// Every field the list reads, against row i's values.
+void CheckFields(const orch::domain::Deployment& d, int i) {
+    using orch::Json;
+    INFO("row " << i);
+    CHECK(d.id == IdOf(i));
+    // 2026-01-01 + i × 61.123456 s, which PostgreSQL's make_interval takes as a double (±1 µs).
+    CHECK(std::llabs(Micros(d.created_at) - (1767225600000000 + std::int64_t{i} * 61123456)) <= 1);
+    CHECK(Micros(d.updated_at) == -60000000 + std::int64_t{i} * 7500000);  // 1969-12-31 23:59 + i × 7.5 s
+    CHECK(d.status == orch::domain::ParseStatus(StatusOf(i)).value_or(orch::domain::Status::kUnknown));
+    const std::vector<std::string> reasons = {"", "q \" b \\ t\tn\n\x01", "é 中文 😀 \xE2\x80\xA8", ""};
+    CHECK(d.status_reason == reasons[static_cast<std::size_t>(i % 4)]);
+    CHECK(d.task == (i % 4 == 0 ? orch::domain::Task::kDeployer : orch::domain::Task::kNone));
+    CHECK(d.physical_id == (i % 3 == 0 ? "phys-" + std::to_string(i) : ""));
+    CHECK(d.callback == (i % 5 == 0 ? "http://cb/?a=\"1\"" : ""));
+    CHECK(d.user_group == GroupOf(i));
+    if (IssuerOf(i).empty()) {
+        CHECK_FALSE(d.owner.has_value());
+    } else {
+        REQUIRE(d.owner.has_value());
+        CHECK(d.owner->issuer == IssuerOf(i));
+        CHECK(d.owner->subject == SubjectOf(i));
+    }
+    CHECK(d.cloud_provider_name == ProviderOf(i));
+    const std::vector<std::string> endpoints = {
+        "", "{}", R"({"b": [1, 2.5, null], "a": "\"x\""})", "[1]", "null", R"("s")"};
+    const std::string& endpoint = endpoints[static_cast<std::size_t>(i % 6)];
+    CHECK(d.cloud_provider_endpoint == (endpoint.empty() ? Json() : Json::parse(endpoint)));
+    const std::vector<std::string> outputs = {
+        "{}", R"({"z": {"y": {}}, "a": "é\\"})", "[]", R"("str")", R"({"k": ""})"};
+    CHECK(d.outputs == Json::parse(outputs[static_cast<std::size_t>(i % 5)]));
+}
+
+// A query and what it must list: which rows (a predicate on i) in which order (a strict
+// "comes before" on i; every order ends with id DESC, i.e. i descending).
+struct Expected {
+    ListQuery query;
+    std::function<bool(int)> matches;
+    std::function<bool(int, int)> before = [](int a, int b) {
+        return a > b;
+    };
+};
+
+// The rows `e` must list: all matching rows in order, then the query's page of them.
+std::vector<int> PageOf(const Expected& e, std::int64_t& total) {
+    std::vector<int> all;
+    for (int i = 1; i <= kRowCount; ++i) {
+        if (e.matches(i)) {
+            all.push_back(i);
+        }
+    }
+    std::sort(all.begin(), all.end(), e.before);
+    total = static_cast<std::int64_t>(all.size());
+    const auto from = std::min(all.size(), static_cast<std::size_t>(e.query.page) * e.query.size);
+    const auto to = std::min(all.size(), from + static_cast<std::size_t>(e.query.size));
+    return {all.begin() + static_cast<std::ptrdiff_t>(from), all.begin() + static_cast<std::ptrdiff_t>(to)};
+}
+
+std::vector<orch::store::SortKey> Repeated(orch::store::SortKey key, std::size_t times, orch::store::SortKey last) {
+    std::vector<orch::store::SortKey> keys(times, key);
+    keys.push_back(std::move(last));
+    return keys;
 }
 
 }  // namespace
 
-TEST_CASE("listed views write the bytes of the deployments List reads, for every query shape", "[store][list]") {
+TEST_CASE(
+    "the deployment list gives the rows, order, fields and total the data implies, for every query shape",
+    "[store][list]"
+) {
     orch::test::TestDatabase db;
     orch::store::PgPool pool{orch::store::PgPoolOptions{.dsn = db.dsn(), .size = 2}};
     REQUIRE(orch::store::ApplyMigrations(pool));
@@ -62,32 +156,90 @@ TEST_CASE("listed views write the bytes of the deployments List reads, for every
         tx.commit();
     }));
     orch::store::PgDeploymentStore store(pool);
-    const std::vector<ListQuery> queries = {
-        {.owner = Scope({}), .size = 100},
-        {.owner = Scope({}), .page = 2, .size = 7},
-        {.owner = Scope({}), .page = 100, .size = 10},  // past the end: the total alone
-        {.owner = Scope("https://iam/"), .size = 100},
-        {.owner = Scope({}, "https://iam/", "user-1"), .size = 100},
-        {.owner = Scope("https://iam/", "https://iam/", "user-1"), .size = 100},
-        {.owner = Scope("https://iam/", "https://other/", "user-1"), .size = 100},  // another issuer: nothing
-        {.owner = Scope({}), .user_group = "g x", .size = 100},
-        {.owner = Scope({}), .excluded_status = {"WEIRD", "CREATE_FAILED"}, .size = 100},
-        {.owner = Scope("https://other/"), .user_group = "", .excluded_status = {"DELETE_FAILED"}, .size = 3},
-        {.owner = Scope({}), .size = 100, .sort = {{"status", false}, {"updated_at", true}}},
-        {.owner = Scope({}), .size = 100, .sort = {{"cloud_provider_name", false}}},
+    const auto any = [](int) {
+        return true;
     };
-    for (int round = 0; round < 2; ++round) {  // the second round reads the memoised statements
-        for (const auto& q : queries) {
-            const auto copied = store.List(q);
-            const auto listed = store.ListListed(q);
-            REQUIRE(copied);
-            REQUIRE(listed);
-            CHECK(listed->total == copied->total);
-            REQUIRE(listed->items.size() == copied->items.size());
-            for (std::size_t i = 0; i < copied->items.size(); ++i) {
-                CHECK(Written(listed->items[i]) == Written(copied->items[i]));
+    const auto status_rank = [](int i) {
+        return std::find(kStatuses.begin(), kStatuses.end(), StatusOf(i)) - kStatuses.begin();
+    };
+    const std::vector<Expected> cases = {
+        {{.owner = Scope({}), .size = 100}, any},  // an inline first page
+        {{.owner = Scope({}), .size = 10}, any},   // another inline size
+        {{.owner = Scope({}), .page = 2, .size = 7}, any},
+        {{.owner = Scope({}), .page = 100, .size = 10}, any},  // past the end: the total alone
+        // A caller of https://iam/ sees that issuer's rows and the unowned ones.
+        {{.owner = Scope("https://iam/"), .size = 100},
+         [](int i) {
+             return i % 3 != 2;
+         }},
+        {{.owner = Scope({}, "https://iam/", "user-1"), .size = 100},
+         [](int i) {
+             return IssuerOf(i) == "https://iam/" && SubjectOf(i) == "user-1";
+         }},
+        {{.owner = Scope("https://iam/", "https://iam/", "user-1"), .size = 100},
+         [](int i) {
+             return IssuerOf(i) == "https://iam/" && SubjectOf(i) == "user-1";
+         }},
+        // Another issuer's owner: nothing, inline page and total alike.
+        {{.owner = Scope("https://iam/", "https://other/", "user-1"), .size = 100},
+         [](int) {
+             return false;
+         }},
+        {{.owner = Scope({}), .user_group = "g x", .size = 100},
+         [](int i) {
+             return GroupOf(i) == "g x";
+         }},
+        {{.owner = Scope({}), .excluded_status = {"WEIRD", "CREATE_FAILED"}, .size = 100},
+         [](int i) {
+             return StatusOf(i) != "WEIRD" && StatusOf(i) != "CREATE_FAILED";
+         }},
+        {{.owner = Scope("https://other/"), .user_group = "", .excluded_status = {"DELETE_FAILED"}, .size = 3},
+         [](int i) {
+             return i % 3 != 1 && GroupOf(i).empty() && StatusOf(i) != "DELETE_FAILED";
+         }},
+        {{.owner = Scope({}), .size = 100, .sort = {{"status", false}, {"updated_at", true}}},
+         any,
+         [&](int a, int b) {
+             return status_rank(a) != status_rank(b) ? status_rank(a) < status_rank(b) : a > b;
+         }},
+        // NULLs sort last ascending: the rows with a provider first.
+        {{.owner = Scope({}), .size = 100, .sort = {{"cloud_provider_name", false}}},
+         any,
+         [](int a, int b) {
+             return a % 2 != b % 2 ? a % 2 == 0 : a > b;
+         }},
+        // The API's longest sort (16 keys): two of them differing only in the last key are two statements.
+        {{.owner = Scope({}), .size = 100, .sort = Repeated({"status", false}, 15, {"created_at", false})},
+         any,
+         [&](int a, int b) {
+             return status_rank(a) != status_rank(b) ? status_rank(a) < status_rank(b) : a < b;
+         }},
+        {{.owner = Scope({}), .size = 100, .sort = Repeated({"status", false}, 15, {"created_at", true})},
+         any,
+         [&](int a, int b) {
+             return status_rank(a) != status_rank(b) ? status_rank(a) < status_rank(b) : a > b;
+         }},
+    };
+    for (int round = 0; round < 2; ++round) {  // the second round runs the statements the first prepared
+        for (std::size_t c = 0; c < cases.size(); ++c) {
+            INFO("round " << round << ", case " << c);
+            std::int64_t total = 0;
+            const std::vector<int> rows = PageOf(cases[c], total);
+            const auto page = store.List(cases[c].query);
+            REQUIRE(page);
+            CHECK(page->total == total);
+            std::vector<std::string> ids;
+            for (const auto& d : page->items) {
+                ids.push_back(d.id);
+            }
+            std::vector<std::string> expected_ids;
+            for (const int i : rows) {
+                expected_ids.push_back(IdOf(i));
+            }
+            CHECK(ids == expected_ids);
+            for (std::size_t k = 0; k < page->items.size() && k < rows.size(); ++k) {
+                CheckFields(page->items[k], rows[k]);
             }
         }
     }
-    CHECK(store.List({.owner = Scope({}), .size = 100})->items.size() == 40);
 }

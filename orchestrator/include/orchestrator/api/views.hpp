@@ -12,8 +12,6 @@ namespace orch::api {
 /// Writes the Deployment JSON of contract §1.5. `base_url` empty renders "links": [] (callback
 /// bodies). The one definition of the view: lists write it row after row without a tree.
 void WriteDeploymentView(JsonWriter& w, const domain::Deployment& d, std::string_view base_url);
-/// The same view of a list row (the one definition: the Deployment form calls this one).
-void WriteDeploymentView(JsonWriter& w, const domain::ListedDeployment& d, std::string_view base_url);
 
 /// The same view as a tree, for bodies that embed it (callbacks, schedule events).
 Json DeploymentView(const domain::Deployment& d, const std::string& base_url);

@@ -80,33 +80,6 @@ struct Deployment {
     int req_instances = 0;
 };
 
-/// A deployment as its list view shows it, viewing text held elsewhere (the store's result
-/// buffers, or a Deployment): the list writes each row's JSON from the database's own text
-/// instead of copying every field into a Deployment first (docs/api.md, "List throughput").
-struct ListedDeployment {
-    std::string_view id;
-    TimePoint created_at{};
-    TimePoint updated_at{};
-    Status status = Status::kUnknown;
-    std::string_view status_reason;  ///< empty = absent (the same for the views below)
-    Task task = Task::kNone;
-    std::string_view physical_id;
-    std::string_view callback;
-    std::string_view user_group;
-    bool has_owner = false;
-    std::string_view owner_issuer;
-    std::string_view owner_subject;
-    std::string_view cloud_provider_name;
-    const Json* cloud_provider_endpoint = nullptr;  ///< an object, or nullptr = absent
-    const Json* outputs = nullptr;                  ///< a non-empty object, or nullptr = {}
-};
-
-/// The list view of `d`, valid while `d` lives unchanged.
-ListedDeployment ListedView(const Deployment& d);
-/// The inverse for the scalar fields: a deployment holding copies of the view's texts. The JSON
-/// fields (endpoint, outputs) keep their defaults; their readers differ per source.
-Deployment ListedScalarsCopy(const ListedDeployment& v);
-
 struct Resource {
     std::string id;
     std::string deployment_id;

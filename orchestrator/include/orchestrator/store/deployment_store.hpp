@@ -36,14 +36,6 @@ struct Page {
     std::int64_t total = 0;
 };
 
-/// A page of list views (domain::ListedDeployment) and what they view: the store's own result
-/// buffers, so a list copies no field on its way to the response.
-struct ListedPage {
-    std::vector<domain::ListedDeployment> items;
-    std::int64_t total = 0;
-    std::shared_ptr<const void> buffers;  ///< owns what `items` view
-};
-
 /// A newly created deployment with its resources and the first workflow step.
 struct NewDeployment {
     domain::Deployment deployment;
@@ -81,23 +73,6 @@ public:
     virtual Status Create(const NewDeployment& created) = 0;
     virtual Result<std::optional<domain::Deployment>> Get(const std::string& id) = 0;
     virtual Result<Page<domain::Deployment>> List(const ListQuery& query) = 0;
-    /// The same page as list views. By default views of List()'s deployments; a store that can
-    /// view its rows in place (PostgreSQL) overrides it for the API's hottest call.
-    virtual Result<ListedPage> ListListed(const ListQuery& query) {
-        auto page = List(query);
-        if (!page) {
-            return page.error();
-        }
-        auto held = std::make_shared<Page<domain::Deployment>>(std::move(*page));
-        ListedPage out;
-        out.total = held->total;
-        out.items.reserve(held->items.size());
-        for (const auto& d : held->items) {
-            out.items.push_back(domain::ListedView(d));
-        }
-        out.buffers = std::move(held);
-        return out;
-    }
 
     virtual Result<Page<domain::Resource>> ListResources(const std::string& deployment_id,
                                                          const std::optional<std::string>& type, int page, int size,

@@ -13,7 +13,6 @@ public:
     Status Create(const NewDeployment& created) override;
     Result<std::optional<domain::Deployment>> Get(const std::string& id) override;
     Result<Page<domain::Deployment>> List(const ListQuery& query) override;
-    Result<ListedPage> ListListed(const ListQuery& query) override;
     Result<Page<domain::Resource>> ListResources(const std::string& deployment_id, const std::optional<std::string>& type,
                                                  int page, int size, const std::vector<SortKey>& sort) override;
     Result<std::optional<domain::Resource>> GetResource(const std::string& deployment_id,
