@@ -1,4 +1,4 @@
-#include "bounded_process.hpp"
+#include "connectors/bounded_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <thread>
 
-namespace orch::connectors::ansible {
+namespace orch::connectors {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -177,4 +177,4 @@ ProcessOutcome RunBounded(const ProcessSpec& spec, std::stop_token stop) {
     return outcome;
 }
 
-}  // namespace orch::connectors::ansible
+}  // namespace orch::connectors

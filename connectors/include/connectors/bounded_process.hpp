@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace orch::connectors::ansible {
+namespace orch::connectors {
 
 /// One program to run with hard bounds: it gets no stdin, its stdout and stderr are merged and
 /// kept up to `output_cap` bytes (the first and the last half; the middle is dropped and counted),
@@ -31,4 +31,4 @@ struct ProcessOutcome {
 /// Runs `spec` to completion (or until stopped) and waits for the child; blocks the caller.
 ProcessOutcome RunBounded(const ProcessSpec& spec, std::stop_token stop);
 
-}  // namespace orch::connectors::ansible
+}  // namespace orch::connectors
