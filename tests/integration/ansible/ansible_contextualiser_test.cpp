@@ -4,6 +4,8 @@
 
 #include <connectors/ansible_contextualiser.hpp>
 #include <connectors/contextualiser.hpp>
+#include <connectors/contextualising_connector.hpp>
+#include <connectors/openstack_server.hpp>
 #include <test_support/test_env.hpp>
 
 #include <unistd.h>
@@ -223,5 +225,128 @@ TEST_CASE("ansible-playbook is bounded in time and stops when cancelled", "[ansi
         const Failure failure = Failed(result);
         CHECK(failure.kind == FailureKind::kRetryHere);
         CHECK_THAT(failure.message, Catch::Contains("cancelled"));
+    }
+}
+
+namespace {
+
+/// A VM site that boots "servers" as real sshd processes accepting the key of the create
+/// request's cloud-init (as cloud-init would install it), all reported ACTIVE at once.
+class SshdSite final : public orch::connectors::Connector {
+public:
+    explicit SshdSite(std::string dir) : dir_(std::move(dir)) {}
+    orch::connectors::TargetKind kind() const override { return orch::connectors::TargetKind::kOpenStack; }
+
+    orch::connectors::ConnectorResult<orch::connectors::Handle> Create(const orch::connectors::DeployRequest& r) override {
+        seen_key = r.ssh_public_key;
+        seen_user = r.ssh_user;
+        for (const auto& node : r.spec->nodes) {
+            for (int i = 0; orch::connectors::IsVirtualMachineNode(node) && i < node.count; ++i) {
+                servers_.push_back(std::make_unique<SshHost>(
+                    dir_ + "/" + node.name + "-" + std::to_string(i), "127.0.0." + std::to_string(10 + servers_.size()),
+                    r.ssh_public_key
+                ));
+                names_.emplace_back(node.name, i);
+            }
+        }
+        orch::connectors::Handle handle;
+        handle.deployment_id = r.deployment_id;
+        handle.target = r.target;
+        return handle;
+    }
+    orch::connectors::ConnectorResult<orch::connectors::Observation> Poll(
+        const orch::connectors::Handle& handle, const orch::tosca::DeploymentSpec& /*spec*/
+    ) override {
+        orch::connectors::Observation observation;
+        observation.phase = orch::connectors::Phase::kReady;
+        for (std::size_t i = 0; i < servers_.size(); ++i) {
+            observation.instances.push_back(
+                {names_[i].first, names_[i].second, "id-" + std::to_string(i), "STARTED",
+                 Json{{"private_address", Json::array({servers_[i]->address()})}}}
+            );
+        }
+        (void)handle;
+        return observation;
+    }
+    orch::connectors::ConnectorResult<orch::connectors::Handle> Update(
+        const orch::connectors::Handle& handle, const orch::connectors::DeployRequest& /*r*/
+    ) override {
+        return handle;
+    }
+    orch::connectors::ConnectorResult<orch::connectors::Deletion> Delete(const orch::connectors::Handle&, bool) override {
+        servers_.clear();
+        return orch::connectors::Deletion::kComplete;
+    }
+    orch::connectors::ConnectorResult<bool> Act(const orch::connectors::Handle&, const std::string&, const std::string&) override {
+        return true;
+    }
+
+    int port(std::size_t i) const { return servers_.at(i)->port(); }
+    const SshHost& server(std::size_t i) const { return *servers_.at(i); }
+    std::string seen_key, seen_user;
+
+private:
+    std::string dir_;
+    std::vector<std::unique_ptr<SshHost>> servers_;
+    std::vector<std::pair<std::string, int>> names_;
+};
+
+}  // namespace
+
+TEST_CASE(
+    "a VM connector with contextualisation: key through the create request, configured when ACTIVE, "
+    "a failed role fails the attempt",
+    "[ansible][integration]"
+) {
+    using orch::connectors::ContextualisingConnector;
+    const std::string dir = FreshDir("connector");
+    AnsibleOptions options;
+    options.work_dir = dir + "/orchestrator";
+    options.role_dir = orch::test::SourceDir() + "/tests/integration/ansible/roles";
+    options.connect_timeout = std::chrono::seconds(5);
+    AnsibleContextualiser contextualiser(options);
+    auto site = std::make_unique<SshdSite>(dir);
+    SshdSite& sshd = *site;
+    ContextualisingConnector connector(std::move(site), contextualiser, {});
+
+    orch::tosca::DeploymentSpec spec;
+    spec.nodes = {Vm("vm", 1), Software("docker", "vm", "indigo-dc.docker")};
+    spec.nodes[1].properties = {{"docker_data_root", "/srv/docker"}};
+    spec.inputs = {{"deployment_label", "through-the-connector"}};
+    orch::connectors::DeployRequest request;
+    request.deployment_id = "6a1f0c3e-1111-4222-8333-" + std::to_string(100000000000 + ::getpid());
+    request.spec = &spec;
+    request.target.service_id = "openstack-site-a";
+    request.target.options = {{"ssh_user", orch::test::ansible::CurrentUser()}};
+
+    auto created = connector.Create(request);
+    REQUIRE(std::holds_alternative<orch::connectors::Handle>(created));
+    CHECK_THAT(sshd.seen_key, Catch::StartsWith("ssh-ed25519 "));
+    CHECK(sshd.seen_user == orch::test::ansible::CurrentUser());
+    auto handle = std::get<orch::connectors::Handle>(created);
+    handle.target.options["ssh_port"] = sshd.port(0);
+
+    SECTION("configured before it is reported ready, with Ansible's output in the log") {
+        auto polled = connector.Poll(handle, spec);
+        REQUIRE(std::holds_alternative<orch::connectors::Observation>(polled));
+        const auto& observation = std::get<orch::connectors::Observation>(polled);
+        CHECK(observation.phase == orch::connectors::Phase::kReady);
+        CHECK_THAT(observation.log, Catch::Contains("== node docker: configured") && Catch::Contains("PLAY RECAP"));
+        CHECK(Json::parse(Read(sshd.server(0).root() + "/etc/docker/daemon.json"))["label"] == "through-the-connector");
+
+        const std::string key_dir =
+            options.work_dir + "/" + orch::connectors::ContextId(request.deployment_id, "openstack-site-a");
+        CHECK(fs::exists(key_dir + "/id_ed25519"));
+        REQUIRE(std::holds_alternative<orch::connectors::Deletion>(connector.Delete(handle, false)));
+        CHECK_FALSE(fs::exists(key_dir));
+    }
+    SECTION("a failing role makes the attempt fail with the task's message, for the next site") {
+        spec.nodes.push_back(Software("marker", "docker", "indigo-dc.broken"));
+        auto polled = connector.Poll(handle, spec);
+        REQUIRE(std::holds_alternative<orch::connectors::Observation>(polled));
+        const auto& observation = std::get<orch::connectors::Observation>(polled);
+        CHECK(observation.phase == orch::connectors::Phase::kFailed);
+        CHECK(observation.failure == FailureKind::kTryAnotherSite);
+        CHECK_THAT(observation.reason, Catch::Contains("marker service refused to start on purpose"));
     }
 }
