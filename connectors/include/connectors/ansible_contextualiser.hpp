@@ -33,14 +33,14 @@ struct AnsibleOptions {
 /// orchestrator. ansible-playbook runs as a bounded child process (time limit, output cap, its
 /// process group killed on timeout or cancel).
 class AnsibleContextualiser final : public Contextualiser {
-public:
+   public:
     explicit AnsibleContextualiser(AnsibleOptions options);
 
     ConnectorResult<std::string> PublicKey(const std::string& deployment_id) override;
     ConnectorResult<ContextOutcome> Configure(const ContextPlan& plan, std::stop_token stop) override;
     void Forget(const std::string& deployment_id) override;
 
-private:
+   private:
     ConnectorResult<std::string> DeploymentDir(const std::string& deployment_id) const;
     std::optional<Failure> InstallRoles(const ContextPlan& plan, const std::string& dir, std::stop_token stop);
     std::vector<std::string> Environment(const std::string& dir) const;

@@ -19,8 +19,8 @@ struct ContextHost {
 /// The configuration of one software node: its Ansible roles applied, with its variables, on
 /// every instance of the Compute node that hosts it.
 struct ContextStep {
-    std::string node;       ///< the software node (or a Compute node with roles of its own)
-    std::string host_node;  ///< the Compute node it ends up on (HostedOn chain)
+    std::string node;                ///< the software node (or a Compute node with roles of its own)
+    std::string host_node;           ///< the Compute node it ends up on (HostedOn chain)
     std::vector<std::string> roles;  ///< Galaxy role names, e.g. "indigo-dc.docker"
     Json vars = Json::object();      ///< the resolved inputs, then the node's properties
 };
@@ -42,7 +42,7 @@ struct ContextOutcome {
 /// contextualisation: no Infrastructure Manager). Implementations block for as long as the
 /// configuration takes (bounded by their own limits) and must be called off the I/O threads.
 class Contextualiser {
-public:
+   public:
     virtual ~Contextualiser() = default;
     /// The OpenSSH public key ("ssh-ed25519 AAAA... orch-<id>") the servers of `deployment_id`
     /// must accept; made once per deployment and the same on every later call.

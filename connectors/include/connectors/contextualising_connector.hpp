@@ -25,8 +25,10 @@ struct ContextualisingOptions {
 /// Poll blocks for as long as the configuration runs (bounded by the contextualiser's limits);
 /// the workflow calls it on its own worker threads, never an I/O thread.
 class ContextualisingConnector final : public Connector {
-public:
-    ContextualisingConnector(std::unique_ptr<Connector> inner, Contextualiser& contextualiser, ContextualisingOptions options);
+   public:
+    ContextualisingConnector(
+        std::unique_ptr<Connector> inner, Contextualiser& contextualiser, ContextualisingOptions options
+    );
 
     TargetKind kind() const override { return inner_->kind(); }
     ConnectorResult<Handle> Create(const DeployRequest& request) override;
@@ -35,7 +37,7 @@ public:
     ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
 
-private:
+   private:
     /// `request` with the key of its deployment and service, when the template needs one.
     ConnectorResult<DeployRequest> WithKey(const DeployRequest& request);
 

@@ -1,8 +1,8 @@
 #include "connectors/ansible_contextualiser.hpp"
 
 #include "ansible/ansible_files.hpp"
-#include "connectors/bounded_process.hpp"
 #include "common/log.hpp"
+#include "connectors/bounded_process.hpp"
 
 #include <cctype>
 #include <cstdlib>
@@ -61,7 +61,8 @@ Failure RunFailure(const std::string& node, const ProcessOutcome& run, std::chro
     }
     if (!run.started) {
         ORCH_LOG_ERROR("contextualisation: ansible-playbook did not start", {{"reason", run.output}});
-        return Failure{FailureKind::kRetryHere, "node '" + node + "': Ansible could not be started on the orchestrator"};
+        return Failure{
+            FailureKind::kRetryHere, "node '" + node + "': Ansible could not be started on the orchestrator"};
     }
     if (run.timed_out) {
         return Failure{
@@ -181,7 +182,8 @@ std::optional<Failure> AnsibleContextualiser::InstallRoles(
             continue;  // installed by an earlier run
         }
         if (options_.galaxy_server.empty()) {
-            return Failure{FailureKind::kUserError, "the Ansible role '" + role + "' is not in the configured role source"};
+            return Failure{
+                FailureKind::kUserError, "the Ansible role '" + role + "' is not in the configured role source"};
         }
         ProcessSpec spec;
         spec.program = options_.ansible_galaxy;
@@ -197,7 +199,8 @@ std::optional<Failure> AnsibleContextualiser::InstallRoles(
             }
             return Failure{
                 FailureKind::kRetryHere,
-                "the Ansible role '" + role + "' could not be installed: " + ansible::AnsibleFailure(run.output, kFailureCap),
+                "the Ansible role '" + role +
+                    "' could not be installed: " + ansible::AnsibleFailure(run.output, kFailureCap),
             };
         }
     }

@@ -19,7 +19,7 @@ using Clock = std::chrono::steady_clock;
 
 /// Keeps the first and the last half of `cap` bytes of a stream and counts what falls between.
 class BoundedOutput {
-public:
+   public:
     explicit BoundedOutput(std::size_t cap) : half_(std::max<std::size_t>(cap / 2, 1)) {}
 
     void Append(const char* data, std::size_t size) {
@@ -51,7 +51,7 @@ public:
         return head_ + "\n[... " + std::to_string(dropped_) + " bytes of output left out ...]\n" + tail_;
     }
 
-private:
+   private:
     std::size_t half_;
     std::string head_, tail_;
     std::size_t dropped_ = 0;

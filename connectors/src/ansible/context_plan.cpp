@@ -1,5 +1,4 @@
 #include "connectors/contextualiser.hpp"
-
 #include "connectors/openstack_server.hpp"
 
 #include <functional>
@@ -57,8 +56,8 @@ ConnectorResult<std::vector<ContextStep>> BuildContextSteps(const tosca::Deploym
     std::set<std::string> done;
     std::set<std::string> visiting;
     // Depth-first in template order, bounded by the node count; `visiting` catches cycles.
-    std::function<std::optional<std::string>(const tosca::NodeSpec&)> visit =
-        [&](const tosca::NodeSpec& node) -> std::optional<std::string> {
+    std::function<std::optional<std::string>(const tosca::NodeSpec&)> visit = [&](const tosca::NodeSpec& node
+                                                                              ) -> std::optional<std::string> {
         if (done.count(node.name) != 0) {
             return std::nullopt;
         }
@@ -79,7 +78,8 @@ ConnectorResult<std::vector<ContextStep>> BuildContextSteps(const tosca::Deploym
     };
     for (const auto& node : spec.nodes) {
         if (auto cycle = visit(node)) {
-            return Failure{FailureKind::kUserError, "the nodes depend on each other in a cycle (through '" + *cycle + "')"};
+            return Failure{
+                FailureKind::kUserError, "the nodes depend on each other in a cycle (through '" + *cycle + "')"};
         }
     }
     std::vector<ContextStep> steps;
@@ -91,17 +91,20 @@ ConnectorResult<std::vector<ContextStep>> BuildContextSteps(const tosca::Deploym
         // Follow HostedOn down to the Compute node (bounded: a chain longer than the node count
         // would be a cycle, which the ordering above refused).
         const tosca::NodeSpec* host = node;
-        for (std::size_t hops = 0; host != nullptr && !IsVirtualMachineNode(*host) && hops <= spec.nodes.size(); ++hops) {
+        for (std::size_t hops = 0; host != nullptr && !IsVirtualMachineNode(*host) && hops <= spec.nodes.size();
+             ++hops) {
             const auto it = by_name.find(host->host_node);
             host = it == by_name.end() ? nullptr : it->second;
         }
         if (host == nullptr || !IsVirtualMachineNode(*host)) {
             return Failure{
                 FailureKind::kUserError,
-                "node '" + node->name + "' has Ansible roles but is not hosted on a virtual machine (tosca.nodes.Compute)",
+                "node '" + node->name +
+                    "' has Ansible roles but is not hosted on a virtual machine (tosca.nodes.Compute)",
             };
         }
-        ContextStep step{node->name, host->name, std::move(roles), spec.inputs.is_object() ? spec.inputs : Json::object()};
+        ContextStep step{
+            node->name, host->name, std::move(roles), spec.inputs.is_object() ? spec.inputs : Json::object()};
         if (node->properties.is_object()) {
             for (const auto& [key, value] : node->properties.items()) {
                 step.vars[key] = value;

@@ -6,11 +6,10 @@
 #include <connectors/contextualiser.hpp>
 #include <connectors/contextualising_connector.hpp>
 #include <connectors/openstack_server.hpp>
-#include <test_support/test_env.hpp>
-
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <test_support/test_env.hpp>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -158,7 +157,8 @@ TEST_CASE(
     // A re-run (after a crash, or a retried step) changes nothing.
     const ContextOutcome again = Succeeded(rig.Configure());
     std::size_t recaps = 0;
-    for (std::size_t at = again.log.find("changed="); at != std::string::npos; at = again.log.find("changed=", at + 1)) {
+    for (std::size_t at = again.log.find("changed="); at != std::string::npos;
+         at = again.log.find("changed=", at + 1)) {
         CHECK(again.log.compare(at, 10, "changed=0 ") == 0);
         ++recaps;
     }
@@ -176,7 +176,10 @@ TEST_CASE("a failing role fails the run with the task's message", "[ansible][int
     rig.spec.nodes.push_back(Software("marker", "docker", "indigo-dc.broken"));
     const Failure failure = Failed(rig.Configure());
     CHECK(failure.kind == FailureKind::kTryAnotherSite);
-    CHECK_THAT(failure.message, Catch::Contains("node 'marker'") && Catch::Contains("marker service refused to start on purpose"));
+    CHECK_THAT(
+        failure.message,
+        Catch::Contains("node 'marker'") && Catch::Contains("marker service refused to start on purpose")
+    );
     // The node before it was configured.
     CHECK(Read(rig.servers[0]->root() + "/run/docker.active") == "active\n");
 }
@@ -233,17 +236,19 @@ namespace {
 /// A VM site that boots "servers" as real sshd processes accepting the key of the create
 /// request's cloud-init (as cloud-init would install it), all reported ACTIVE at once.
 class SshdSite final : public orch::connectors::Connector {
-public:
+   public:
     explicit SshdSite(std::string dir) : dir_(std::move(dir)) {}
     orch::connectors::TargetKind kind() const override { return orch::connectors::TargetKind::kOpenStack; }
 
-    orch::connectors::ConnectorResult<orch::connectors::Handle> Create(const orch::connectors::DeployRequest& r) override {
+    orch::connectors::ConnectorResult<orch::connectors::Handle> Create(const orch::connectors::DeployRequest& r
+    ) override {
         seen_key = r.ssh_public_key;
         seen_user = r.ssh_user;
         for (const auto& node : r.spec->nodes) {
             for (int i = 0; orch::connectors::IsVirtualMachineNode(node) && i < node.count; ++i) {
                 servers_.push_back(std::make_unique<SshHost>(
-                    dir_ + "/" + node.name + "-" + std::to_string(i), "127.0.0." + std::to_string(10 + servers_.size()),
+                    dir_ + "/" + node.name + "-" + std::to_string(i),
+                    "127.0.0." + std::to_string(10 + servers_.size()),
                     r.ssh_public_key
                 ));
                 names_.emplace_back(node.name, i);
@@ -261,7 +266,10 @@ public:
         observation.phase = orch::connectors::Phase::kReady;
         for (std::size_t i = 0; i < servers_.size(); ++i) {
             observation.instances.push_back(
-                {names_[i].first, names_[i].second, "id-" + std::to_string(i), "STARTED",
+                {names_[i].first,
+                 names_[i].second,
+                 "id-" + std::to_string(i),
+                 "STARTED",
                  Json{{"private_address", Json::array({servers_[i]->address()})}}}
             );
         }
@@ -273,11 +281,13 @@ public:
     ) override {
         return handle;
     }
-    orch::connectors::ConnectorResult<orch::connectors::Deletion> Delete(const orch::connectors::Handle&, bool) override {
+    orch::connectors::ConnectorResult<orch::connectors::Deletion> Delete(const orch::connectors::Handle&, bool)
+        override {
         servers_.clear();
         return orch::connectors::Deletion::kComplete;
     }
-    orch::connectors::ConnectorResult<bool> Act(const orch::connectors::Handle&, const std::string&, const std::string&) override {
+    orch::connectors::ConnectorResult<bool> Act(const orch::connectors::Handle&, const std::string&, const std::string&)
+        override {
         return true;
     }
 
@@ -285,7 +295,7 @@ public:
     const SshHost& server(std::size_t i) const { return *servers_.at(i); }
     std::string seen_key, seen_user;
 
-private:
+   private:
     std::string dir_;
     std::vector<std::unique_ptr<SshHost>> servers_;
     std::vector<std::pair<std::string, int>> names_;

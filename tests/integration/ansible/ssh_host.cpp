@@ -1,12 +1,11 @@
 #include "ssh_host.hpp"
 
-#include <test_support/test_env.hpp>
-
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <test_support/test_env.hpp>
 #include <unistd.h>
 
 #include <chrono>
@@ -68,12 +67,15 @@ SshHost::SshHost(const std::string& dir, const std::string& address, const std::
             "/sshd.pid\nAuthorizedKeysFile " + dir_ +
             "/authorized_keys\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n"
             "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\nPermitRootLogin prohibit-password\n"
-            "AllowUsers " + CurrentUser() + "\nSetEnv ORCH_VM_DIR=" + root() +
+            "AllowUsers " +
+            CurrentUser() + "\nSetEnv ORCH_VM_DIR=" + root() +
             "\nSubsystem sftp /usr/lib/openssh/sftp-server\nLogLevel VERBOSE\n"
     );
     process_ = std::make_unique<ChildProcess>(
-        "/usr/sbin/sshd", std::vector<std::string>{"-D", "-e", "-f", dir_ + "/sshd_config"},
-        std::map<std::string, std::string>{}, dir_ + "/sshd.log"
+        "/usr/sbin/sshd",
+        std::vector<std::string>{"-D", "-e", "-f", dir_ + "/sshd_config"},
+        std::map<std::string, std::string>{},
+        dir_ + "/sshd.log"
     );
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (!Accepts(address_, port_)) {

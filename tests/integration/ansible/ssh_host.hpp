@@ -11,7 +11,7 @@ namespace orch::test::ansible {
 /// (127.0.0.x) and a port of its own, logging in the current user with the keys given, and
 /// telling every session its own directory in ORCH_VM_DIR (what the test roles write into).
 class SshHost {
-public:
+   public:
     /// Starts sshd under `dir` (created) listening on `address` and waits until it accepts.
     SshHost(const std::string& dir, const std::string& address, const std::string& authorized_key);
     ~SshHost();
@@ -24,7 +24,7 @@ public:
     std::string root() const { return dir_ + "/root"; }
     std::string Log() const { return process_ ? process_->Log() : std::string(); }
 
-private:
+   private:
     std::string dir_, address_;
     int port_ = 0;
     std::unique_ptr<ChildProcess> process_;

@@ -1,7 +1,6 @@
 #include <connectors/bounded_process.hpp>
 
 #include <catch2/catch.hpp>
-
 #include <signal.h>
 
 #include <chrono>
