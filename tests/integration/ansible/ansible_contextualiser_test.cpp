@@ -81,7 +81,7 @@ struct Rig {
         REQUIRE(std::holds_alternative<std::string>(key));
         for (int i = 0; i < vm_count; ++i) {
             servers.push_back(std::make_unique<SshHost>(
-                dir + "/vm-" + std::to_string(i), "127.0.0." + std::to_string(2 + i), std::get<std::string>(key)
+                dir + "/vm-" + std::to_string(i), orch::test::ansible::LoopbackAddress(i), std::get<std::string>(key)
             ));
         }
         spec.nodes.push_back(Vm("vm", vm_count));
@@ -188,7 +188,7 @@ TEST_CASE("an unreachable server fails the run with Ansible's message", "[ansibl
     Rig rig(0);
     rig.spec.nodes = {Vm("vm", 1), Software("docker", "vm", "indigo-dc.docker")};
     auto plan = rig.Plan();
-    plan.hosts.push_back({"vm", 0, "127.0.0.9", orch::test::FreePort()});
+    plan.hosts.push_back({"vm", 0, orch::test::ansible::LoopbackAddress(99), orch::test::FreePort()});
     const auto result = rig.contextualiser->Configure(plan, {});
     const Failure failure = Failed(result);
     CHECK(failure.kind == FailureKind::kTryAnotherSite);
@@ -248,7 +248,7 @@ class SshdSite final : public orch::connectors::Connector {
             for (int i = 0; orch::connectors::IsVirtualMachineNode(node) && i < node.count; ++i) {
                 servers_.push_back(std::make_unique<SshHost>(
                     dir_ + "/" + node.name + "-" + std::to_string(i),
-                    "127.0.0." + std::to_string(10 + servers_.size()),
+                    orch::test::ansible::LoopbackAddress(static_cast<int>(10 + servers_.size())),
                     r.ssh_public_key
                 ));
                 names_.emplace_back(node.name, i);

@@ -39,6 +39,12 @@ void Write(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+std::string LoopbackAddress(int index) {
+    const auto pid = static_cast<unsigned>(::getpid());
+    return "127." + std::to_string((pid >> 8) % 250 + 1) + "." + std::to_string(pid % 250 + 1) + "." +
+           std::to_string(index % 250 + 2);
+}
+
 std::string CurrentUser() {
     const passwd* pw = ::getpwuid(::getuid());
     if (pw == nullptr) {

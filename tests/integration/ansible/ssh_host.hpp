@@ -30,6 +30,10 @@ class SshHost {
     std::unique_ptr<ChildProcess> process_;
 };
 
+/// The loopback address of test server `index` of this process: 127.<pid>.<index>, so test
+/// processes CTest runs in parallel never share an address (nor collide on a port).
+std::string LoopbackAddress(int index);
+
 /// The name of the user the tests run as (whom sshd lets in).
 std::string CurrentUser();
 

@@ -2,8 +2,11 @@
 
 #include <catch2/catch.hpp>
 #include <signal.h>
+#include <test_support/test_env.hpp>
 
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <thread>
 
 using orch::connectors::ProcessSpec;
@@ -18,6 +21,15 @@ ProcessSpec Shell(const std::string& script) {
     spec.env = {"PATH=/usr/bin:/bin"};
     spec.time_limit = std::chrono::seconds(10);
     return spec;
+}
+
+// Running or sleeping; a zombie (killed, not yet reaped by init) counts as gone.
+bool Alive(int pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(stat, text);
+    const auto close = text.rfind(')');
+    return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
 }
 
 }  // namespace
@@ -41,8 +53,11 @@ TEST_CASE("a bounded process keeps the head and tail of a large output", "[conne
 }
 
 TEST_CASE("a bounded process group is killed at the time limit", "[connectors][process]") {
-    // The grandchild keeps the pipe open: only killing the whole group ends the run.
-    auto spec = Shell("sleep 60 & sleep 60; echo never");
+    // The background child would outlive a kill of the shell alone (as ssh workers would outlive
+    // ansible-playbook): the whole group must go.
+    const std::string pid_file = orch::test::BinaryDir() + "/bounded_process_test.pid";
+    std::remove(pid_file.c_str());
+    auto spec = Shell("sleep 60 & echo $! > '" + pid_file + "'; sleep 60; echo never");
     spec.time_limit = std::chrono::milliseconds(500);
     const auto started = std::chrono::steady_clock::now();
     const auto run = RunBounded(spec, {});
@@ -50,6 +65,9 @@ TEST_CASE("a bounded process group is killed at the time limit", "[connectors][p
     CHECK(run.timed_out);
     CHECK(run.exit_code == 128 + SIGTERM);
     CHECK(run.output.empty());
+    const std::string background = orch::test::ReadFile(pid_file);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK_FALSE(Alive(std::stoi(background)));
 }
 
 TEST_CASE("a bounded process stops when cancelled", "[connectors][process]") {
