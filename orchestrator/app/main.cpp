@@ -13,7 +13,9 @@
 #include "common/clock.hpp"
 #include "common/config.hpp"
 #include "common/log.hpp"
+#include "connectors/ansible_contextualiser.hpp"
 #include "connectors/chronos_connector.hpp"
+#include "connectors/contextualising_connector.hpp"
 #include "connectors/kubernetes_connector.hpp"
 #include "connectors/marathon_connector.hpp"
 #include "connectors/openstack_connector.hpp"
@@ -28,6 +30,7 @@
 #include "orchestrator/api/views.hpp"
 #include "orchestrator/app/app_config.hpp"
 #include "orchestrator/app/config_credentials.hpp"
+#include "orchestrator/app/contextualisation_config.hpp"
 #include "orchestrator/app/routes.hpp"
 #include "orchestrator/app/workflow_config.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
@@ -164,7 +167,20 @@ int main(int argc, char** argv) {
     registry.Register(std::make_unique<connectors::ChronosConnector>(site_clients));
     registry.Register(std::make_unique<connectors::KubernetesConnector>(site_clients));
     registry.Register(std::make_unique<connectors::SlurmConnector>(site_clients));
-    registry.Register(std::make_unique<connectors::OpenStackConnector>(site_clients));
+    auto contextualisation = app::ParseContextualisationConfig(config->tree);
+    if (!contextualisation) {
+        return Fail("contextualisation configuration error", contextualisation.error());
+    }
+    // Native contextualisation: the OpenStack connector's servers are configured with Ansible
+    // once ACTIVE (docs/contextualisation-ansible.md).
+    connectors::AnsibleContextualiser contextualiser(contextualisation->ansible);
+    if (contextualisation->enabled) {
+        registry.Register(std::make_unique<connectors::ContextualisingConnector>(
+            std::make_unique<connectors::OpenStackConnector>(site_clients), contextualiser, contextualisation->connector
+        ));
+    } else {
+        registry.Register(std::make_unique<connectors::OpenStackConnector>(site_clients));
+    }
     auto credentials = app::ConfigCredentialSource::FromConfig(config->tree, auth->token_keeper.get());
     if (!credentials) {
         return Fail("credentials configuration error", credentials.error());

@@ -71,6 +71,11 @@ struct DeployRequest {
     const tosca::DeploymentSpec* spec = nullptr;
     SiteTarget target;
     std::map<std::string, NodePlacement> placements;  ///< by node name (VM targets)
+    /// Native contextualisation (VM targets): when set, every server gets, through cloud-init,
+    /// the account `ssh_user` (passwordless sudo) accepting this OpenSSH public key, so the
+    /// orchestrator's Ansible can log in once the server is ACTIVE.
+    std::string ssh_public_key;
+    std::string ssh_user = "cloudadm";
 };
 
 /// Provider-side state of one node instance.

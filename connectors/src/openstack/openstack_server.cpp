@@ -33,20 +33,52 @@ std::string CloudConfigUser(const Json& user) {
     return out;
 }
 
-std::string UserData(const tosca::NodeSpec& node) {
-    if (std::string explicit_data = PropertyString(node, "user_data"); !explicit_data.empty()) {
-        return explicit_data;
-    }
-    const auto users = node.properties.find("os_users");
-    if (users == node.properties.end() || !users->is_array() || users->empty()) {
+// The account native contextualisation logs into (DeployRequest::ssh_public_key).
+std::string ContextualisationUser(const DeployRequest& request) {
+    if (request.ssh_public_key.empty()) {
         return {};
     }
+    return CloudConfigUser(
+        {{"os_user_name", request.ssh_user},
+         {"os_user_add_to_sudoers", true},
+         {"os_user_ssh_public_key", request.ssh_public_key}}
+    );
+}
+
+// The user's own user data and the contextualisation account as one MIME multipart message,
+// which cloud-init splits into its parts (both run; cloud-configs are merged). The part type
+// follows the user data's first line, as cloud-init itself would guess it.
+std::string Multipart(const std::string& own, const std::string& cloud_config) {
+    const std::string boundary = "orch-contextualisation-part-boundary";
+    std::string type = "text/plain";
+    if (own.rfind("#cloud-config", 0) == 0) {
+        type = "text/cloud-config";
+    } else if (own.rfind("#!", 0) == 0) {
+        type = "text/x-shellscript";
+    }
+    return "Content-Type: multipart/mixed; boundary=\"" + boundary + "\"\nMIME-Version: 1.0\n\n--" + boundary +
+           "\nContent-Type: " + type + "\n\n" + own + "\n--" + boundary + "\nContent-Type: text/cloud-config\n\n" +
+           cloud_config + "\n--" + boundary + "--\n";
+}
+
+std::string UserData(const DeployRequest& request, const tosca::NodeSpec& node) {
+    const std::string contextualisation = ContextualisationUser(request);
+    if (std::string explicit_data = PropertyString(node, "user_data"); !explicit_data.empty()) {
+        if (contextualisation.empty()) {
+            return explicit_data;
+        }
+        return Multipart(explicit_data, "#cloud-config\nusers:\n  - default\n" + contextualisation);
+    }
     std::string entries;
-    for (const auto& user : *users) {
-        if (user.is_object()) {
-            entries += CloudConfigUser(user);
+    const auto users = node.properties.find("os_users");
+    if (users != node.properties.end() && users->is_array()) {
+        for (const auto& user : *users) {
+            if (user.is_object()) {
+                entries += CloudConfigUser(user);
+            }
         }
     }
+    entries += contextualisation;
     return entries.empty() ? std::string() : "#cloud-config\nusers:\n  - default\n" + entries;
 }
 
@@ -127,7 +159,7 @@ ConnectorResult<Json> BuildServerCreate(
     if (const std::string zone = OptionString(request.target, "availability_zone"); !zone.empty()) {
         server["availability_zone"] = zone;
     }
-    if (const std::string data = UserData(node); !data.empty()) {
+    if (const std::string data = UserData(request, node); !data.empty()) {
         std::string encoded = Base64Encode(data);
         if (encoded.size() > kMaxUserData) {
             return Failure{

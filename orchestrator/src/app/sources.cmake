@@ -5,3 +5,4 @@ set(SOURCES
 list(APPEND SOURCES ${AREA_DIR}/workflow_config.cpp)
 list(APPEND SOURCES ${AREA_DIR}/routes.cpp)
 list(APPEND SOURCES ${AREA_DIR}/config_keys.cpp)
+list(APPEND SOURCES ${AREA_DIR}/contextualisation_config.cpp)

@@ -127,3 +127,31 @@ TEST_CASE("cloud-init: user_data as written, else a cloud-config for os_users", 
         CHECK_THAT(std::get<Failure>(body).message, Catch::Contains("gpu_vm") && Catch::Contains("65535"));
     }
 }
+
+TEST_CASE("cloud-init: the contextualisation key reaches a sudo account on every server", "[openstack][server]") {
+    DeployRequest request;
+    request.deployment_id = "d";
+    request.ssh_public_key = "ssh-ed25519 AAAAC3Nza orch-d";
+    request.ssh_user = "cloudadm";
+    auto node = VmNode();
+    const std::string account =
+        "  - name: \"cloudadm\"\n    shell: \"/bin/bash\"\n    sudo: \"ALL=(ALL) NOPASSWD:ALL\"\n"
+        "    ssh_authorized_keys:\n      - \"ssh-ed25519 AAAAC3Nza orch-d\"\n";
+    SECTION("alone: a cloud-config with the account") {
+        CHECK(Decode(Build(request, node)["server"]["user_data"]) == "#cloud-config\nusers:\n  - default\n" + account);
+    }
+    SECTION("beside os_users: one users list with both") {
+        node.properties["os_users"] = Json::array({{{"os_user_name", "alice"}}});
+        CHECK(
+            Decode(Build(request, node)["server"]["user_data"]) ==
+            "#cloud-config\nusers:\n  - default\n  - name: \"alice\"\n    shell: \"/bin/bash\"\n" + account
+        );
+    }
+    SECTION("beside the user's own user data: a MIME multipart keeping it whole") {
+        node.properties["user_data"] = "#!/bin/sh\necho hi\n";
+        const std::string text = Decode(Build(request, node)["server"]["user_data"]);
+        CHECK_THAT(text, Catch::StartsWith("Content-Type: multipart/mixed; boundary="));
+        CHECK_THAT(text, Catch::Contains("Content-Type: text/x-shellscript\n\n#!/bin/sh\necho hi\n"));
+        CHECK_THAT(text, Catch::Contains("Content-Type: text/cloud-config\n\n#cloud-config\nusers:\n  - default\n" + account));
+    }
+}

@@ -1,4 +1,5 @@
 #include <orchestrator/app/app_config.hpp>
+#include <orchestrator/app/contextualisation_config.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -39,4 +40,37 @@ TEST_CASE("bad values in the file are named with the key", "[orchestrator][confi
     auto level = LoadConfig(path, {});
     REQUIRE_FALSE(level);
     CHECK(level.error().message.find("log.level") != std::string::npos);
+}
+
+TEST_CASE("contextualisation: off by default, a role source required when on", "[orchestrator][config]") {
+    const std::map<std::string, std::string> base{{"ORCHESTRATOR_DB_URL", "postgresql://x@127.0.0.1:1/db"}};
+    auto config = LoadConfig("", base);
+    REQUIRE(config);
+    auto off = orch::app::ParseContextualisationConfig(config->tree);
+    REQUIRE(off);
+    CHECK_FALSE(off->enabled);
+    const orch::connectors::AnsibleOptions ansible_defaults;
+    CHECK(off->ansible.node_time_limit == ansible_defaults.node_time_limit);
+    CHECK(off->connector.ssh_user == "cloudadm");
+
+    auto env = base;
+    env["ORCHESTRATOR_CONTEXTUALISATION__ENABLED"] = "true";
+    auto no_roles = orch::app::ParseContextualisationConfig(LoadConfig("", env)->tree);
+    REQUIRE_FALSE(no_roles);
+    CHECK_THAT(no_roles.error().message, Catch::Contains("contextualisation.role_dir"));
+
+    env["ORCHESTRATOR_CONTEXTUALISATION__ROLE_DIR"] = "/srv/roles";
+    env["ORCHESTRATOR_CONTEXTUALISATION__NODE_TIME_LIMIT"] = "5m";
+    env["ORCHESTRATOR_CONTEXTUALISATION__SSH_PORT"] = "2222";
+    auto on = orch::app::ParseContextualisationConfig(LoadConfig("", env)->tree);
+    REQUIRE(on);
+    CHECK(on->enabled);
+    CHECK(on->ansible.role_dir == "/srv/roles");
+    CHECK(on->ansible.node_time_limit == std::chrono::minutes(5));
+    CHECK(on->connector.ssh_port == 2222);
+
+    env["ORCHESTRATOR_CONTEXTUALISATION__SSH_PORT"] = "70000";
+    auto bad_port = orch::app::ParseContextualisationConfig(LoadConfig("", env)->tree);
+    REQUIRE_FALSE(bad_port);
+    CHECK_THAT(bad_port.error().message, Catch::Contains("contextualisation.ssh_port"));
 }

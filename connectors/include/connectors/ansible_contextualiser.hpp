@@ -1,0 +1,51 @@
+#pragma once
+
+#include "connectors/contextualiser.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace orch::connectors {
+
+struct AnsibleOptions {
+    /// One private directory per deployment under it: the SSH key pair, the inventory, the
+    /// generated playbooks. Replicas that take over each other's jobs need it shared.
+    std::string work_dir = "/var/lib/orchestrator/contextualisation";
+    /// The role source: a directory holding one directory per Galaxy role name
+    /// ("indigo-dc.docker/tasks/main.yml", ...).
+    std::string role_dir;
+    /// When set, a role missing from role_dir is installed from this Galaxy server with
+    /// `ansible-galaxy role install --server <url>` into the deployment's directory.
+    std::string galaxy_server;
+    std::string ansible_playbook = "ansible-playbook";
+    std::string ansible_galaxy = "ansible-galaxy";
+    std::string ssh_keygen = "ssh-keygen";
+    std::chrono::seconds node_time_limit{1800};  ///< one node's playbook run
+    std::chrono::seconds connect_timeout{30};    ///< SSH connection to a server
+    std::size_t output_cap = 64 * 1024;          ///< Ansible output kept per node run
+};
+
+/// Native contextualisation with real Ansible: ansible-playbook (Debian ansible-core) over SSH
+/// with a per-deployment ed25519 key, one run per software node in dependency order, each
+/// applying the node's Galaxy roles to the instances of its Compute host. Every value from the
+/// template reaches Ansible tagged !unsafe, so template text is never evaluated as Jinja on the
+/// orchestrator. ansible-playbook runs as a bounded child process (time limit, output cap, its
+/// process group killed on timeout or cancel).
+class AnsibleContextualiser final : public Contextualiser {
+   public:
+    explicit AnsibleContextualiser(AnsibleOptions options);
+
+    ConnectorResult<std::string> PublicKey(const std::string& deployment_id) override;
+    ConnectorResult<ContextOutcome> Configure(const ContextPlan& plan, std::stop_token stop) override;
+    void Forget(const std::string& deployment_id) override;
+
+   private:
+    ConnectorResult<std::string> DeploymentDir(const std::string& deployment_id) const;
+    std::optional<Failure> InstallRoles(const ContextPlan& plan, const std::string& dir, std::stop_token stop);
+    std::vector<std::string> Environment(const std::string& dir) const;
+
+    AnsibleOptions options_;
+};
+
+}  // namespace orch::connectors

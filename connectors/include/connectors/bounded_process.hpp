@@ -1,0 +1,34 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace orch::connectors {
+
+/// One program to run with hard bounds: it gets no stdin, its stdout and stderr are merged and
+/// kept up to `output_cap` bytes (the first and the last half; the middle is dropped and counted),
+/// and its whole process group is killed when the time limit passes or the run is cancelled.
+struct ProcessSpec {
+    std::string program;            ///< absolute path or a name looked up in PATH
+    std::vector<std::string> args;  ///< without the program name
+    std::vector<std::string> env;   ///< the complete environment, "NAME=value"
+    std::string cwd;
+    std::chrono::milliseconds time_limit{60'000};
+    std::size_t output_cap = 256 * 1024;
+};
+
+struct ProcessOutcome {
+    bool started = false;  ///< false: the program could not be started (`output` says why)
+    int exit_code = -1;    ///< exit status; 128 + signal when killed by a signal
+    bool timed_out = false;
+    bool cancelled = false;
+    std::string output;  ///< bounded as described above
+};
+
+/// Runs `spec` to completion (or until stopped) and waits for the child; blocks the caller.
+ProcessOutcome RunBounded(const ProcessSpec& spec, std::stop_token stop);
+
+}  // namespace orch::connectors

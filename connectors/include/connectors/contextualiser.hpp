@@ -1,0 +1,67 @@
+#pragma once
+
+#include "connectors/connector.hpp"
+
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace orch::connectors {
+
+/// One virtual machine to configure: an instance of a Compute node and where SSH reaches it.
+struct ContextHost {
+    std::string node;  ///< the Compute node's name
+    int index = 0;
+    std::string address;
+    int port = 22;
+};
+
+/// The configuration of one software node: its Ansible roles applied, with its variables, on
+/// every instance of the Compute node that hosts it.
+struct ContextStep {
+    std::string node;                ///< the software node (or a Compute node with roles of its own)
+    std::string host_node;           ///< the Compute node it ends up on (HostedOn chain)
+    std::vector<std::string> roles;  ///< Galaxy role names, e.g. "indigo-dc.docker"
+    Json vars = Json::object();      ///< the resolved inputs, then the node's properties
+};
+
+/// Everything one configuration run needs; steps are in dependency order (HostedOn/ConnectsTo).
+struct ContextPlan {
+    std::string deployment_id;
+    std::string ssh_user;  ///< the account the injected key logs into
+    std::vector<ContextHost> hosts;
+    std::vector<ContextStep> steps;
+};
+
+/// What a successful run produced: per-node progress and the (bounded) Ansible output.
+struct ContextOutcome {
+    std::string log;
+};
+
+/// Configures a deployment's virtual machines once the site reports them running (native
+/// contextualisation: no Infrastructure Manager). Implementations block for as long as the
+/// configuration takes (bounded by their own limits) and must be called off the I/O threads.
+class Contextualiser {
+   public:
+    virtual ~Contextualiser() = default;
+    /// The OpenSSH public key ("ssh-ed25519 AAAA... orch-<id>") the servers of `deployment_id`
+    /// must accept; made once per deployment and the same on every later call.
+    virtual ConnectorResult<std::string> PublicKey(const std::string& deployment_id) = 0;
+    /// Runs the plan. Re-running a plan that succeeded or failed half-way is safe (roles are
+    /// idempotent). A failure carries Ansible's own message; `stop` cancels the run.
+    virtual ConnectorResult<ContextOutcome> Configure(const ContextPlan& plan, std::stop_token stop) = 0;
+    /// Removes everything kept for the deployment (its key, generated files).
+    virtual void Forget(const std::string& deployment_id) = 0;
+};
+
+/// The steps of `spec`: every node with artifacts of type tosca.artifacts.AnsibleGalaxy.role,
+/// in dependency order, each placed on the Compute node its HostedOn chain ends at. kUserError
+/// for a dependency cycle or a node with roles and no Compute host. Nodes without roles are
+/// skipped (there is nothing to run for them).
+ConnectorResult<std::vector<ContextStep>> BuildContextSteps(const tosca::DeploymentSpec& spec);
+
+/// The hosts of an observation: every instance of a Compute node, at its public address when it
+/// has one, else its private one. kRetryHere when an instance has no address yet.
+ConnectorResult<std::vector<ContextHost>> ContextHosts(const Observation& observation, int port);
+
+}  // namespace orch::connectors

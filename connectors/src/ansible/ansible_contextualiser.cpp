@@ -1,0 +1,280 @@
+#include "connectors/ansible_contextualiser.hpp"
+
+#include "ansible/ansible_files.hpp"
+#include "common/log.hpp"
+#include "connectors/bounded_process.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace orch::connectors {
+namespace {
+
+namespace fs = std::filesystem;
+using connectors::ProcessOutcome;
+using connectors::ProcessSpec;
+
+constexpr std::size_t kFailureCap = 4096;  // Ansible's message in statusReason
+constexpr std::size_t kMaxPublicKey = 16 * 1024;
+
+bool WriteFile(const fs::path& path, const std::string& text) {
+    const fs::path temporary = path.string() + ".tmp";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out << text;
+        if (!out.flush()) {
+            return false;
+        }
+    }
+    std::error_code ec;
+    fs::rename(temporary, path, ec);  // whole files only, also after a crash mid-write
+    return !ec;
+}
+
+std::optional<std::string> ReadSmallFile(const fs::path& path, std::size_t cap) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return std::nullopt;
+    }
+    std::string text(cap, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(cap));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
+        text.pop_back();
+    }
+    return text;
+}
+
+Failure LocalFailure(const std::string& what) {
+    // The orchestrator's own disk or tools: not the site's fault, not the user's; try again.
+    ORCH_LOG_ERROR("contextualisation: local failure", {{"reason", what}});
+    return Failure{FailureKind::kRetryHere, "contextualisation could not prepare its files on the orchestrator"};
+}
+
+Failure RunFailure(const std::string& node, const ProcessOutcome& run, std::chrono::seconds limit) {
+    if (run.cancelled) {
+        return Failure{FailureKind::kRetryHere, "node '" + node + "': configuration cancelled"};
+    }
+    if (!run.started) {
+        ORCH_LOG_ERROR("contextualisation: ansible-playbook did not start", {{"reason", run.output}});
+        return Failure{
+            FailureKind::kRetryHere, "node '" + node + "': Ansible could not be started on the orchestrator"};
+    }
+    if (run.timed_out) {
+        return Failure{
+            FailureKind::kTryAnotherSite,
+            "node '" + node + "': Ansible did not finish within " + std::to_string(limit.count()) + " s",
+        };
+    }
+    return Failure{
+        FailureKind::kTryAnotherSite,
+        "node '" + node + "': Ansible failed (exit " + std::to_string(run.exit_code) +
+            "): " + ansible::AnsibleFailure(run.output, kFailureCap),
+    };
+}
+
+}  // namespace
+
+AnsibleContextualiser::AnsibleContextualiser(AnsibleOptions options) : options_(std::move(options)) {}
+
+ConnectorResult<std::string> AnsibleContextualiser::DeploymentDir(const std::string& deployment_id) const {
+    const bool valid = !deployment_id.empty() && deployment_id.size() <= 64 &&
+                       std::all_of(deployment_id.begin(), deployment_id.end(), [](char c) {
+                           return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-';
+                       });
+    if (!valid) {
+        return Failure{FailureKind::kUserError, "contextualisation needs a deployment id of letters, digits and '-'"};
+    }
+    const fs::path dir = fs::path(options_.work_dir) / deployment_id;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) {
+        return LocalFailure("cannot create " + dir.string() + ": " + ec.message());
+    }
+    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+    return dir.string();
+}
+
+std::vector<std::string> AnsibleContextualiser::Environment(const std::string& dir) const {
+    const char* path = std::getenv("PATH");
+    const std::string ssh_args =
+        "-o ControlMaster=no -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=no "
+        "-o UserKnownHostsFile=/dev/null -o ConnectTimeout=" +
+        std::to_string(options_.connect_timeout.count());
+    return {
+        std::string("PATH=") + (path != nullptr ? path : "/usr/bin:/bin"),
+        "HOME=" + dir,
+        "LANG=C.UTF-8",
+        "ANSIBLE_CONFIG=" + dir + "/ansible.cfg",
+        "ANSIBLE_ROLES_PATH=" + dir + "/roles:" + options_.role_dir,
+        "ANSIBLE_LOCAL_TEMP=" + dir + "/tmp",
+        "ANSIBLE_HOST_KEY_CHECKING=False",
+        "ANSIBLE_RETRY_FILES_ENABLED=False",
+        "ANSIBLE_NOCOLOR=1",
+        // One SSH session per task instead of three (no module upload): the runs are several
+        // times shorter. Needs no "requiretty" in sudoers, which cloud images do not set.
+        "ANSIBLE_PIPELINING=True",
+        "ANSIBLE_SSH_ARGS=" + ssh_args,
+        "ANSIBLE_TIMEOUT=" + std::to_string(options_.connect_timeout.count()),
+        "ANSIBLE_INVENTORY_ENABLED=yaml",
+        "ANSIBLE_STDOUT_CALLBACK=default",
+    };
+}
+
+ConnectorResult<std::string> AnsibleContextualiser::PublicKey(const std::string& deployment_id) {
+    auto dir = DeploymentDir(deployment_id);
+    if (auto* failure = std::get_if<Failure>(&dir)) {
+        return *failure;
+    }
+    const fs::path key = fs::path(std::get<std::string>(dir)) / "id_ed25519";
+    // The public half is written last: when it is there, the pair is whole.
+    if (auto text = ReadSmallFile(key.string() + ".pub", kMaxPublicKey); text && !text->empty()) {
+        return *text;
+    }
+    const fs::path staging = fs::path(std::get<std::string>(dir)) / "staging_key";
+    std::error_code ec;
+    fs::remove(staging, ec);
+    fs::remove(staging.string() + ".pub", ec);
+    ProcessSpec spec;
+    spec.program = options_.ssh_keygen;
+    spec.args = {"-q", "-t", "ed25519", "-N", "", "-C", "orch-" + deployment_id, "-f", staging.string()};
+    spec.env = Environment(std::get<std::string>(dir));
+    spec.time_limit = std::chrono::seconds(30);
+    spec.output_cap = 4096;
+    const auto run = RunBounded(spec, {});
+    if (!run.started || run.exit_code != 0) {
+        return LocalFailure("ssh-keygen: " + run.output);
+    }
+    fs::rename(staging, key, ec);
+    if (!ec) {
+        fs::rename(staging.string() + ".pub", key.string() + ".pub", ec);
+    }
+    if (ec) {
+        return LocalFailure("cannot store the key pair: " + ec.message());
+    }
+    auto text = ReadSmallFile(key.string() + ".pub", kMaxPublicKey);
+    if (!text || text->empty()) {
+        return LocalFailure("the public key is unreadable");
+    }
+    return *text;
+}
+
+std::optional<Failure> AnsibleContextualiser::InstallRoles(
+    const ContextPlan& plan, const std::string& dir, std::stop_token stop
+) {
+    std::set<std::string> roles;
+    for (const auto& step : plan.steps) {
+        roles.insert(step.roles.begin(), step.roles.end());
+    }
+    for (const auto& role : roles) {
+        if (!ansible::IsRoleName(role)) {
+            return Failure{FailureKind::kUserError, "'" + role.substr(0, 200) + "' is not an Ansible Galaxy role name"};
+        }
+        std::error_code ec;
+        if (!options_.role_dir.empty() && fs::is_directory(fs::path(options_.role_dir) / role, ec)) {
+            continue;
+        }
+        if (fs::is_directory(fs::path(dir) / "roles" / role, ec)) {
+            continue;  // installed by an earlier run
+        }
+        if (options_.galaxy_server.empty()) {
+            return Failure{
+                FailureKind::kUserError, "the Ansible role '" + role + "' is not in the configured role source"};
+        }
+        ProcessSpec spec;
+        spec.program = options_.ansible_galaxy;
+        spec.args = {"role", "install", "--server", options_.galaxy_server, "-p", dir + "/roles", role};
+        spec.env = Environment(dir);
+        spec.cwd = dir;
+        spec.time_limit = options_.node_time_limit;
+        spec.output_cap = options_.output_cap;
+        const auto run = RunBounded(spec, stop);
+        if (!run.started || run.exit_code != 0 || run.timed_out || run.cancelled) {
+            if (run.cancelled) {
+                return Failure{FailureKind::kRetryHere, "role installation cancelled"};
+            }
+            return Failure{
+                FailureKind::kRetryHere,
+                "the Ansible role '" + role +
+                    "' could not be installed: " + ansible::AnsibleFailure(run.output, kFailureCap),
+            };
+        }
+    }
+    return std::nullopt;
+}
+
+ConnectorResult<ContextOutcome> AnsibleContextualiser::Configure(const ContextPlan& plan, std::stop_token stop) {
+    auto made = DeploymentDir(plan.deployment_id);
+    if (auto* failure = std::get_if<Failure>(&made)) {
+        return *failure;
+    }
+    const std::string dir = std::get<std::string>(made);
+    if (auto key = PublicKey(plan.deployment_id); std::holds_alternative<Failure>(key)) {
+        return std::get<Failure>(key);
+    }
+    auto inventory = ansible::InventoryText(plan, dir + "/id_ed25519");
+    if (auto* failure = std::get_if<Failure>(&inventory)) {
+        return *failure;
+    }
+    std::error_code ec;
+    fs::create_directories(fs::path(dir) / "tmp", ec);
+    fs::create_directories(fs::path(dir) / "roles", ec);
+    if (ec || !WriteFile(fs::path(dir) / "inventory.json", std::get<std::string>(inventory)) ||
+        !WriteFile(fs::path(dir) / "ansible.cfg", "[defaults]\nforks = 10\n")) {
+        return LocalFailure("cannot write the inventory in " + dir);
+    }
+    if (auto failure = InstallRoles(plan, dir, stop)) {
+        return *failure;
+    }
+    ContextOutcome outcome;
+    for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+        const auto& step = plan.steps[i];
+        const std::string stem = "step-" + std::to_string(i);
+        if (!WriteFile(fs::path(dir) / (stem + ".vars.yml"), ansible::UnsafeYaml(step.vars) + "\n") ||
+            !WriteFile(fs::path(dir) / (stem + ".yml"), ansible::PlaybookText(step, dir + "/" + stem + ".vars.yml"))) {
+            return LocalFailure("cannot write the playbook in " + dir);
+        }
+        ProcessSpec spec;
+        spec.program = options_.ansible_playbook;
+        spec.args = {"-i", dir + "/inventory.json", dir + "/" + stem + ".yml"};
+        spec.env = Environment(dir);
+        spec.cwd = dir;
+        spec.time_limit = options_.node_time_limit;
+        spec.output_cap = options_.output_cap;
+        outcome.log += "== node " + step.node + " on " + step.host_node + ": roles";
+        for (const auto& role : step.roles) {
+            outcome.log += " " + role;
+        }
+        outcome.log += "\n";
+        ORCH_LOG_INFO(
+            "contextualisation: configuring node",
+            {{"deployment_id", plan.deployment_id}, {"node", step.node}, {"host", step.host_node}}
+        );
+        const auto run = RunBounded(spec, stop);
+        outcome.log += run.output;
+        if (!run.started || run.timed_out || run.cancelled || run.exit_code != 0) {
+            auto failure = RunFailure(step.node, run, options_.node_time_limit);
+            ORCH_LOG_WARN(
+                "contextualisation: node failed",
+                {{"deployment_id", plan.deployment_id}, {"node", step.node}, {"reason", failure.message}}
+            );
+            return failure;
+        }
+        outcome.log += "== node " + step.node + ": configured\n";
+    }
+    return outcome;
+}
+
+void AnsibleContextualiser::Forget(const std::string& deployment_id) {
+    if (deployment_id.empty() || deployment_id.find_first_of("/.") != std::string::npos) {
+        return;  // never a path outside work_dir
+    }
+    std::error_code ec;
+    fs::remove_all(fs::path(options_.work_dir) / deployment_id, ec);
+}
+
+}  // namespace orch::connectors

@@ -1,0 +1,145 @@
+#include "connectors/contextualising_connector.hpp"
+
+#include "connectors/workload.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace orch::connectors {
+namespace {
+
+int SshPort(const SiteTarget& target, int fallback) {
+    const auto it = target.options.find("ssh_port");
+    if (it != target.options.end() && it->is_number_integer()) {
+        const auto port = it->get<long long>();
+        return port > 0 && port <= 65535 ? static_cast<int>(port) : fallback;
+    }
+    return fallback;
+}
+
+// Keeps the head and the tail of a long log.
+std::string Bounded(std::string text, std::size_t cap) {
+    if (text.size() <= cap) {
+        return text;
+    }
+    const std::size_t half = cap / 2;
+    return text.substr(0, half) + "\n[... " + std::to_string(text.size() - 2 * half) + " bytes left out ...]\n" +
+           text.substr(text.size() - half);
+}
+
+bool NeedsContextualisation(const tosca::DeploymentSpec* spec) {
+    if (spec == nullptr) {
+        return false;
+    }
+    auto steps = BuildContextSteps(*spec);
+    // A malformed plan is reported by Poll with its reason; Create still needs the key for it.
+    return std::holds_alternative<Failure>(steps) || !std::get<std::vector<ContextStep>>(steps).empty();
+}
+
+}  // namespace
+
+std::string ContextId(const std::string& deployment_id, const std::string& service_id) {
+    std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a
+    for (const char c : service_id) {
+        hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+    return deployment_id + "-" + hex;
+}
+
+ContextualisingConnector::ContextualisingConnector(
+    std::unique_ptr<Connector> inner, Contextualiser& contextualiser, ContextualisingOptions options
+)
+    : inner_(std::move(inner)), contextualiser_(contextualiser), options_(std::move(options)) {}
+
+ConnectorResult<DeployRequest> ContextualisingConnector::WithKey(const DeployRequest& request) {
+    DeployRequest out = request;
+    if (!NeedsContextualisation(request.spec)) {
+        return out;
+    }
+    auto key = contextualiser_.PublicKey(ContextId(request.deployment_id, request.target.service_id));
+    if (auto* failure = std::get_if<Failure>(&key)) {
+        return *failure;
+    }
+    out.ssh_public_key = std::get<std::string>(key);
+    out.ssh_user = OptionString(request.target, "ssh_user", options_.ssh_user);
+    return out;
+}
+
+ConnectorResult<Handle> ContextualisingConnector::Create(const DeployRequest& request) {
+    auto keyed = WithKey(request);
+    if (auto* failure = std::get_if<Failure>(&keyed)) {
+        return *failure;
+    }
+    return inner_->Create(std::get<DeployRequest>(keyed));
+}
+
+ConnectorResult<Handle> ContextualisingConnector::Update(const Handle& handle, const DeployRequest& request) {
+    auto keyed = WithKey(request);
+    if (auto* failure = std::get_if<Failure>(&keyed)) {
+        return *failure;
+    }
+    return inner_->Update(handle, std::get<DeployRequest>(keyed));
+}
+
+ConnectorResult<Observation> ContextualisingConnector::Poll(const Handle& handle, const tosca::DeploymentSpec& spec) {
+    auto observed = inner_->Poll(handle, spec);
+    auto* observation = std::get_if<Observation>(&observed);
+    if (observation != nullptr && observation->phase == Phase::kGone) {
+        contextualiser_.Forget(ContextId(handle.deployment_id, handle.target.service_id));
+    }
+    if (observation == nullptr || observation->phase != Phase::kReady) {
+        return observed;
+    }
+    auto steps = BuildContextSteps(spec);
+    if (auto* failure = std::get_if<Failure>(&steps)) {
+        observation->phase = Phase::kFailed;
+        observation->failure = failure->kind;
+        observation->reason = failure->message;
+        return observed;
+    }
+    if (std::get<std::vector<ContextStep>>(steps).empty()) {
+        return observed;
+    }
+    auto hosts = ContextHosts(*observation, SshPort(handle.target, options_.ssh_port));
+    if (auto* failure = std::get_if<Failure>(&hosts)) {
+        observation->phase = Phase::kInProgress;  // addresses come a little after ACTIVE
+        observation->reason = failure->message;
+        return observed;
+    }
+    ContextPlan plan;
+    plan.deployment_id = ContextId(handle.deployment_id, handle.target.service_id);
+    plan.ssh_user = OptionString(handle.target, "ssh_user", options_.ssh_user);
+    plan.hosts = std::move(std::get<std::vector<ContextHost>>(hosts));
+    plan.steps = std::move(std::get<std::vector<ContextStep>>(steps));
+    auto configured = contextualiser_.Configure(plan, {});
+    if (auto* failure = std::get_if<Failure>(&configured)) {
+        if (failure->kind == FailureKind::kRetryHere) {
+            return *failure;
+        }
+        observation->phase = Phase::kFailed;
+        observation->failure = failure->kind;
+        observation->reason = "contextualisation failed: " + failure->message;
+        observation->log = Bounded(observation->log + observation->reason + "\n", options_.log_cap);
+        return observed;
+    }
+    observation->log = Bounded(observation->log + std::get<ContextOutcome>(configured).log, options_.log_cap);
+    return observed;
+}
+
+ConnectorResult<Deletion> ContextualisingConnector::Delete(const Handle& handle, bool force) {
+    auto deleted = inner_->Delete(handle, force);
+    if (const auto* done = std::get_if<Deletion>(&deleted); done != nullptr && *done == Deletion::kComplete) {
+        contextualiser_.Forget(ContextId(handle.deployment_id, handle.target.service_id));
+    }
+    return deleted;
+}
+
+ConnectorResult<bool> ContextualisingConnector::Act(
+    const Handle& handle, const std::string& physical_id, const std::string& action
+) {
+    return inner_->Act(handle, physical_id, action);
+}
+
+}  // namespace orch::connectors
