@@ -132,6 +132,10 @@ ConnectorResult<Observation> ImConnector::Poll(const Handle& handle, const tosca
         }
         const Json& state = (*parsed)["state"];
         const std::string aggregate = state.value("state", "unknown");
+        if (aggregate == "deleting") {
+            obs.reason = "IM is deleting infrastructure " + id;
+            return obs;  // its VM records are already gone
+        }
         const Json vm_states = state.value("vm_states", Json::object());
         if (auto failed = ReadVms(api, id, vm_states.is_object() ? vm_states : Json::object(),
                                   options_.max_vms_per_poll, obs)) {

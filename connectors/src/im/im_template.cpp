@@ -164,6 +164,12 @@ ConnectorResult<std::string> ImTemplate(const DeployRequest& request, std::size_
     topology.remove("inputs");
     const YAML::Node nodes = topology["node_templates"];  // const: a lookup must not add the node
     for (const auto& [name, placement] : request.placements) {
+        // As the original: flavor and image go to INDIGO Compute nodes, whose capabilities
+        // declare instance_type and image (the normative Compute's do not).
+        const tosca::NodeSpec* spec_node = request.spec->FindNode(name);
+        if (spec_node == nullptr || !tosca::DerivesFrom(*spec_node, "tosca.nodes.indigo.Compute")) {
+            continue;
+        }
         if (YAML::Node node = nodes[name]; node.IsMap()) {
             ApplyPlacement(node, request, placement);
         }
