@@ -11,6 +11,7 @@
 #include "common/config.hpp"
 #include "common/log.hpp"
 #include "connectors/chronos_connector.hpp"
+#include "connectors/im_connector.hpp"
 #include "connectors/kubernetes_connector.hpp"
 #include "connectors/marathon_connector.hpp"
 #include "connectors/openstack_connector.hpp"
@@ -26,6 +27,7 @@
 #include "orchestrator/app/app_config.hpp"
 #include "orchestrator/app/build_info.hpp"
 #include "orchestrator/app/config_credentials.hpp"
+#include "orchestrator/app/im_config.hpp"
 #include "orchestrator/app/routes.hpp"
 #include "orchestrator/app/workflow_config.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
@@ -155,12 +157,19 @@ int main(int argc, char** argv) {
         return Fail("placement configuration error", placement.error());
     }
     connectors::TlsClientFactory site_clients(**http, http::ClientOptions{});
+    // VM sites go through IM when the catalogue or im.endpoint says so, else straight to Nova.
+    auto im_options = app::ImOptionsFromConfig(config->tree);
+    if (!im_options) {
+        return Fail("im configuration error", im_options.error());
+    }
+    connectors::OpenStackConnector nova(site_clients);
+    connectors::ImConnector im(site_clients, *im_options);
     connectors::OwningConnectorRegistry registry;
     registry.Register(std::make_unique<connectors::MarathonConnector>(site_clients));
     registry.Register(std::make_unique<connectors::ChronosConnector>(site_clients));
     registry.Register(std::make_unique<connectors::KubernetesConnector>(site_clients));
     registry.Register(std::make_unique<connectors::SlurmConnector>(site_clients));
-    registry.Register(std::make_unique<connectors::OpenStackConnector>(site_clients));
+    registry.Register(std::make_unique<connectors::VmRouter>(nova, im));
     auto credentials = app::ConfigCredentialSource::FromConfig(config->tree, auth->token_keeper.get());
     if (!credentials) {
         return Fail("credentials configuration error", credentials.error());

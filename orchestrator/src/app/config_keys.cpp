@@ -1,5 +1,6 @@
 #include "orchestrator/app/config_keys.hpp"
 
+#include "orchestrator/app/im_config.hpp"
 #include "orchestrator/auth/auth_config.hpp"
 #include "orchestrator/placement/placer_factory.hpp"
 
@@ -33,6 +34,7 @@ std::set<std::string> KnownConfigKeys() {
     auto keys = AppConfigKeys();
     keys.merge(auth::AuthConfigKeys());
     keys.merge(placement::PlacementConfigKeys());
+    keys.merge(ImConfigKeys());
     return keys;
 }
 

@@ -6,3 +6,4 @@ set(SOURCES
 list(APPEND SOURCES ${AREA_DIR}/workflow_config.cpp)
 list(APPEND SOURCES ${AREA_DIR}/routes.cpp)
 list(APPEND SOURCES ${AREA_DIR}/config_keys.cpp)
+list(APPEND SOURCES ${AREA_DIR}/im_config.cpp)
