@@ -8,4 +8,4 @@ set(TEST_SOURCES
   ${TEST_DIR}/im_connector_test.cpp
   ${TEST_DIR}/im_corpus_test.cpp
 )
-set(TEST_LIBS orch::sim)
+set(TEST_LIBS orch::sim deps::yaml)
