@@ -149,8 +149,11 @@ SimResponse ImSim::Create(
     } else if (fault != nullptr && fault->kind == FaultKind::kVmFailed) {
         inf.ending = "failed";
     }
-    inf.contmsg = Line(now, "Infrastructure " + inf.id + " created on " + inf.cloud_type + " cloud '" + inf.cloud_id +
-                                "' (" + inf.cloud_host + ")");
+    inf.contmsg = Line(
+        now,
+        "Infrastructure " + inf.id + " created on " + inf.cloud_type + " cloud '" + inf.cloud_id + "' (" +
+            inf.cloud_host + ")"
+    );
     const std::string id = inf.id;
     infrastructures_.emplace(id, std::move(inf));
     if (!Truthy(request.Query("async"))) {
@@ -180,20 +183,25 @@ void ImSim::Finish(Infrastructure& inf) {
             if (!node.is_array()) {
                 node = Json::array();
             }
-            node.push_back({{"public_address", Json::array({vm.public_ip})},
-                            {"private_address", Json::array({vm.private_ip})},
-                            {"ip_address", vm.public_ip},
-                            {"tosca_id", inf.id + "/" + vm.id},
-                            {"tosca_name", vm.node},
-                            // IM publishes the VM's SSH access on the endpoint capability.
-                            {"endpoint",
-                             {{"ip_address", vm.public_ip},
-                              {"credential",
-                               Json::array({{{"protocol", "ssh"},
-                                             {"user", "cloudadm"},
-                                             {"token_type", "private_key"},
-                                             {"token", "-----BEGIN RSA PRIVATE KEY-----\nsite-sim\n"
-                                                       "-----END RSA PRIVATE KEY-----"}}})}}}});
+            node.push_back(
+                {{"public_address", Json::array({vm.public_ip})},
+                 {"private_address", Json::array({vm.private_ip})},
+                 {"ip_address", vm.public_ip},
+                 {"tosca_id", inf.id + "/" + vm.id},
+                 {"tosca_name", vm.node},
+                 // IM publishes the VM's SSH access on the endpoint capability.
+                 {"endpoint",
+                  {{"ip_address", vm.public_ip},
+                   {"credential",
+                    Json::array(
+                        {{{"protocol", "ssh"},
+                          {"user", "cloudadm"},
+                          {"token_type", "private_key"},
+                          {"token",
+                           "-----BEGIN RSA PRIVATE KEY-----\nsite-sim\n"
+                           "-----END RSA PRIVATE KEY-----"}}}
+                    )}}}}
+            );
         }
         // IM answers a software node's address attributes with those of the VM hosting it.
         for (const auto& node : inf.spec->nodes) {
@@ -219,22 +227,27 @@ void ImSim::Advance(double now) {
         for (auto& vm : inf.vms) {
             if (vm.state == "pending" && now >= vm.created + boot) {
                 vm.state = inf.ending == "failed" ? "failed" : "running";
-                inf.contmsg += Line(vm.created + boot, vm.state == "failed"
-                                                           ? "VM " + vm.id + " (" + vm.node + "): Error launching the VM: "
-                                                             "No valid host was found. There are not enough hosts available."
-                                                           : "VM " + vm.id + " (" + vm.node + ") is running");
+                inf.contmsg += Line(
+                    vm.created + boot,
+                    vm.state == "failed" ? "VM " + vm.id + " (" + vm.node +
+                                               "): Error launching the VM: "
+                                               "No valid host was found. There are not enough hosts available."
+                                         : "VM " + vm.id + " (" + vm.node + ") is running"
+                );
             }
             if (vm.state == "running" && now >= vm.created + boot + configure) {
                 vm.state = inf.ending == "unconfigured" ? "unconfigured" : "configured";
                 for (const auto& software : inf.software) {
                     inf.contmsg += Line(vm.created + boot + configure, "Contextualizing " + software);
                 }
-                inf.contmsg += Line(vm.created + boot + configure,
-                                    vm.state == "configured"
-                                        ? "Contextualization of VM " + vm.id + " finished successfully"
-                                        : "TASK [indigo-dc.site-sim : configure] fatal: [" + vm.node +
-                                              "]: FAILED! => {\"msg\": \"simulated Ansible failure\"}\n"
-                                              "ERROR executing task: contextualization of VM " + vm.id + " failed");
+                inf.contmsg += Line(
+                    vm.created + boot + configure,
+                    vm.state == "configured" ? "Contextualization of VM " + vm.id + " finished successfully"
+                                             : "TASK [indigo-dc.site-sim : configure] fatal: [" + vm.node +
+                                                   "]: FAILED! => {\"msg\": \"simulated Ansible failure\"}\n"
+                                                   "ERROR executing task: contextualization of VM " +
+                                                   vm.id + " failed"
+                );
             }
         }
         if (before != Aggregate(inf) && Aggregate(inf) == "configured") {
@@ -244,7 +257,9 @@ void ImSim::Advance(double now) {
     }
 }
 
-SimResponse ImSim::ForInfrastructure(const SimRequest& request, const std::string& op, Infrastructure& inf, double now) {
+SimResponse ImSim::ForInfrastructure(
+    const SimRequest& request, const std::string& op, Infrastructure& inf, double now
+) {
     const auto parts = PathParts(request.path);
     if (op == "GetInfrastructureState") {
         Json vm_states = Json::object();  // IM answers an object by VM id (the swagger says array)
@@ -288,14 +303,15 @@ SimResponse ImSim::ForInfrastructure(const SimRequest& request, const std::strin
         Json radl = Json::array();
         radl.push_back({{"class", "network"}, {"id", "public_net"}, {"outbound", "yes"}});
         radl.push_back({{"class", "network"}, {"id", "private_net"}, {"outbound", "no"}});
-        Json system = {{"class", "system"},
-                       {"id", vm->node},
-                       {"state", vm->state},
-                       {"instance_id", inf.id + "-" + vm->id},
-                       {"instance_type", vm->instance_type},
-                       {"disk.0.image.url", vm->image},
-                       {"provider.type", inf.cloud_type},
-                       {"provider.host", inf.cloud_host}};
+        Json system = {
+            {"class", "system"},
+            {"id", vm->node},
+            {"state", vm->state},
+            {"instance_id", inf.id + "-" + vm->id},
+            {"instance_type", vm->instance_type},
+            {"disk.0.image.url", vm->image},
+            {"provider.type", inf.cloud_type},
+            {"provider.host", inf.cloud_host}};
         if (vm->state != "pending") {
             system["net_interface.0.connection"] = "public_net";
             system["net_interface.0.ip"] = vm->public_ip;
@@ -322,11 +338,22 @@ Json ImSim::Objects() const {
     for (const auto& [id, inf] : infrastructures_) {
         Json vms = Json::array();
         for (const auto& vm : inf.vms) {
-            vms.push_back({{"id", vm.id}, {"node", vm.node}, {"state", vm.state}, {"instance_type", vm.instance_type},
-                           {"image", vm.image}, {"gpus", vm.gpus}});
+            vms.push_back(
+                {{"id", vm.id},
+                 {"node", vm.node},
+                 {"state", vm.state},
+                 {"instance_type", vm.instance_type},
+                 {"image", vm.image},
+                 {"gpus", vm.gpus}}
+            );
         }
-        out.push_back({{"id", id}, {"cloud", inf.cloud_id}, {"cloud_type", inf.cloud_type}, {"state", Aggregate(inf)},
-                       {"vms", vms}});
+        out.push_back(
+            {{"id", id},
+             {"cloud", inf.cloud_id},
+             {"cloud_type", inf.cloud_type},
+             {"state", Aggregate(inf)},
+             {"vms", vms}}
+        );
     }
     return out;
 }

@@ -183,16 +183,17 @@ std::variant<std::string, ImRefusal> ImSwagger::Check(const SimRequest& request)
         return ImRefusal{401, "No authentication data provided"};
     }
     for (const auto& [name, value] : request.query) {
-        const auto declared = std::find_if(op->query.begin(), op->query.end(), [&](const Parameter& p) {
-            return p.name == name;
-        });
+        const auto declared =
+            std::find_if(op->query.begin(), op->query.end(), [&](const Parameter& p) { return p.name == name; });
         if (declared == op->query.end()) {
             return ImRefusal{400, op->id + ": query parameter '" + name + "' is not declared"};
         }
         auto violations = schemas_.Validate(declared->schema_name, Json(value));
         if (!violations || !violations->empty()) {
-            return ImRefusal{400, op->id + ": query parameter '" + name + "': " +
-                                      (violations ? DescribeViolations(*violations) : violations.error().message)};
+            return ImRefusal{
+                400,
+                op->id + ": query parameter '" + name +
+                    "': " + (violations ? DescribeViolations(*violations) : violations.error().message)};
         }
     }
     if (!op->body_types.empty()) {

@@ -18,9 +18,9 @@ struct ImOptions {
     std::string username, password;
     std::chrono::milliseconds call_timeout{30'000};
     std::size_t max_response_bytes = 4u << 20;
-    std::size_t max_log_bytes = 64u << 10;       ///< contextualisation text kept for the log
-    std::size_t max_vms_per_poll = 128;          ///< VM records read per poll
-    std::size_t max_template_bytes = 2u << 20;   ///< TOSCA sent to IM
+    std::size_t max_log_bytes = 64u << 10;      ///< contextualisation text kept for the log
+    std::size_t max_vms_per_poll = 128;         ///< VM records read per poll
+    std::size_t max_template_bytes = 2u << 20;  ///< TOSCA sent to IM
 };
 
 /// Virtual machines (and the software on them) through the Infrastructure Manager, as the

@@ -57,21 +57,30 @@ Record OpenStackRecord(const SiteTarget& target) {
     const Credentials& c = target.credentials;
     Record r{{"id", RecordId(target)}, {"type", "OpenStack"}, {"host", target.endpoint}};
     if (!c.application_credential_id.empty()) {
-        r.insert(r.end(), {{"username", c.application_credential_id},
-                           {"password", c.application_credential_secret},
-                           {"auth_version", "3.x_appcred"}});
+        r.insert(
+            r.end(),
+            {{"username", c.application_credential_id},
+             {"password", c.application_credential_secret},
+             {"auth_version", "3.x_appcred"}}
+        );
     } else if (!c.username.empty()) {
         const bool v2 = target.endpoint.find("/v2") != std::string::npos;
-        r.insert(r.end(), {{"username", c.username},
-                           {"password", c.password},
-                           {"tenant", target.project},
-                           {"auth_version", v2 ? "2.0_password" : "3.x_password"}});
+        r.insert(
+            r.end(),
+            {{"username", c.username},
+             {"password", c.password},
+             {"tenant", target.project},
+             {"auth_version", v2 ? "2.0_password" : "3.x_password"}}
+        );
     } else {
         std::string protocol = Option(target, "protocol");
-        r.insert(r.end(), {{"username", Option(target, "identity_provider")},
-                           {"tenant", protocol.empty() ? "oidc" : protocol},
-                           {"password", c.bearer_token},
-                           {"auth_version", "3.x_oidc_access_token"}});
+        r.insert(
+            r.end(),
+            {{"username", Option(target, "identity_provider")},
+             {"tenant", protocol.empty() ? "oidc" : protocol},
+             {"password", c.bearer_token},
+             {"auth_version", "3.x_oidc_access_token"}}
+        );
     }
     const std::string project_id = Option(target, "project_id");
     r.emplace_back("domain", target.project.empty() ? project_id : target.project);
@@ -98,11 +107,12 @@ Record CloudRecord(const SiteTarget& target) {
     if (type == "EGI") {
         // EGI FedCloud sites are named by their GOCDB name; the VO is the project.
         std::string host = Option(target, "sitename");
-        return {{"id", RecordId(target)},
-                {"type", type},
-                {"host", host.empty() ? target.site_id : host},
-                {"vo", target.project},
-                {"token", c.bearer_token}};
+        return {
+            {"id", RecordId(target)},
+            {"type", type},
+            {"host", host.empty() ? target.site_id : host},
+            {"vo", target.project},
+            {"token", c.bearer_token}};
     }
     return OpenStackRecord(target);
 }

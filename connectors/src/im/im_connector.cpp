@@ -14,6 +14,21 @@ namespace {
 constexpr const char* kInfrastructure = "im_infrastructure";
 constexpr const char* kEndpoint = "im_endpoint";
 
+// An id IM gave that can go into a URL path as it is (IM's ids are uuids or small integers).
+bool PlainId(const std::string& id) {
+    if (id.empty() || id.size() > 128) {
+        return false;
+    }
+    for (const char c : id) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                        c == '_' || c == '.';
+        if (!ok) {
+            return false;
+        }
+    }
+    return id != "." && id != "..";
+}
+
 std::string StateText(const Handle& handle, const char* key) {
     const auto it = handle.state.find(key);
     return it != handle.state.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -34,13 +49,17 @@ std::string ContMsg(im::ImApi& api, const std::string& id, std::size_t max) {
 }
 
 /// Reads every VM's record (bounded) into instances bound to TOSCA nodes by the system id.
-std::optional<Failure> ReadVms(im::ImApi& api, const std::string& id, const Json& vm_states, std::size_t max,
-                               Observation& obs) {
+std::optional<Failure> ReadVms(
+    im::ImApi& api, const std::string& id, const Json& vm_states, std::size_t max, Observation& obs
+) {
     std::map<std::string, int> next_index;
     std::size_t read = 0;
     for (const auto& [vm_id, vm_state] : vm_states.items()) {
         if (++read > max) {
             break;
+        }
+        if (!PlainId(vm_id)) {
+            continue;  // not an id IM makes; never put it into a path
         }
         ORCH_CONNECTOR_TRY(Json info, api.GetJson("/infrastructures/" + id + "/vms/" + vm_id, "reading a VM"));
         im::VmRecord vm = im::ReadVm(info);
@@ -82,17 +101,25 @@ std::string ImConnector::EndpointFor(const SiteTarget& target) const {
 
 namespace {
 
-ConnectorResult<im::ImApi> ApiFor(SiteClientFactory& clients, const ImOptions& options, const SiteTarget& target,
-                                  const std::string& endpoint) {
+ConnectorResult<im::ImApi> ApiFor(
+    SiteClientFactory& clients, const ImOptions& options, const SiteTarget& target, const std::string& endpoint
+) {
     if (endpoint.empty()) {
-        return Failure{FailureKind::kTryAnotherSite, "site " + target.site_id + " is to be reached through IM, "
-                                                     "but no IM endpoint is configured (im.endpoint)"};
+        return Failure{
+            FailureKind::kTryAnotherSite,
+            "site " + target.site_id +
+                " is to be reached through IM, "
+                "but no IM endpoint is configured (im.endpoint)"};
     }
     // IM is one service of ours, not the site: its client is the shared one.
     ORCH_CONNECTOR_TRY(auto client, clients.ClientFor(SiteTarget{}));
     ORCH_CONNECTOR_TRY(std::string authorization, ImAuthorization(target, options.username, options.password));
-    return im::ImApi(std::move(client), endpoint, std::move(authorization),
-                     CallOptions{options.call_timeout, options.max_response_bytes});
+    return im::ImApi(
+        std::move(client),
+        endpoint,
+        std::move(authorization),
+        CallOptions{options.call_timeout, options.max_response_bytes}
+    );
 }
 
 }  // namespace
@@ -102,8 +129,10 @@ ConnectorResult<Handle> ImConnector::Create(const DeployRequest& request) {
     const std::string endpoint = EndpointFor(request.target);
     ORCH_CONNECTOR_TRY(im::ImApi api, ApiFor(clients_, options_, request.target, endpoint));
     ORCH_CONNECTOR_TRY(std::string id, api.Create(tosca));
-    ORCH_LOG_INFO("im infrastructure requested",
-                  {{"deployment_id", request.deployment_id}, {"site", request.target.site_id}, {"infrastructure", id}});
+    ORCH_LOG_INFO(
+        "im infrastructure requested",
+        {{"deployment_id", request.deployment_id}, {"site", request.target.site_id}, {"infrastructure", id}}
+    );
     Handle handle;
     handle.deployment_id = request.deployment_id;
     handle.physical_id = id;
@@ -137,8 +166,8 @@ ConnectorResult<Observation> ImConnector::Poll(const Handle& handle, const tosca
             return obs;  // its VM records are already gone
         }
         const Json vm_states = state.value("vm_states", Json::object());
-        if (auto failed = ReadVms(api, id, vm_states.is_object() ? vm_states : Json::object(),
-                                  options_.max_vms_per_poll, obs)) {
+        if (auto failed =
+                ReadVms(api, id, vm_states.is_object() ? vm_states : Json::object(), options_.max_vms_per_poll, obs)) {
             return *failed;
         }
         obs.log = ContMsg(api, id, options_.max_log_bytes);
@@ -180,7 +209,9 @@ ConnectorResult<Deletion> ImConnector::Delete(const Handle& handle, bool force) 
     return Deletion::kInProgress;
 }
 
-ConnectorResult<bool> ImConnector::Act(const Handle& handle, const std::string& physical_id, const std::string& action) {
+ConnectorResult<bool> ImConnector::Act(
+    const Handle& handle, const std::string& physical_id, const std::string& action
+) {
     if (action != "start" && action != "stop") {
         return Failure{FailureKind::kUserError, "unknown action '" + action + "' (start or stop)"};
     }
@@ -189,10 +220,12 @@ ConnectorResult<bool> ImConnector::Act(const Handle& handle, const std::string& 
     }
     const std::string id = StateText(handle, kInfrastructure);
     ORCH_CONNECTOR_TRY(im::ImApi api, ApiFor(clients_, options_, handle.target, StateText(handle, kEndpoint)));
-    ORCH_CONNECTOR_TRY(RestResponse response,
-                       api.Send("PUT", "/infrastructures/" + id + "/vms/" + physical_id + "/" + action));
+    ORCH_CONNECTOR_TRY(
+        RestResponse response, api.Send("PUT", "/infrastructures/" + id + "/vms/" + physical_id + "/" + action)
+    );
     if (response.status == 404) {
-        return Failure{FailureKind::kUserError, "VM " + physical_id + " is not part of deployment " + handle.deployment_id};
+        return Failure{
+            FailureKind::kUserError, "VM " + physical_id + " is not part of deployment " + handle.deployment_id};
     }
     if (!response.Ok()) {
         return api.StatusFailure(response, "IM " + action);

@@ -6,9 +6,14 @@ namespace orch::connectors::im {
 
 std::string NodeStateFor(const std::string& im_state) {
     static const std::map<std::string, std::string> kStates = {
-        {"pending", "CREATING"},    {"running", "CONFIGURING"}, {"configured", "STARTED"},
-        {"unconfigured", "ERROR"},  {"failed", "ERROR"},        {"stopped", "STOPPED"},
-        {"off", "STOPPED"},         {"deleting", "DELETING"},
+        {"pending", "CREATING"},
+        {"running", "CONFIGURING"},
+        {"configured", "STARTED"},
+        {"unconfigured", "ERROR"},
+        {"failed", "ERROR"},
+        {"stopped", "STOPPED"},
+        {"off", "STOPPED"},
+        {"deleting", "DELETING"},
     };
     const auto it = kStates.find(im_state);
     return it != kStates.end() ? it->second : "UNKNOWN";

@@ -66,12 +66,13 @@ class ImSim {
         bool deleting = false;
         double deleted_at = 0;
         std::shared_ptr<const tosca::DeploymentSpec> spec;  ///< outputs are evaluated from it
-        std::vector<std::string> software;  ///< non-VM nodes, for the contextualisation log
+        std::vector<std::string> software;                  ///< non-VM nodes, for the contextualisation log
     };
 
    private:
-    SimResponse Create(const SimRequest& request, double now, const FaultRule* fault,
-                       const std::vector<ImAuthRecord>& records);
+    SimResponse Create(
+        const SimRequest& request, double now, const FaultRule* fault, const std::vector<ImAuthRecord>& records
+    );
     SimResponse ForInfrastructure(const SimRequest& request, const std::string& op, Infrastructure& inf, double now);
     std::string Aggregate(const Infrastructure& inf) const;
     void Finish(Infrastructure& inf);

@@ -7,8 +7,8 @@
 
 #include <memory>
 #include <optional>
-#include <variant>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace orch::sim {

@@ -74,8 +74,9 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("IM: create sends the rewritten TOSCA and the records, poll reaches configured with outputs",
-          "[connectors][im]") {
+TEST_CASE(
+    "IM: create sends the rewritten TOSCA and the records, poll reaches configured with outputs", "[connectors][im]"
+) {
     Fixture f;
     const Handle handle = Ok(f.connector.Create(f.Make(Json{{"cpus", 4}, {"gpus", 1}})));
     CHECK(IsImHandle(handle));
@@ -84,10 +85,12 @@ TEST_CASE("IM: create sends the rewritten TOSCA and the records, poll reaches co
     CHECK(sent[0].url == "http://im.sim/infrastructures?async=true");
     CHECK(orch::http::FindHeader(sent[0].headers, "Content-Type") == "text/yaml");
     const std::string auth = orch::http::FindHeader(sent[0].headers, "Authorization");
-    CHECK(auth ==
-          "type = InfrastructureManager; token = token-1\\nid = SIM-SITE_nova; type = OpenStack; "
-          "host = https://keystone.sim:5000/v3; username = egi.eu; tenant = openid; password = token-1; "
-          "auth_version = 3.x_oidc_access_token; domain = demo-project; service_region = RegionOne");
+    CHECK(
+        auth ==
+        "type = InfrastructureManager; token = token-1\\nid = SIM-SITE_nova; type = OpenStack; "
+        "host = https://keystone.sim:5000/v3; username = egi.eu; tenant = openid; password = token-1; "
+        "auth_version = 3.x_oidc_access_token; domain = demo-project; service_region = RegionOne"
+    );
     // Inputs resolved, the inputs section gone, placement's choices written in.
     CHECK(sent[0].body.find("get_input") == std::string::npos);
     CHECK(sent[0].body.find("inputs:") == std::string::npos);
@@ -128,11 +131,10 @@ TEST_CASE("IM: create sends the rewritten TOSCA and the records, poll reaches co
     CHECK(Ok(f.connector.Delete(handle, false)) == Deletion::kComplete);
 }
 
-TEST_CASE("IM: a contextualisation failure ends the attempt with IM's reason, for the next site",
-          "[connectors][im]") {
+TEST_CASE("IM: a contextualisation failure ends the attempt with IM's reason, for the next site", "[connectors][im]") {
     Fixture f;
-    REQUIRE(f.site->AddFault(Json{{"api", "im"}, {"method", "POST"}, {"path", "/infrastructures"},
-                                  {"kind", "unconfigured"}}));
+    REQUIRE(f.site->AddFault(Json{
+        {"api", "im"}, {"method", "POST"}, {"path", "/infrastructures"}, {"kind", "unconfigured"}}));
     const Handle handle = Ok(f.connector.Create(f.Make(Json::object())));
     const Observation failed = PollUntilSettled(f.connector, handle, f.spec, *f.site);
     REQUIRE(failed.phase == Phase::kFailed);
@@ -177,32 +179,41 @@ TEST_CASE("IM auth header: password, application credential, OpenNebula, EC2, EG
     target.credentials = {};
     target.credentials.username = "alice";
     target.credentials.password = "pw";
-    CHECK(Ok(ImAuthorization(target, "im-user", "im-pw")) ==
-          "type = InfrastructureManager; username = im-user; password = im-pw\\nid = SIM-SITE_nova; type = OpenStack; "
-          "host = https://keystone.sim:5000/v3; username = alice; password = pw; tenant = demo-project; "
-          "auth_version = 3.x_password; domain = demo-project; service_region = RegionOne");
+    CHECK(
+        Ok(ImAuthorization(target, "im-user", "im-pw")) ==
+        "type = InfrastructureManager; username = im-user; password = im-pw\\nid = SIM-SITE_nova; type = OpenStack; "
+        "host = https://keystone.sim:5000/v3; username = alice; password = pw; tenant = demo-project; "
+        "auth_version = 3.x_password; domain = demo-project; service_region = RegionOne"
+    );
     target.credentials = {};
     target.credentials.bearer_token = "t";
     target.credentials.application_credential_id = "ac";
     target.credentials.application_credential_secret = "s";
-    CHECK(Ok(ImAuthorization(target, "", "")).find("username = ac; password = s; auth_version = 3.x_appcred") !=
-          std::string::npos);
+    CHECK(
+        Ok(ImAuthorization(target, "", "")).find("username = ac; password = s; auth_version = 3.x_appcred") !=
+        std::string::npos
+    );
     target.options["im_cloud_type"] = "OpenNebula";
     target.endpoint = "https://one.example:2633";
     target.credentials = {};
     target.credentials.bearer_token = "t";
-    CHECK(Ok(ImAuthorization(target, "", "")) ==
-          "type = InfrastructureManager; token = t\\nid = SIM-SITE_nova; type = OpenNebula; "
-          "host = https://one.example:2633; token = t");
+    CHECK(
+        Ok(ImAuthorization(target, "", "")) ==
+        "type = InfrastructureManager; token = t\\nid = SIM-SITE_nova; type = OpenNebula; "
+        "host = https://one.example:2633; token = t"
+    );
     target.options["im_cloud_type"] = "EGI";
     target.options["sitename"] = "CESGA";
-    CHECK(Ok(ImAuthorization(target, "", "")).find("type = EGI; host = CESGA; vo = demo-project; token = t") !=
-          std::string::npos);
+    CHECK(
+        Ok(ImAuthorization(target, "", "")).find("type = EGI; host = CESGA; vo = demo-project; token = t") !=
+        std::string::npos
+    );
     target.options["im_cloud_type"] = "EC2";
     target.credentials.username = "AKIA";
     target.credentials.password = "secret";
-    CHECK(Ok(ImAuthorization(target, "", "")).find("type = EC2; username = AKIA; password = secret") !=
-          std::string::npos);
+    CHECK(
+        Ok(ImAuthorization(target, "", "")).find("type = EC2; username = AKIA; password = secret") != std::string::npos
+    );
 }
 
 TEST_CASE("IM auth header: values that would forge entries or records are refused", "[connectors][im][security]") {

@@ -78,7 +78,9 @@ Json SynthesizedInputs(const std::string& text) {
         for (const auto& constraint : def["constraints"]) {
             if (constraint["valid_values"] && constraint["valid_values"].size() > 0) {
                 const std::string first = constraint["valid_values"][0].Scalar();
-                value = type == "integer" ? Json(std::stoll(first)) : type == "float" ? Json(std::stod(first)) : Json(first);
+                value = type == "integer" ? Json(std::stoll(first))
+                        : type == "float" ? Json(std::stod(first))
+                                          : Json(first);
             } else if (constraint["in_range"] && type == "integer") {
                 value = std::stoll(constraint["in_range"][0].Scalar());
             }
@@ -105,8 +107,9 @@ bool HasErrorText(const Json& value) {
 
 }  // namespace
 
-TEST_CASE("IM corpus: target=IM templates our engine accepts deploy through the simulated IM",
-          "[connectors][im][corpus]") {
+TEST_CASE(
+    "IM corpus: target=IM templates our engine accepts deploy through the simulated IM", "[connectors][im][corpus]"
+) {
     const auto templates = ImTemplates();
     REQUIRE(templates.size() >= 50);
     auto site = ImSite();
@@ -160,8 +163,11 @@ TEST_CASE("IM corpus: target=IM templates our engine accepts deploy through the 
         }
         (void)connector.Delete(handle, true);
     }
-    UNSCOPED_INFO("target=IM templates: " << templates.size() << ", accepted by the engine: " << accepted
-                                          << ", CREATE_COMPLETE with outputs: " << complete << "\n" << table);
+    UNSCOPED_INFO(
+        "target=IM templates: " << templates.size() << ", accepted by the engine: " << accepted
+                                << ", CREATE_COMPLETE with outputs: " << complete << "\n"
+                                << table
+    );
     WARN("IM corpus: " << complete << "/" << accepted << " complete\n" << table);
     CHECK(site->Rejections().empty());
     CHECK(complete * 100 >= accepted * 95);

@@ -23,8 +23,9 @@ inline std::string IndigoMirror() {
 inline const tosca::TemplateEngine& Engine() {
     static const tosca::TemplateEngine kEngine([] {
         tosca::EngineOptions options;
-        options.mirrors.push_back({"https://raw.githubusercontent.com/indigo-dc/tosca-types/",
-                                   CorpusDir() + "/indigo-dc-tosca-types/refs/"});
+        options.mirrors.push_back(
+            {"https://raw.githubusercontent.com/indigo-dc/tosca-types/", CorpusDir() + "/indigo-dc-tosca-types/refs/"}
+        );
         return options;
     }());
     return kEngine;
@@ -45,8 +46,11 @@ inline std::unique_ptr<sim::SiteSim> ImSite(sim::SimConfig config = sim::SimConf
 
 /// An OpenStack site reached through the simulated IM, with the user's token.
 inline SiteTarget ImTarget(const std::string& site = "SIM-SITE") {
-    SiteTarget target = Target(TargetKind::kOpenStack, "https://keystone.sim:5000/v3",
-                               {{"identity_provider", "egi.eu"}, {"protocol", "openid"}});
+    SiteTarget target = Target(
+        TargetKind::kOpenStack,
+        "https://keystone.sim:5000/v3",
+        {{"identity_provider", "egi.eu"}, {"protocol", "openid"}}
+    );
     target.site_id = site;
     target.service_id = site + "_nova";
     target.project = "demo-project";

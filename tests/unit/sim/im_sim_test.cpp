@@ -1,10 +1,9 @@
 // The IM simulator's own checks: requests against IM's OpenAPI document, the auth records.
 #include "sim_test_util.hpp"
 
+#include <catch2/catch.hpp>
 #include <sim/im_sim.hpp>
 #include <sim/im_swagger.hpp>
-
-#include <catch2/catch.hpp>
 
 using namespace orch::sim;
 using orch::Json;
@@ -15,8 +14,13 @@ constexpr char kAuth[] =
     "type = InfrastructureManager; token = t\\nid = ost; type = OpenStack; host = https://k:5000/v3; "
     "username = egi.eu; tenant = openid; password = t; auth_version = 3.x_oidc_access_token";
 
-SimResponse ImCall(SiteSim& site, const std::string& method, const std::string& target, std::string body = {},
-                   orch::http::Headers headers = {{"Authorization", kAuth}}) {
+SimResponse ImCall(
+    SiteSim& site,
+    const std::string& method,
+    const std::string& target,
+    std::string body = {},
+    orch::http::Headers headers = {{"Authorization", kAuth}}
+) {
     return site.Handle(SimApi::kIm, MakeSimRequest(method, target, std::move(body), std::move(headers)));
 }
 
@@ -29,20 +33,35 @@ TEST_CASE("IM sim: requests are checked against IM's OpenAPI document", "[sim][i
     auto site = test::StillSite();
     CHECK(ImCall(*site, "GET", "/nothing").status == 404);
     CHECK(ImCall(*site, "PATCH", "/infrastructures").status == 405);
-    CHECK(ImCall(*site, "POST", "/infrastructures?async=maybe", "x", {{"Authorization", kAuth},
-                                                                      {"Content-Type", "text/yaml"}})
-              .status == 400);
-    CHECK(ImCall(*site, "POST", "/infrastructures?bogus=1", "x", {{"Authorization", kAuth},
-                                                                  {"Content-Type", "text/yaml"}})
-              .status == 400);
-    CHECK(ImCall(*site, "POST", "/infrastructures?async=true", "x", {{"Authorization", kAuth},
-                                                                     {"Content-Type", "image/png"}})
-              .status == 415);
+    CHECK(
+        ImCall(
+            *site,
+            "POST",
+            "/infrastructures?async=maybe",
+            "x",
+            {{"Authorization", kAuth}, {"Content-Type", "text/yaml"}}
+        ).status == 400
+    );
+    CHECK(
+        ImCall(
+            *site, "POST", "/infrastructures?bogus=1", "x", {{"Authorization", kAuth}, {"Content-Type", "text/yaml"}}
+        ).status == 400
+    );
+    CHECK(
+        ImCall(
+            *site, "POST", "/infrastructures?async=true", "x", {{"Authorization", kAuth}, {"Content-Type", "image/png"}}
+        ).status == 415
+    );
     CHECK(ImCall(*site, "GET", "/infrastructures/inf-1/state", {}, {}).status == 401);
     CHECK(ImCall(*site, "GET", "/infrastructures/inf-1/state").status == 404);
     // A template our engine refuses is IM's 400 with the parser's words.
-    const auto bad = ImCall(*site, "POST", "/infrastructures?async=true", "tosca_definitions_version: nope\n",
-                            {{"Authorization", kAuth}, {"Content-Type", "text/yaml"}});
+    const auto bad = ImCall(
+        *site,
+        "POST",
+        "/infrastructures?async=true",
+        "tosca_definitions_version: nope\n",
+        {{"Authorization", kAuth}, {"Content-Type", "text/yaml"}}
+    );
     CHECK(bad.status == 400);
     CHECK(bad.body.find("Error parsing TOSCA") != std::string::npos);
 }
