@@ -34,8 +34,7 @@ int Usage(const char* problem) {
     std::fprintf(
         stderr,
         "site-sim: %s\nusage: site-sim [--marathon-port N] [--chronos-port N] [--kubernetes-port N] [--im-port N]\n"
-        "                [--config FILE]
-        "                [--schema-dir DIR] [--speed X] [--log-level LEVEL]\n"
+        "                [--config FILE] [--schema-dir DIR] [--speed X] [--log-level LEVEL]\n"
         "  Ports default to 0 (pick a free one); the chosen ports are printed as one JSON line.\n",
         problem
     );

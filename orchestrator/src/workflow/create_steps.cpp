@@ -219,7 +219,10 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
             t.task = domain::Task::kNone;
             t.outputs = s.resolve_outputs ? s.resolve_outputs(*spec, obs.attributes) : Json::object();
             if (obs.outputs.is_object()) {  // the site evaluated them itself (IM)
-                t.outputs.update(obs.outputs);
+                if (!t.outputs || !t.outputs->is_object()) {
+                    t.outputs = Json::object();
+                }
+                t.outputs->update(obs.outputs);
             }
             t.resources_state = domain::NodeState::kStarted;
             t.resource_changes = InstanceChanges(obs.instances, domain::NodeState::kStarted);
