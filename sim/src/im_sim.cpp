@@ -177,31 +177,31 @@ std::string ImSim::Aggregate(const Infrastructure& inf) const {
 
 void ImSim::Finish(Infrastructure& inf) {
     if (inf.ending == "configured") {
+        // As IM evaluates get_attribute: a node's addresses are those of all its VMs, in order;
+        // its other attributes (endpoint credential, tosca_id) those of its first VM.
         tosca::NodeAttributes attributes;
         for (const auto& vm : inf.vms) {
             Json& node = attributes[vm.node];
-            if (!node.is_array()) {
-                node = Json::array();
+            if (!node.is_object()) {
+                node = {
+                    {"public_address", Json::array()},
+                    {"private_address", Json::array()},
+                    {"ip_address", vm.public_ip},
+                    {"tosca_id", inf.id + "/" + vm.id},
+                    {"tosca_name", vm.node},
+                    // IM publishes the VM's SSH access on the endpoint capability.
+                    {"endpoint",
+                     {{"ip_address", vm.public_ip},
+                      {"credential",
+                       Json::array(
+                           {{{"protocol", "ssh"},
+                             {"user", "cloudadm"},
+                             {"token_type", "private_key"},
+                             {"token", "-----BEGIN RSA PRIVATE KEY-----\nsite-sim\n-----END RSA PRIVATE KEY-----"}}}
+                       )}}}};
             }
-            node.push_back(
-                {{"public_address", Json::array({vm.public_ip})},
-                 {"private_address", Json::array({vm.private_ip})},
-                 {"ip_address", vm.public_ip},
-                 {"tosca_id", inf.id + "/" + vm.id},
-                 {"tosca_name", vm.node},
-                 // IM publishes the VM's SSH access on the endpoint capability.
-                 {"endpoint",
-                  {{"ip_address", vm.public_ip},
-                   {"credential",
-                    Json::array(
-                        {{{"protocol", "ssh"},
-                          {"user", "cloudadm"},
-                          {"token_type", "private_key"},
-                          {"token",
-                           "-----BEGIN RSA PRIVATE KEY-----\nsite-sim\n"
-                           "-----END RSA PRIVATE KEY-----"}}}
-                    )}}}}
-            );
+            node["public_address"].push_back(vm.public_ip);
+            node["private_address"].push_back(vm.private_ip);
         }
         // IM answers a software node's address attributes with those of the VM hosting it.
         for (const auto& node : inf.spec->nodes) {

@@ -50,6 +50,8 @@ topology_template:
       value: { get_attribute: [ server, public_address, 0 ] }
     node_ips:
       value: { get_attribute: [ server, public_address ] }
+    node_creds:
+      value: { get_attribute: [ server, endpoint, credential, 0 ] }
 )";
 
 struct Fixture {
@@ -119,6 +121,9 @@ TEST_CASE(
     CHECK(done.instances[0].attributes["public_address"].size() == 1);
     CHECK(done.outputs["node_ip"] == done.instances[0].attributes["public_address"][0]);
     CHECK(done.outputs["node_ips"].size() == 2);
+    // A scaled node's endpoint credential is its first VM's, as IM answers (found end to end:
+    // per-instance attributes made this output an error text).
+    CHECK(done.outputs["node_creds"]["user"] == "cloudadm");
     CHECK(done.log.find("finished successfully") != std::string::npos);
     CHECK(f.site->Rejections().empty());
 
