@@ -16,6 +16,7 @@
 #include "connectors/ansible_contextualiser.hpp"
 #include "connectors/chronos_connector.hpp"
 #include "connectors/contextualising_connector.hpp"
+#include "connectors/im_connector.hpp"
 #include "connectors/kubernetes_connector.hpp"
 #include "connectors/marathon_connector.hpp"
 #include "connectors/openstack_connector.hpp"
@@ -31,6 +32,7 @@
 #include "orchestrator/app/app_config.hpp"
 #include "orchestrator/app/config_credentials.hpp"
 #include "orchestrator/app/contextualisation_config.hpp"
+#include "orchestrator/app/im_config.hpp"
 #include "orchestrator/app/routes.hpp"
 #include "orchestrator/app/workflow_config.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
@@ -162,6 +164,12 @@ int main(int argc, char** argv) {
         return Fail("placement configuration error", placement.error());
     }
     connectors::TlsClientFactory site_clients(**http, http::ClientOptions{});
+    // VM sites go through IM when the catalogue or im.endpoint says so, else straight to Nova.
+    auto im_options = app::ImOptionsFromConfig(config->tree);
+    if (!im_options) {
+        return Fail("im configuration error", im_options.error());
+    }
+    connectors::ImConnector im(site_clients, *im_options);
     connectors::OwningConnectorRegistry registry;
     registry.Register(std::make_unique<connectors::MarathonConnector>(site_clients));
     registry.Register(std::make_unique<connectors::ChronosConnector>(site_clients));
@@ -174,13 +182,12 @@ int main(int argc, char** argv) {
     // Native contextualisation: the OpenStack connector's servers are configured with Ansible
     // once ACTIVE (docs/contextualisation-ansible.md).
     connectors::AnsibleContextualiser contextualiser(contextualisation->ansible);
+    std::unique_ptr<connectors::Connector> native = std::make_unique<connectors::OpenStackConnector>(site_clients);
     if (contextualisation->enabled) {
-        registry.Register(std::make_unique<connectors::ContextualisingConnector>(
-            std::make_unique<connectors::OpenStackConnector>(site_clients), contextualiser, contextualisation->connector
-        ));
-    } else {
-        registry.Register(std::make_unique<connectors::OpenStackConnector>(site_clients));
+        native = std::make_unique<connectors::ContextualisingConnector>(std::move(native), contextualiser,
+                                                                        contextualisation->connector);
     }
+    registry.Register(std::make_unique<connectors::VmRouter>(*native, im));
     auto credentials = app::ConfigCredentialSource::FromConfig(config->tree, auth->token_keeper.get());
     if (!credentials) {
         return Fail("credentials configuration error", credentials.error());

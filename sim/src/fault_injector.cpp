@@ -13,6 +13,8 @@ const std::map<std::string, FaultKind>& KindNames() {
         {"reset", FaultKind::kReset},
         {"malformed", FaultKind::kMalformed},
         {"capacity", FaultKind::kCapacity},
+        {"unconfigured", FaultKind::kUnconfigured},
+        {"vm_failed", FaultKind::kVmFailed},
     };
     return kNames;
 }
@@ -82,8 +84,9 @@ Result<FaultRule> ParseFaultRule(const Json& rule) {
     }
     FaultRule out;
     ORCH_ASSIGN_OR_RETURN(out.api, OptionalString(rule, "api", ""));
-    if (!out.api.empty() && out.api != "marathon" && out.api != "chronos" && out.api != "kubernetes") {
-        return Error::InvalidArgument("fault rule 'api' must be marathon, chronos or kubernetes");
+    if (!out.api.empty() && out.api != "marathon" && out.api != "chronos" && out.api != "kubernetes" &&
+        out.api != "im") {
+        return Error::InvalidArgument("fault rule 'api' must be marathon, chronos, kubernetes or im");
     }
     ORCH_ASSIGN_OR_RETURN(out.method, OptionalString(rule, "method", ""));
     ORCH_ASSIGN_OR_RETURN(out.path_prefix, OptionalString(rule, "path", ""));

@@ -1,4 +1,4 @@
-// site-sim: the Marathon, Chronos and Kubernetes simulators of one site, one loopback port each.
+// site-sim: the Marathon, Chronos, Kubernetes and IM simulators of one site, one loopback port each.
 // Prints the chosen ports as one JSON line on stdout, serves until SIGINT/SIGTERM.
 #include "common/log.hpp"
 #include "orchestrator/server/http_server.hpp"
@@ -24,7 +24,7 @@
 namespace {
 
 struct Args {
-    std::array<int, 3> ports{0, 0, 0};  // marathon, chronos, kubernetes
+    std::array<int, 4> ports{0, 0, 0, 0};  // marathon, chronos, kubernetes, im
     std::string config_path;
     std::string schema_dir;
     double speed = -1;
@@ -34,8 +34,8 @@ struct Args {
 int Usage(const char* problem) {
     std::fprintf(
         stderr,
-        "site-sim: %s\nusage: site-sim [--marathon-port N] [--chronos-port N] [--kubernetes-port N] [--config FILE]\n"
-        "                [--schema-dir DIR] [--speed X] [--log-level LEVEL]\n"
+        "site-sim: %s\nusage: site-sim [--marathon-port N] [--chronos-port N] [--kubernetes-port N] [--im-port N]\n"
+        "                [--config FILE] [--schema-dir DIR] [--speed X] [--log-level LEVEL]\n"
         "  Ports default to 0 (pick a free one); the chosen ports are printed as one JSON line.\n",
         problem
     );
@@ -60,8 +60,8 @@ std::string ParseArgs(int argc, char** argv, Args& args) {
             return "missing value after " + arg;
         }
         const char* value = argv[++i];
-        if (arg == "--marathon-port" || arg == "--chronos-port" || arg == "--kubernetes-port") {
-            const std::size_t index = arg == "--marathon-port" ? 0 : arg == "--chronos-port" ? 1 : 2;
+        if (arg == "--marathon-port" || arg == "--chronos-port" || arg == "--kubernetes-port" || arg == "--im-port") {
+            const std::size_t index = arg == "--marathon-port" ? 0 : arg == "--chronos-port" ? 1 : arg == "--im-port" ? 3 : 2;
             if (!ParsePort(value, args.ports[index])) {
                 return "bad port '" + std::string(value) + "'";
             }
@@ -178,13 +178,19 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "site-sim: schemas: %s (use --schema-dir)\n", schemas.error().message.c_str());
         return 2;
     }
+    if (config->im_tosca_mirrors.empty()) {
+        if (const char* mirrors = std::getenv("ORCHESTRATOR_TOSCA_MIRRORS"); mirrors != nullptr) {
+            config->im_tosca_mirrors = mirrors;
+        }
+    }
     auto site = orch::sim::SiteSim::Create(std::move(*config), std::move(*schemas));
     if (!site) {
         std::fprintf(stderr, "site-sim: %s\n", site.error().message.c_str());
         return 2;
     }
-    const std::array<orch::sim::SimApi, 3> apis = {
-        orch::sim::SimApi::kMarathon, orch::sim::SimApi::kChronos, orch::sim::SimApi::kKubernetes};
+    const std::array<orch::sim::SimApi, 4> apis = {
+        orch::sim::SimApi::kMarathon, orch::sim::SimApi::kChronos, orch::sim::SimApi::kKubernetes,
+        orch::sim::SimApi::kIm};
     std::vector<std::unique_ptr<orch::server::Router>> routers;
     std::vector<std::unique_ptr<orch::server::HttpServer>> servers;
     orch::Json ports = orch::Json::object();

@@ -129,13 +129,15 @@ Result<KubeNodeSpec> ParseNode(const Json& node, const std::string& where) {
 Status ParseTiming(const Json& node, SimTiming& timing) {
     const std::string where = "timing";
     ORCH_RETURN_IF_ERROR(
-        CheckKeys(node, where, {"task_start", "health", "job_run", "kill", "pod_start", "namespace_gone"})
+        CheckKeys(node, where, {"task_start", "health", "job_run", "kill", "pod_start", "namespace_gone", "vm_boot", "vm_configure"})
     );
     ORCH_RETURN_IF_ERROR(ReadNumber(node, "task_start", where, timing.task_start));
     ORCH_RETURN_IF_ERROR(ReadNumber(node, "health", where, timing.health));
     ORCH_RETURN_IF_ERROR(ReadNumber(node, "job_run", where, timing.job_run));
     ORCH_RETURN_IF_ERROR(ReadNumber(node, "kill", where, timing.kill));
     ORCH_RETURN_IF_ERROR(ReadNumber(node, "pod_start", where, timing.pod_start));
+    ORCH_RETURN_IF_ERROR(ReadNumber(node, "vm_boot", where, timing.vm_boot));
+    ORCH_RETURN_IF_ERROR(ReadNumber(node, "vm_configure", where, timing.vm_configure));
     return ReadNumber(node, "namespace_gone", where, timing.namespace_gone);
 }
 
@@ -156,6 +158,16 @@ Status ParseSections(const Json& doc, SimConfig& config) {
         ORCH_RETURN_IF_ERROR(CheckKeys(*it, "auth", {"tokens", "basic"}));
         ORCH_RETURN_IF_ERROR(ReadStringList(*it, "tokens", "auth", config.tokens));
         ORCH_RETURN_IF_ERROR(ReadStringList(*it, "basic", "auth", config.basic));
+    }
+    if (const auto it = doc.find("im"); it != doc.end()) {
+        ORCH_RETURN_IF_ERROR(CheckKeys(*it, "im", {"tosca_mirrors"}));
+        const auto mirrors = it->find("tosca_mirrors");
+        if (mirrors != it->end() && !mirrors->is_string()) {
+            return Error::InvalidArgument("im.tosca_mirrors must be text (URL_PREFIX=DIR;...)");
+        }
+        if (mirrors != it->end()) {
+            config.im_tosca_mirrors = mirrors->get<std::string>();
+        }
     }
     if (const auto it = doc.find("faults"); it != doc.end()) {
         if (!it->is_array()) {
@@ -292,7 +304,7 @@ Result<SimConfig> ParseSimConfig(const Json& doc) {
     ORCH_RETURN_IF_ERROR(CheckKeys(
         doc,
         "(top)",
-        {"speed", "timing", "mesos_agents", "kube_nodes", "marathon", "chronos", "auth", "max_objects", "faults"}
+        {"speed", "timing", "mesos_agents", "kube_nodes", "marathon", "chronos", "auth", "max_objects", "faults", "im"}
     ));
     ORCH_RETURN_IF_ERROR(ReadNumber(doc, "speed", "(top)", config.speed));
     ORCH_RETURN_IF_ERROR(ReadNumber(doc, "max_objects", "(top)", config.max_objects));

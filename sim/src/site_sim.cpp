@@ -1,6 +1,7 @@
 #include "sim/site_sim.hpp"
 
 #include "common/log.hpp"
+#include "tosca/engine.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -63,6 +64,26 @@ std::string KubeReason(int status) {
     }
 }
 
+std::unique_ptr<tosca::TemplateEngine> MakeImEngine(const SimConfig& config) {
+    tosca::EngineOptions options;
+    if (auto mirrors = tosca::ParseMirrorMap(config.im_tosca_mirrors); mirrors) {
+        options.mirrors = std::move(*mirrors);
+    } else {
+        ORCH_LOG_WARN("site-sim: im.tosca_mirrors ignored", {{"error", mirrors.error().message}});
+    }
+    return std::make_unique<tosca::TemplateEngine>(std::move(options));
+}
+
+std::shared_ptr<const ImSwagger> EmbeddedSwagger() {
+    static const auto kLoaded = ImSwagger::Embedded();  // read-only once loaded: shared by every site
+    const auto& loaded = kLoaded;
+    if (!loaded) {
+        ORCH_LOG_WARN("site-sim: no IM API description; IM requests answer 500", {{"error", loaded.error().message}});
+        return nullptr;
+    }
+    return *loaded;
+}
+
 }  // namespace
 
 std::string_view SimApiName(SimApi api) {
@@ -73,6 +94,8 @@ std::string_view SimApiName(SimApi api) {
             return "chronos";
         case SimApi::kKubernetes:
             return "kubernetes";
+        case SimApi::kIm:
+            return "im";
     }
     return "marathon";
 }
@@ -83,6 +106,8 @@ SimResponse ApiError(SimApi api, int status, const std::string& message) {
             return SimResponse::JsonBody(status, {{"message", message}});
         case SimApi::kChronos:
             return SimResponse::Text(status, message);
+        case SimApi::kIm:
+            return SimResponse::JsonBody(status, {{"message", message}, {"code", status}});
         case SimApi::kKubernetes:
             return SimResponse::JsonBody(
                 status,
@@ -105,7 +130,11 @@ SiteSim::SiteSim(SimConfig config, std::shared_ptr<const SchemaSet> schemas)
       cluster_(config_.mesos_agents),
       marathon_(config_, *schemas_, cluster_),
       chronos_(config_, cluster_),
-      kubernetes_(config_, *schemas_) {}
+      kubernetes_(config_, *schemas_),
+      im_engine_(MakeImEngine(config_)),
+      im_(config_, EmbeddedSwagger(), im_engine_.get()) {}
+
+SiteSim::~SiteSim() = default;
 
 Result<std::unique_ptr<SiteSim>> SiteSim::Create(SimConfig config, std::shared_ptr<const SchemaSet> schemas) {
     if (!schemas) {
@@ -147,6 +176,7 @@ void SiteSim::AdvanceAll(double now) {
     marathon_.Advance(now, faults_.ExhaustedResources("marathon"));
     chronos_.Advance(now, faults_.ExhaustedResources("chronos"));
     kubernetes_.Advance(now, faults_.ExhaustedResources("kubernetes"));
+    im_.Advance(now);
 }
 
 SimResponse SiteSim::Dispatch(SimApi api, const SimRequest& request, double now) {
@@ -157,6 +187,8 @@ SimResponse SiteSim::Dispatch(SimApi api, const SimRequest& request, double now)
             return chronos_.Handle(request, now);
         case SimApi::kKubernetes:
             return kubernetes_.Handle(request, now);
+        case SimApi::kIm:
+            return im_.Handle(request, now, nullptr);
     }
     return ApiError(api, 404, "unknown API");
 }
@@ -173,6 +205,14 @@ SimResponse SiteSim::GuardedDispatch(SimApi api, const SimRequest& request, doub
             "site-sim internal error", {{"api", SimApiName(api)}, {"path", request.path}, {"error", e.what()}}
         );
         return ApiError(api, 500, std::string("site-sim internal error: ") + e.what());
+    }
+}
+
+SimResponse SiteSim::GuardedIm(const SimRequest& request, double now, const FaultRule* fault) {
+    try {
+        return im_.Handle(request, now, fault);
+    } catch (const std::exception& e) {
+        return ApiError(SimApi::kIm, 500, std::string("site-sim internal error: ") + e.what());
     }
 }
 
@@ -212,12 +252,15 @@ SimResponse SiteSim::Handle(SimApi api, const SimRequest& request) {
     if (fault && fault->kind == FaultKind::kStatus) {
         return ApiError(api, fault->status, "site-sim injected fault #" + std::to_string(fault->id));
     }
-    if (!Authorized(request)) {
+    // IM reads its own auth header (records, not a bearer token): ImSim checks it.
+    if (api != SimApi::kIm && !Authorized(request)) {
         return ApiError(api, 401, "Unauthorized");
     }
     const double now = clock_.Now();
     AdvanceAll(now);
-    SimResponse response = GuardedDispatch(api, request, now);
+    const bool im_outcome = fault && (fault->kind == FaultKind::kUnconfigured || fault->kind == FaultKind::kVmFailed);
+    SimResponse response = api == SimApi::kIm && im_outcome ? GuardedIm(request, now, &*fault)
+                                                            : GuardedDispatch(api, request, now);
     if (request.method != "GET") {
         AdvanceAll(now);  // what a write started (launches, scheduling) happens now, not at the next request
     }
@@ -320,6 +363,7 @@ Json SiteSim::Objects() {
         {"marathon", marathon_.Objects()},
         {"chronos", chronos_.Objects()},
         {"kubernetes", kubernetes_.Objects()},
+        {"im", im_.Objects()},
         {"mesos_agents", cluster_.ToJson()},
     };
 }

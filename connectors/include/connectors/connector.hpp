@@ -76,6 +76,9 @@ struct DeployRequest {
     /// orchestrator's Ansible can log in once the server is ACTIVE.
     std::string ssh_public_key;
     std::string ssh_user = "cloudadm";
+    /// The template as the user sent it (inputs unresolved). Connectors that hand the site a
+    /// TOSCA document (IM) rewrite it; the others build from `spec` and ignore it.
+    std::string template_text;
 };
 
 /// Provider-side state of one node instance.
@@ -97,6 +100,9 @@ struct Observation {
     /// Node-level attributes for get_attribute (node name → attribute → value).
     std::map<std::string, Json> attributes;
     std::string log;                     ///< text for GET /deployments/{id}/log when the target has one
+    /// Output values the site computed itself (IM evaluates the TOSCA outputs); an object, or null
+    /// when outputs are to be resolved from `attributes`. Site values win over resolved ones.
+    Json outputs = nullptr;
 };
 
 /// Handle of what a connector created: enough to find it again after a restart.

@@ -2,6 +2,7 @@
 
 #include "orchestrator/app/contextualisation_config.hpp"
 
+#include "orchestrator/app/im_config.hpp"
 #include "orchestrator/auth/auth_config.hpp"
 #include "orchestrator/placement/placer_factory.hpp"
 
@@ -36,6 +37,7 @@ std::set<std::string> KnownConfigKeys() {
     keys.merge(auth::AuthConfigKeys());
     keys.merge(placement::PlacementConfigKeys());
     keys.merge(ContextualisationConfigKeys());
+    keys.merge(ImConfigKeys());
     return keys;
 }
 

@@ -111,6 +111,7 @@ StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
     request.spec = &current->spec;
     request.target = current->handle.target;
     request.placements = current->placements;
+    request.template_text = st.deployment.template_text;
     const auto updated = current->connector->Update(current->handle, request);
     if (!Value(updated)) {
         const auto& failure = FailureOf(updated);

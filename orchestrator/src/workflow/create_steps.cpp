@@ -92,6 +92,7 @@ StepResult CreateOn(StepServices& s, const WorkflowState& st, const tosca::Deplo
     request.spec = &spec;
     request.target = candidate->target;
     request.placements = candidate->placements;
+    request.template_text = st.deployment.template_text;
     auto creds = s.credentials.For(request.target, st.deployment.owner);
     if (!creds) {
         return StepResult::Commit(NextSite(st, seq, "cannot obtain credentials: " + creds.error().message));
@@ -217,6 +218,12 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
             t.status_reason = "";
             t.task = domain::Task::kNone;
             t.outputs = s.resolve_outputs ? s.resolve_outputs(*spec, obs.attributes) : Json::object();
+            if (obs.outputs.is_object()) {  // the site evaluated them itself (IM)
+                if (!t.outputs || !t.outputs->is_object()) {
+                    t.outputs = Json::object();
+                }
+                t.outputs->update(obs.outputs);
+            }
             t.resources_state = domain::NodeState::kStarted;
             t.resource_changes = InstanceChanges(obs.instances, domain::NodeState::kStarted);
             Attempt done;

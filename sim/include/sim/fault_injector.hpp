@@ -17,13 +17,15 @@ enum class FaultKind {
     kReset,      ///< close the connection without answering
     kMalformed,  ///< answer normally but with a truncated, unparsable JSON body
     kCapacity,   ///< the API's cluster behaves as if `resource` were used up (until cleared)
+    kUnconfigured,  ///< IM: the infrastructure this create makes ends `unconfigured` (Ansible fails)
+    kVmFailed,      ///< IM: the VMs of the infrastructure this create makes end `failed`
 };
 
 /// One rule. Request rules match on API, method and path prefix; the first `skip` matches pass,
 /// the next `times` (-1 = unlimited) are hit. Capacity rules affect scheduling, not requests.
 struct FaultRule {
     int id = 0;
-    std::string api;          ///< "marathon", "chronos", "kubernetes" or "" (any)
+    std::string api;          ///< "marathon", "chronos", "kubernetes", "im" or "" (any)
     std::string method;       ///< "" = any
     std::string path_prefix;  ///< "" = any
     FaultKind kind = FaultKind::kStatus;

@@ -39,6 +39,8 @@ struct SimTiming {
     double kill = 1;            ///< tasks and pods take this long to terminate
     double pod_start = 1;       ///< scheduled pod -> running
     double namespace_gone = 1;  ///< an emptied Terminating namespace disappears after this
+    double vm_boot = 2;         ///< IM: a VM is pending this long, then running
+    double vm_configure = 3;    ///< IM: then contextualised (configured) after this
 };
 
 struct SimConfig {
@@ -53,6 +55,9 @@ struct SimConfig {
     std::vector<std::string> basic;       ///< accepted "user:password" pairs for Basic auth
     std::size_t max_objects = 5000;       ///< per simulator, so a runaway client cannot exhaust memory
     Json faults = Json::array();          ///< fault rules active from the start (see FaultInjector)
+    /// IM: where the TOSCA engine reads the type imports of the templates it receives
+    /// (URL_PREFIX=DIR;..., the ORCHESTRATOR_TOSCA_MIRRORS format). Config key im.tosca_mirrors.
+    std::string im_tosca_mirrors;
 
     /// Two CPU agents/nodes and one with two V100 GPUs per API.
     static SimConfig Default();

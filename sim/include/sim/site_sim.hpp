@@ -4,6 +4,7 @@
 #include "common/result.hpp"
 #include "sim/chronos_sim.hpp"
 #include "sim/fault_injector.hpp"
+#include "sim/im_sim.hpp"
 #include "sim/json_schema.hpp"
 #include "sim/kubernetes_sim.hpp"
 #include "sim/marathon_sim.hpp"
@@ -20,13 +21,13 @@
 
 namespace orch::sim {
 
-enum class SimApi { kMarathon, kChronos, kKubernetes };
+enum class SimApi { kMarathon, kChronos, kKubernetes, kIm };
 
-/// "marathon", "chronos", "kubernetes".
+/// "marathon", "chronos", "kubernetes", "im".
 std::string_view SimApiName(SimApi api);
 
-/// One simulated site: Marathon and Chronos on a shared Mesos cluster, and a Kubernetes cluster,
-/// behind one lock, with authentication, fault injection and the admin endpoints every port
+/// One simulated site: Marathon and Chronos on a shared Mesos cluster, a Kubernetes cluster and
+/// an Infrastructure Manager (IM; VMs and their contextualisation), behind one lock, with authentication, fault injection and the admin endpoints every port
 /// serves under /__sim/:
 ///   GET  /__sim/objects      every object of every simulator (leak checks)
 ///   GET|POST|DELETE /__sim/faults   list, add (a rule or a list of rules), clear fault rules
@@ -37,6 +38,7 @@ std::string_view SimApiName(SimApi api);
 class SiteSim {
    public:
     SiteSim(SimConfig config, std::shared_ptr<const SchemaSet> schemas);
+    ~SiteSim();
     SiteSim(const SiteSim&) = delete;
     SiteSim& operator=(const SiteSim&) = delete;
 
@@ -57,6 +59,7 @@ class SiteSim {
     SimResponse Admin(const SimRequest& request);
     SimResponse Dispatch(SimApi api, const SimRequest& request, double now);
     SimResponse GuardedDispatch(SimApi api, const SimRequest& request, double now);
+    SimResponse GuardedIm(const SimRequest& request, double now, const FaultRule* fault);
     bool Authorized(const SimRequest& request) const;
     void AdvanceAll(double now);
     void RecordRejection(SimApi api, const SimRequest& request, const SimResponse& response);
@@ -70,6 +73,8 @@ class SiteSim {
     MarathonSim marathon_;
     ChronosSim chronos_;
     KubernetesSim kubernetes_;
+    std::unique_ptr<tosca::TemplateEngine> im_engine_;  ///< parses what IM receives
+    ImSim im_;
     std::deque<Json> rejections_;
 };
 

@@ -35,6 +35,8 @@ class SimHttpClient final : public http::Client {
             api = sim::SimApi::kChronos;
         } else if (url->host == "k8s.sim") {
             api = sim::SimApi::kKubernetes;
+        } else if (url->host == "im.sim") {
+            api = sim::SimApi::kIm;
         } else if (url->host != "marathon.sim") {
             return Error::Unavailable("cannot resolve " + url->host);
         }

@@ -4,4 +4,5 @@ set(TEST_SOURCES
   ${TEST_DIR}/chronos_sim_test.cpp
   ${TEST_DIR}/kubernetes_sim_test.cpp
   ${TEST_DIR}/site_sim_test.cpp
+  ${TEST_DIR}/im_sim_test.cpp
 )

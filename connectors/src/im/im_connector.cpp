@@ -1,0 +1,236 @@
+#include "connectors/im_connector.hpp"
+
+#include "common/log.hpp"
+#include "connectors/im_auth.hpp"
+#include "connectors/im_template.hpp"
+#include "im/im_api.hpp"
+#include "im/im_observe.hpp"
+
+#include <map>
+
+namespace orch::connectors {
+namespace {
+
+constexpr const char* kInfrastructure = "im_infrastructure";
+constexpr const char* kEndpoint = "im_endpoint";
+
+// An id IM gave that can go into a URL path as it is (IM's ids are uuids or small integers).
+bool PlainId(const std::string& id) {
+    if (id.empty() || id.size() > 128) {
+        return false;
+    }
+    for (const char c : id) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                        c == '_' || c == '.';
+        if (!ok) {
+            return false;
+        }
+    }
+    return id != "." && id != "..";
+}
+
+std::string StateText(const Handle& handle, const char* key) {
+    const auto it = handle.state.find(key);
+    return it != handle.state.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+/// Contextualisation text (bounded to its tail): {"contmsg": "..."} or plain text.
+std::string ContMsg(im::ImApi& api, const std::string& id, std::size_t max) {
+    auto got = api.Get("/infrastructures/" + id + "/contmsg");
+    const auto* response = std::get_if<RestResponse>(&got);
+    if (response == nullptr || !response->Ok()) {
+        return {};
+    }
+    std::string text = response->body;
+    if (auto parsed = ParseJson(text); parsed && parsed->is_object() && (*parsed)["contmsg"].is_string()) {
+        text = (*parsed)["contmsg"].get<std::string>();
+    }
+    return text.size() > max ? text.substr(text.size() - max) : text;
+}
+
+/// Reads every VM's record (bounded) into instances bound to TOSCA nodes by the system id.
+std::optional<Failure> ReadVms(
+    im::ImApi& api, const std::string& id, const Json& vm_states, std::size_t max, Observation& obs
+) {
+    std::map<std::string, int> next_index;
+    std::size_t read = 0;
+    for (const auto& [vm_id, vm_state] : vm_states.items()) {
+        if (++read > max) {
+            break;
+        }
+        if (!PlainId(vm_id)) {
+            continue;  // not an id IM makes; never put it into a path
+        }
+        ORCH_CONNECTOR_TRY(Json info, api.GetJson("/infrastructures/" + id + "/vms/" + vm_id, "reading a VM"));
+        im::VmRecord vm = im::ReadVm(info);
+        if (vm.node.empty()) {
+            continue;  // a VM IM has not described yet; the next poll binds it
+        }
+        InstanceState instance;
+        instance.node = vm.node;
+        instance.index = next_index[vm.node]++;
+        instance.physical_id = vm_id;
+        instance.state = im::NodeStateFor(vm_state.is_string() ? vm_state.get<std::string>() : vm.state);
+        instance.attributes = vm.attributes;
+        Json& node = obs.attributes[vm.node];
+        if (!node.is_array()) {
+            node = Json::array();
+        }
+        node.push_back(vm.attributes);
+        obs.instances.push_back(std::move(instance));
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+bool IsImHandle(const Handle& handle) {
+    return handle.state.is_object() && handle.state.contains(kInfrastructure);
+}
+
+ImConnector::ImConnector(SiteClientFactory& clients, ImOptions options)
+    : clients_(clients), options_(std::move(options)) {}
+
+std::string ImConnector::EndpointFor(const SiteTarget& target) const {
+    const auto it = target.options.find("im_endpoint");
+    if (it != target.options.end() && it->is_string() && !it->get<std::string>().empty()) {
+        return it->get<std::string>();
+    }
+    return options_.endpoint;
+}
+
+namespace {
+
+ConnectorResult<im::ImApi> ApiFor(
+    SiteClientFactory& clients, const ImOptions& options, const SiteTarget& target, const std::string& endpoint
+) {
+    if (endpoint.empty()) {
+        return Failure{
+            FailureKind::kTryAnotherSite,
+            "site " + target.site_id +
+                " is to be reached through IM, "
+                "but no IM endpoint is configured (im.endpoint)"};
+    }
+    // IM is one service of ours, not the site: its client is the shared one.
+    ORCH_CONNECTOR_TRY(auto client, clients.ClientFor(SiteTarget{}));
+    ORCH_CONNECTOR_TRY(std::string authorization, ImAuthorization(target, options.username, options.password));
+    return im::ImApi(
+        std::move(client),
+        endpoint,
+        std::move(authorization),
+        CallOptions{options.call_timeout, options.max_response_bytes}
+    );
+}
+
+}  // namespace
+
+ConnectorResult<Handle> ImConnector::Create(const DeployRequest& request) {
+    ORCH_CONNECTOR_TRY(std::string tosca, ImTemplate(request, options_.max_template_bytes));
+    const std::string endpoint = EndpointFor(request.target);
+    ORCH_CONNECTOR_TRY(im::ImApi api, ApiFor(clients_, options_, request.target, endpoint));
+    ORCH_CONNECTOR_TRY(std::string id, api.Create(tosca));
+    ORCH_LOG_INFO(
+        "im infrastructure requested",
+        {{"deployment_id", request.deployment_id}, {"site", request.target.site_id}, {"infrastructure", id}}
+    );
+    Handle handle;
+    handle.deployment_id = request.deployment_id;
+    handle.physical_id = id;
+    handle.target = request.target;
+    handle.state = {{kInfrastructure, id}, {kEndpoint, endpoint}};
+    return handle;
+}
+
+ConnectorResult<Observation> ImConnector::Poll(const Handle& handle, const tosca::DeploymentSpec& /*spec*/) {
+    return GuardJson(handle.target.site_id, [&]() -> ConnectorResult<Observation> {
+        const std::string id = StateText(handle, kInfrastructure);
+        ORCH_CONNECTOR_TRY(im::ImApi api, ApiFor(clients_, options_, handle.target, StateText(handle, kEndpoint)));
+        ORCH_CONNECTOR_TRY(RestResponse response, api.Get("/infrastructures/" + id + "/state"));
+        Observation obs;
+        if (response.status == 404) {
+            obs.phase = Phase::kGone;
+            obs.reason = "IM no longer knows infrastructure " + id;
+            return obs;
+        }
+        if (!response.Ok()) {
+            return api.StatusFailure(response, "reading the infrastructure state");
+        }
+        auto parsed = ParseJson(response.body);
+        if (!parsed || !parsed->is_object() || !(*parsed)["state"].is_object()) {
+            return Failure{FailureKind::kRetryHere, "IM answered the state call with an unexpected document"};
+        }
+        const Json& state = (*parsed)["state"];
+        const std::string aggregate = state.value("state", "unknown");
+        if (aggregate == "deleting") {
+            obs.reason = "IM is deleting infrastructure " + id;
+            return obs;  // its VM records are already gone
+        }
+        const Json vm_states = state.value("vm_states", Json::object());
+        if (auto failed =
+                ReadVms(api, id, vm_states.is_object() ? vm_states : Json::object(), options_.max_vms_per_poll, obs)) {
+            return *failed;
+        }
+        obs.log = ContMsg(api, id, options_.max_log_bytes);
+        if (aggregate == "configured") {
+            ORCH_CONNECTOR_TRY(Json outputs, api.GetJson("/infrastructures/" + id + "/outputs", "reading the outputs"));
+            obs.outputs = outputs.is_object() && outputs.contains("outputs") ? outputs["outputs"] : Json::object();
+            obs.phase = Phase::kReady;
+        } else if (aggregate == "failed" || aggregate == "unconfigured") {
+            obs.phase = Phase::kFailed;
+            obs.failure = FailureKind::kTryAnotherSite;
+            const std::string tail = im::ReasonTail(obs.log);
+            obs.reason = "IM infrastructure " + id + " is " + aggregate + (tail.empty() ? "" : ": " + tail);
+        } else {
+            obs.phase = Phase::kInProgress;
+            obs.reason = "IM infrastructure " + id + " is " + aggregate;
+        }
+        return obs;
+    });
+}
+
+ConnectorResult<Handle> ImConnector::Update(const Handle& /*handle*/, const DeployRequest& /*request*/) {
+    return Failure{FailureKind::kUserError, "updating a deployment made through IM is not supported yet"};
+}
+
+ConnectorResult<Deletion> ImConnector::Delete(const Handle& handle, bool force) {
+    const std::string id = StateText(handle, kInfrastructure);
+    if (id.empty()) {
+        return Deletion::kComplete;  // Create never got an infrastructure
+    }
+    ORCH_CONNECTOR_TRY(im::ImApi api, ApiFor(clients_, options_, handle.target, StateText(handle, kEndpoint)));
+    const std::string query = force ? "?async=true&force=true" : "?async=true";
+    ORCH_CONNECTOR_TRY(RestResponse response, api.Send("DELETE", "/infrastructures/" + id + query));
+    if (response.status == 404) {
+        return Deletion::kComplete;
+    }
+    if (!response.Ok()) {
+        return api.StatusFailure(response, "deleting the infrastructure");
+    }
+    return Deletion::kInProgress;
+}
+
+ConnectorResult<bool> ImConnector::Act(
+    const Handle& handle, const std::string& physical_id, const std::string& action
+) {
+    if (action != "start" && action != "stop") {
+        return Failure{FailureKind::kUserError, "unknown action '" + action + "' (start or stop)"};
+    }
+    if (physical_id.empty() || physical_id.find_first_of("/?#%") != std::string::npos) {
+        return Failure{FailureKind::kUserError, "'" + physical_id + "' is not a VM of this deployment"};
+    }
+    const std::string id = StateText(handle, kInfrastructure);
+    ORCH_CONNECTOR_TRY(im::ImApi api, ApiFor(clients_, options_, handle.target, StateText(handle, kEndpoint)));
+    ORCH_CONNECTOR_TRY(
+        RestResponse response, api.Send("PUT", "/infrastructures/" + id + "/vms/" + physical_id + "/" + action)
+    );
+    if (response.status == 404) {
+        return Failure{
+            FailureKind::kUserError, "VM " + physical_id + " is not part of deployment " + handle.deployment_id};
+    }
+    if (!response.Ok()) {
+        return api.StatusFailure(response, "IM " + action);
+    }
+    return true;
+}
+
+}  // namespace orch::connectors

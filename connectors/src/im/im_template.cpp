@@ -1,0 +1,188 @@
+#include "connectors/im_template.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+namespace orch::connectors {
+namespace {
+
+constexpr int kMaxDepth = 64;
+
+YAML::Node ToYaml(const Json& value) {
+    switch (value.type()) {
+        case Json::value_t::object: {
+            YAML::Node node(YAML::NodeType::Map);
+            for (const auto& [key, item] : value.items()) {
+                node[key] = ToYaml(item);
+            }
+            return node;
+        }
+        case Json::value_t::array: {
+            YAML::Node node(YAML::NodeType::Sequence);
+            for (const auto& item : value) {
+                node.push_back(ToYaml(item));
+            }
+            return node;
+        }
+        case Json::value_t::string:
+            return YAML::Node(value.get<std::string>());
+        case Json::value_t::boolean:
+            return YAML::Node(value.get<bool>());
+        case Json::value_t::number_integer:
+            return YAML::Node(value.get<std::int64_t>());
+        case Json::value_t::number_unsigned:
+            return YAML::Node(value.get<std::uint64_t>());
+        case Json::value_t::number_float:
+            return YAML::Node(value.get<double>());
+        default:
+            return YAML::Node(YAML::NodeType::Null);
+    }
+}
+
+/// The value `{get_input: name}` (or `[name, index...]`) stands for, or null when it names
+/// nothing the spec knows (left as written: IM reports it, as it would for the original).
+std::optional<YAML::Node> InputValue(const YAML::Node& argument, const Json& inputs) {
+    std::string name;
+    std::vector<YAML::Node> path;
+    if (argument.IsScalar()) {
+        name = argument.Scalar();
+    } else if (argument.IsSequence() && argument.size() >= 1 && argument[0].IsScalar()) {
+        name = argument[0].Scalar();
+        for (std::size_t i = 1; i < argument.size(); ++i) {
+            path.push_back(argument[i]);
+        }
+    } else {
+        return std::nullopt;
+    }
+    const auto it = inputs.find(name);
+    if (it == inputs.end()) {
+        return std::nullopt;
+    }
+    const Json* value = &*it;
+    for (const auto& step : path) {
+        if (!step.IsScalar()) {
+            return std::nullopt;
+        }
+        if (value->is_array()) {
+            std::size_t index = 0;
+            try {
+                index = step.as<std::size_t>();
+            } catch (const YAML::Exception&) {
+                return std::nullopt;
+            }
+            if (index >= value->size()) {
+                return std::nullopt;
+            }
+            value = &(*value)[index];
+        } else if (value->is_object() && value->contains(step.Scalar())) {
+            value = &(*value)[step.Scalar()];
+        } else {
+            return std::nullopt;
+        }
+    }
+    return ToYaml(*value);
+}
+
+/// Replaces get_input calls below `node` in place.
+void ResolveInputs(YAML::Node node, const Json& inputs, int depth) {
+    if (depth > kMaxDepth) {
+        return;
+    }
+    if (node.IsMap()) {
+        for (auto it = node.begin(); it != node.end(); ++it) {
+            YAML::Node value = it->second;
+            if (value.IsMap() && value.size() == 1 && value.begin()->first.Scalar() == "get_input") {
+                if (auto resolved = InputValue(value.begin()->second, inputs)) {
+                    node[it->first.Scalar()] = *resolved;
+                }
+                continue;
+            }
+            ResolveInputs(value, inputs, depth + 1);
+        }
+    } else if (node.IsSequence()) {
+        for (std::size_t i = 0; i < node.size(); ++i) {
+            YAML::Node item = node[i];
+            if (item.IsMap() && item.size() == 1 && item.begin()->first.Scalar() == "get_input") {
+                if (auto resolved = InputValue(item.begin()->second, inputs)) {
+                    node[i] = *resolved;
+                }
+                continue;
+            }
+            ResolveInputs(item, inputs, depth + 1);
+        }
+    }
+}
+
+std::string Host(const std::string& url) {
+    std::string rest = url;
+    if (const auto scheme = rest.find("://"); scheme != std::string::npos) {
+        rest = rest.substr(scheme + 3);
+    }
+    return rest.substr(0, rest.find_first_of("/:"));
+}
+
+/// The image as IM wants it: a provider URL (ost://keystone-host/id, one://host/id).
+std::string ImageUrl(const DeployRequest& request, const NodePlacement& placement) {
+    const std::string& image = placement.image_id.empty() ? placement.image_name : placement.image_id;
+    if (image.empty() || image.find("://") != std::string::npos) {
+        return image;
+    }
+    const auto type = request.target.options.value("im_cloud_type", std::string("OpenStack"));
+    const std::string scheme = type == "OpenNebula" ? "one" : type == "EC2" ? "aws" : "ost";
+    return scheme + "://" + Host(request.target.endpoint) + "/" + image;
+}
+
+void ApplyPlacement(YAML::Node node, const DeployRequest& request, const NodePlacement& placement) {
+    YAML::Node capabilities = node["capabilities"];
+    if (!placement.flavor_name.empty()) {
+        capabilities["host"]["properties"]["instance_type"] = placement.flavor_name;
+    }
+    if (const std::string image = ImageUrl(request, placement); !image.empty()) {
+        capabilities["os"]["properties"]["image"] = image;
+    }
+}
+
+}  // namespace
+
+ConnectorResult<std::string> ImTemplate(const DeployRequest& request, std::size_t max_bytes) {
+    if (request.spec == nullptr || request.template_text.empty()) {
+        return Failure{FailureKind::kUserError, "an IM deployment needs the template and its validated spec"};
+    }
+    if (request.template_text.size() > max_bytes) {
+        return Failure{FailureKind::kUserError, "the template is larger than IM deployments allow"};
+    }
+    YAML::Node root;
+    try {
+        root = YAML::Load(request.template_text);
+    } catch (const YAML::Exception& e) {
+        return Failure{FailureKind::kUserError, std::string("the template cannot be re-read for IM: ") + e.what()};
+    }
+    YAML::Node topology = root["topology_template"];
+    if (!topology.IsMap() || !topology["node_templates"].IsMap()) {
+        return Failure{FailureKind::kUserError, "the template has no node_templates to send to IM"};
+    }
+    ResolveInputs(topology, request.spec->inputs, 0);
+    topology.remove("inputs");
+    const YAML::Node nodes = topology["node_templates"];  // const: a lookup must not add the node
+    for (const auto& [name, placement] : request.placements) {
+        // As the original: flavor and image go to INDIGO Compute nodes, whose capabilities
+        // declare instance_type and image (the normative Compute's do not).
+        const tosca::NodeSpec* spec_node = request.spec->FindNode(name);
+        if (spec_node == nullptr || !tosca::DerivesFrom(*spec_node, "tosca.nodes.indigo.Compute")) {
+            continue;
+        }
+        if (YAML::Node node = nodes[name]; node.IsMap()) {
+            ApplyPlacement(node, request, placement);
+        }
+    }
+    YAML::Emitter out;
+    out << root;
+    if (!out.good()) {
+        return Failure{FailureKind::kUserError, "the template could not be written for IM: " + out.GetLastError()};
+    }
+    if (out.size() > max_bytes) {
+        return Failure{FailureKind::kUserError, "the template grew larger than IM deployments allow"};
+    }
+    return std::string(out.c_str(), out.size());
+}
+
+}  // namespace orch::connectors

@@ -1,0 +1,361 @@
+#include "sim/im_sim.hpp"
+
+#include "sim/sim_clock.hpp"
+#include "tosca/engine.hpp"
+#include "tosca/outputs.hpp"
+
+#include <algorithm>
+
+namespace orch::sim {
+namespace {
+
+constexpr std::size_t kMaxVmsPerInfrastructure = 256;
+
+SimResponse ImError(int status, const std::string& message) {
+    return SimResponse::JsonBody(status, {{"message", message}, {"code", status}});
+}
+
+bool Truthy(const std::optional<std::string>& flag) {
+    return flag && (*flag == "yes" || *flag == "true" || *flag == "1");
+}
+
+std::string Line(double now, const std::string& text) {
+    return FormatIsoTime(now) + ": " + text + "\n";
+}
+
+/// The node a software node finally sits on (HostedOn chain), or the node itself.
+const tosca::NodeSpec* HostOf(const tosca::DeploymentSpec& spec, const tosca::NodeSpec& node) {
+    const tosca::NodeSpec* current = &node;
+    for (int hops = 0; hops < 32 && current != nullptr && !current->host_node.empty(); ++hops) {
+        current = spec.FindNode(current->host_node);
+    }
+    return current;
+}
+
+std::vector<std::string> PathParts(const std::string& path) {
+    std::vector<std::string> parts;
+    std::size_t start = 1;
+    while (start <= path.size()) {
+        const std::size_t slash = std::min(path.find('/', start), path.size());
+        parts.push_back(path.substr(start, slash - start));
+        start = slash + 1;
+    }
+    return parts;
+}
+
+}  // namespace
+
+ImSim::ImSim(const SimConfig& config, std::shared_ptr<const ImSwagger> swagger, const tosca::TemplateEngine* engine)
+    : config_(config), swagger_(std::move(swagger)), engine_(engine) {}
+
+SimResponse ImSim::Handle(const SimRequest& request, double now, const FaultRule* fault) {
+    if (!swagger_) {
+        return ImError(500, "site-sim has no IM API description");
+    }
+    auto checked = swagger_->Check(request);
+    if (auto* refusal = std::get_if<ImRefusal>(&checked)) {
+        return ImError(refusal->status, refusal->message);
+    }
+    const std::string op = std::get<std::string>(checked);
+    if (op == "GetVersion") {
+        return SimResponse::JsonBody(200, {{"version", "1.19.0"}});
+    }
+    auto parsed = ParseImAuthorization(request.Header("Authorization"));
+    if (auto* problem = std::get_if<std::string>(&parsed)) {
+        return ImError(401, "Authentication error: " + *problem);
+    }
+    const auto& records = std::get<std::vector<ImAuthRecord>>(parsed);
+    if (std::string problem = CheckImAuthorization(records, config_.tokens); !problem.empty()) {
+        return ImError(401, "Authentication error: " + problem);
+    }
+    Advance(now);
+    if (op == "CreateInfrastructure") {
+        return Create(request, now, fault, records);
+    }
+    const auto parts = PathParts(request.path);
+    if (parts.size() < 2) {
+        return ImError(400, "IM operation " + op + " is not simulated");
+    }
+    const auto it = infrastructures_.find(parts[1]);
+    if (it == infrastructures_.end() || (it->second.deleting && op != "GetInfrastructureState")) {
+        return ImError(404, "Error Getting Inf. info: Invalid infrastructure ID or access not granted.");
+    }
+    return ForInfrastructure(request, op, it->second, now);
+}
+
+SimResponse ImSim::Create(
+    const SimRequest& request, double now, const FaultRule* fault, const std::vector<ImAuthRecord>& records
+) {
+    if (request.Header("Content-Type").find("yaml") == std::string::npos) {
+        return ImError(400, "site-sim simulates TOSCA (text/yaml) creates only, not RADL");
+    }
+    if (engine_ == nullptr) {
+        return ImError(500, "site-sim has no TOSCA engine for IM");
+    }
+    tosca::TemplateRequest parse;
+    parse.file_name = "im-create.yaml";
+    parse.inputs = Json::object();  // inputs are resolved by the sender: nothing may be left open
+    auto check = engine_->Check(request.body, parse);
+    if (!check.valid() || !check.spec) {
+        return ImError(400, "Error parsing TOSCA: " + check.ErrorMessage("template"));
+    }
+    Infrastructure inf;
+    for (const auto& record : records) {
+        if (record.at("type") != "InfrastructureManager") {
+            inf.cloud_id = record.count("id") ? record.at("id") : "";
+            inf.cloud_type = record.at("type");
+            inf.cloud_host = record.count("host") ? record.at("host") : "";
+            break;
+        }
+    }
+    auto spec = std::make_shared<const tosca::DeploymentSpec>(std::move(*check.spec));
+    for (const auto& node : spec->nodes) {
+        if (!tosca::DerivesFrom(node, "tosca.nodes.Compute")) {
+            inf.software.push_back(node.name + " (" + node.type + ")");
+            continue;
+        }
+        for (int i = 0; i < std::max(node.count, 0); ++i) {
+            if (inf.vms.size() >= kMaxVmsPerInfrastructure) {
+                return ImError(400, "site-sim: more than 256 VMs in one infrastructure");
+            }
+            Vm vm;
+            vm.id = std::to_string(inf.vms.size());
+            vm.node = node.name;
+            vm.index = i;
+            vm.created = now;
+            vm.instance_type = node.resources.instance_type;
+            vm.image = node.resources.image;
+            vm.gpus = node.resources.gpu.count;
+            const int n = next_ip_++;
+            vm.public_ip = "203.0.113." + std::to_string(n % 250 + 1);
+            vm.private_ip = "10.0." + std::to_string((n / 250) % 250) + "." + std::to_string(n % 250 + 1);
+            inf.vms.push_back(std::move(vm));
+        }
+    }
+    if (Truthy(request.Query("dry_run"))) {
+        Json compute = Json::array();
+        for (const auto& vm : inf.vms) {
+            compute.push_back({{"instance_type", vm.instance_type}, {"GPU", vm.gpus}});
+        }
+        return SimResponse::JsonBody(200, {{"compute", compute}});
+    }
+    if (infrastructures_.size() >= config_.max_objects) {
+        return ImError(400, "site-sim: too many infrastructures");
+    }
+    inf.spec = std::move(spec);
+    inf.id = "inf-" + std::to_string(next_id_++);
+    if (fault != nullptr && fault->kind == FaultKind::kUnconfigured) {
+        inf.ending = "unconfigured";
+    } else if (fault != nullptr && fault->kind == FaultKind::kVmFailed) {
+        inf.ending = "failed";
+    }
+    inf.contmsg = Line(
+        now,
+        "Infrastructure " + inf.id + " created on " + inf.cloud_type + " cloud '" + inf.cloud_id + "' (" +
+            inf.cloud_host + ")"
+    );
+    const std::string id = inf.id;
+    infrastructures_.emplace(id, std::move(inf));
+    if (!Truthy(request.Query("async"))) {
+        Advance(now);  // a synchronous create answers once the VMs exist (here: at once)
+    }
+    return SimResponse::JsonBody(200, {{"uri", "http://im.site-sim/infrastructures/" + id}});
+}
+
+std::string ImSim::Aggregate(const Infrastructure& inf) const {
+    if (inf.deleting) {
+        return "deleting";
+    }
+    // IM's order: any failed VM fails the infrastructure, then unconfigured, pending, running.
+    for (const char* state : {"failed", "unconfigured", "pending", "running", "stopped", "off"}) {
+        if (std::any_of(inf.vms.begin(), inf.vms.end(), [&](const Vm& vm) { return vm.state == state; })) {
+            return state;
+        }
+    }
+    return "configured";
+}
+
+void ImSim::Finish(Infrastructure& inf) {
+    if (inf.ending == "configured") {
+        // As IM evaluates get_attribute: a node's addresses are those of all its VMs, in order;
+        // its other attributes (endpoint credential, tosca_id) those of its first VM.
+        tosca::NodeAttributes attributes;
+        for (const auto& vm : inf.vms) {
+            Json& node = attributes[vm.node];
+            if (!node.is_object()) {
+                node = {
+                    {"public_address", Json::array()},
+                    {"private_address", Json::array()},
+                    {"ip_address", vm.public_ip},
+                    {"tosca_id", inf.id + "/" + vm.id},
+                    {"tosca_name", vm.node},
+                    // IM publishes the VM's SSH access on the endpoint capability.
+                    {"endpoint",
+                     {{"ip_address", vm.public_ip},
+                      {"credential",
+                       Json::array(
+                           {{{"protocol", "ssh"},
+                             {"user", "cloudadm"},
+                             {"token_type", "private_key"},
+                             {"token", "-----BEGIN RSA PRIVATE KEY-----\nsite-sim\n-----END RSA PRIVATE KEY-----"}}}
+                       )}}}};
+            }
+            node["public_address"].push_back(vm.public_ip);
+            node["private_address"].push_back(vm.private_ip);
+        }
+        // IM answers a software node's address attributes with those of the VM hosting it.
+        for (const auto& node : inf.spec->nodes) {
+            const tosca::NodeSpec* host = HostOf(*inf.spec, node);
+            if (!attributes.contains(node.name) && host != nullptr && attributes.contains(host->name)) {
+                attributes[node.name] = attributes[host->name];
+            }
+        }
+        inf.outputs = tosca::ResolveOutputs(*inf.spec, attributes);
+    }
+}
+
+void ImSim::Advance(double now) {
+    const double boot = config_.timing.vm_boot;
+    const double configure = config_.timing.vm_configure;
+    for (auto it = infrastructures_.begin(); it != infrastructures_.end();) {
+        Infrastructure& inf = it->second;
+        if (inf.deleting) {
+            it = now >= inf.deleted_at ? infrastructures_.erase(it) : std::next(it);
+            continue;
+        }
+        const std::string before = Aggregate(inf);
+        for (auto& vm : inf.vms) {
+            if (vm.state == "pending" && now >= vm.created + boot) {
+                vm.state = inf.ending == "failed" ? "failed" : "running";
+                inf.contmsg += Line(
+                    vm.created + boot,
+                    vm.state == "failed" ? "VM " + vm.id + " (" + vm.node +
+                                               "): Error launching the VM: "
+                                               "No valid host was found. There are not enough hosts available."
+                                         : "VM " + vm.id + " (" + vm.node + ") is running"
+                );
+            }
+            if (vm.state == "running" && now >= vm.created + boot + configure) {
+                vm.state = inf.ending == "unconfigured" ? "unconfigured" : "configured";
+                for (const auto& software : inf.software) {
+                    inf.contmsg += Line(vm.created + boot + configure, "Contextualizing " + software);
+                }
+                inf.contmsg += Line(
+                    vm.created + boot + configure,
+                    vm.state == "configured" ? "Contextualization of VM " + vm.id + " finished successfully"
+                                             : "TASK [indigo-dc.site-sim : configure] fatal: [" + vm.node +
+                                                   "]: FAILED! => {\"msg\": \"simulated Ansible failure\"}\n"
+                                                   "ERROR executing task: contextualization of VM " +
+                                                   vm.id + " failed"
+                );
+            }
+        }
+        if (before != Aggregate(inf) && Aggregate(inf) == "configured") {
+            Finish(inf);
+        }
+        ++it;
+    }
+}
+
+SimResponse ImSim::ForInfrastructure(
+    const SimRequest& request, const std::string& op, Infrastructure& inf, double now
+) {
+    const auto parts = PathParts(request.path);
+    if (op == "GetInfrastructureState") {
+        Json vm_states = Json::object();  // IM answers an object by VM id (the swagger says array)
+        for (const auto& vm : inf.vms) {
+            vm_states[vm.id] = inf.deleting ? "deleting" : vm.state;
+        }
+        const std::string state = Aggregate(inf);
+        if (!swagger_->IsState(state)) {
+            return ImError(500, "site-sim would send a state outside IM's State enum: " + state);
+        }
+        return SimResponse::JsonBody(200, {{"state", {{"state", state}, {"vm_states", vm_states}}}});
+    }
+    if (op == "GetVMList") {
+        Json list = Json::array();
+        for (const auto& vm : inf.vms) {
+            list.push_back({{"uri", "http://im.site-sim/infrastructures/" + inf.id + "/vms/" + vm.id}});
+        }
+        return SimResponse::JsonBody(200, {{"uri-list", list}});
+    }
+    if (op == "GetInfrastructureContmsg") {
+        return SimResponse::JsonBody(200, {{"contmsg", inf.contmsg}});
+    }
+    if (op == "GetInfrastructureOutpus") {
+        return SimResponse::JsonBody(200, {{"outputs", Aggregate(inf) == "configured" ? inf.outputs : Json::object()}});
+    }
+    if (op == "DestroyInfrastructure") {
+        inf.deleting = true;
+        inf.deleted_at = now + config_.timing.kill;
+        return SimResponse::Text(200, "");
+    }
+    Vm* vm = nullptr;
+    if (parts.size() >= 4 && parts[2] == "vms") {
+        for (auto& candidate : inf.vms) {
+            vm = candidate.id == parts[3] ? &candidate : vm;
+        }
+        if (vm == nullptr) {
+            return ImError(404, "Error Getting VM info: Invalid VM ID");
+        }
+    }
+    if (op == "GetVMInfo" && vm != nullptr) {
+        Json radl = Json::array();
+        radl.push_back({{"class", "network"}, {"id", "public_net"}, {"outbound", "yes"}});
+        radl.push_back({{"class", "network"}, {"id", "private_net"}, {"outbound", "no"}});
+        Json system = {
+            {"class", "system"},
+            {"id", vm->node},
+            {"state", vm->state},
+            {"instance_id", inf.id + "-" + vm->id},
+            {"instance_type", vm->instance_type},
+            {"disk.0.image.url", vm->image},
+            {"provider.type", inf.cloud_type},
+            {"provider.host", inf.cloud_host}};
+        if (vm->state != "pending") {
+            system["net_interface.0.connection"] = "public_net";
+            system["net_interface.0.ip"] = vm->public_ip;
+            system["net_interface.1.connection"] = "private_net";
+            system["net_interface.1.ip"] = vm->private_ip;
+        }
+        if (vm->gpus > 0) {
+            system["gpu.count"] = vm->gpus;
+        }
+        radl.push_back(system);
+        return SimResponse::JsonBody(200, {{"radl", radl}});
+    }
+    if ((op == "StartVM" || op == "StopVM") && vm != nullptr) {
+        if (vm->state == "configured" || vm->state == "stopped") {
+            vm->state = op == "StartVM" ? "configured" : "stopped";
+        }
+        return SimResponse::Text(200, "");
+    }
+    return ImError(400, "IM operation " + op + " is not simulated");
+}
+
+Json ImSim::Objects() const {
+    Json out = Json::array();
+    for (const auto& [id, inf] : infrastructures_) {
+        Json vms = Json::array();
+        for (const auto& vm : inf.vms) {
+            vms.push_back(
+                {{"id", vm.id},
+                 {"node", vm.node},
+                 {"state", vm.state},
+                 {"instance_type", vm.instance_type},
+                 {"image", vm.image},
+                 {"gpus", vm.gpus}}
+            );
+        }
+        out.push_back(
+            {{"id", id},
+             {"cloud", inf.cloud_id},
+             {"cloud_type", inf.cloud_type},
+             {"state", Aggregate(inf)},
+             {"vms", vms}}
+        );
+    }
+    return out;
+}
+
+}  // namespace orch::sim
