@@ -108,7 +108,7 @@ Result<Principal> OidcAuthenticator::Authenticate(std::string_view authorization
     auto token = ExtractBearerToken(authorization_header_value, issuers_->config().max_token_bytes);
     if (!token) {
         ORCH_LOG_DEBUG("authentication failed", {{"reason", token.error().message}});
-        const bool present = token.error().message != kFullAuthenticationRequired;
+        const bool present = token.error().details.challenge != AuthChallenge::kTokenMissing;
         Result<Principal> failed = std::move(token).error();
         CountVerification(failed, present);
         return failed;

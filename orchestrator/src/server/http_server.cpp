@@ -141,10 +141,10 @@ static asio::awaitable<Response> RunHandler(const Handler* handler, Request requ
     try {
         co_return (*handler)(request);
     } catch (const std::exception& e) {
-        // The exception's text is internal: it goes to the log (ErrorWithStatus logs 500s with
+        // The exception's text is internal: it goes to the log (Response::Error logs 500s with
         // the request id), the client gets a generic message.
         ORCH_LOG_ERROR("handler failed", {{"path", request.path}});
-        co_return Response::ErrorWithStatus(500, e.what());
+        co_return Response::Error(Error::Internal("handler failed").WithLogMessage(e.what()));
     }
 }
 
