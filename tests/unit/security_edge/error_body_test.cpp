@@ -76,3 +76,4 @@ TEST_CASE("typed details become headers: Retry-After and WWW-Authenticate", "[se
     CHECK(orch::http::FindHeader(scope.headers, "WWW-Authenticate").find("scope=\"a b\"") != std::string::npos);
     CHECK(Json::parse(scope.body)["message"] == "Insufficient scope for this resource, scope=\"a b\"");
 }
+
