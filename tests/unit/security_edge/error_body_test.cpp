@@ -77,3 +77,18 @@ TEST_CASE("typed details become headers: Retry-After and WWW-Authenticate", "[se
     CHECK(Json::parse(scope.body)["message"] == "Insufficient scope for this resource, scope=\"a b\"");
 }
 
+
+// Retry-After and WWW-Authenticate were decided by reading the message text: any 409 whose text
+// said "concurrent update" was told to retry at once, and a 403 worded like a scope error got a
+// challenge whatever caused it. Only the typed details decide now. Failed before the fix (the
+// Retry-After check: ErrorResponse searched the text).
+TEST_CASE("message text alone adds no Retry-After nor WWW-Authenticate", "[security][errors]") {
+    const Response conflict =
+        orch::api::ErrorResponse(Error::Conflict("Cannot update: a concurrent update is not retried here"));
+    CHECK(conflict.status == 409);
+    CHECK(orch::http::FindHeader(conflict.headers, "Retry-After").empty());
+    const Response lookalike =
+        orch::api::ErrorResponse(Error::PermissionDenied("Insufficient scope for this resource, scope=\"a b\""));
+    CHECK(lookalike.status == 403);
+    CHECK(orch::http::FindHeader(lookalike.headers, "WWW-Authenticate").empty());
+}
