@@ -159,7 +159,7 @@ Status InMemoryDeploymentStore::Create(const store::NewDeployment& created) {
         r.updated_at = r.created_at;
     }
     db_.rows().emplace(d.id, std::move(row));
-    db_.InsertJob(d.id, workflow::NextJob{"deploy", Json::object(), {}, true});
+    db_.InsertJob(d.id, workflow::NextJob{workflow::JobKind::kDeploy, Json::object(), {}, true});
     return Ok();
 }
 
@@ -235,7 +235,7 @@ Status InMemoryDeploymentStore::BeginDelete(const std::string& id, bool force) {
         r.updated_at = now;
     }
     db_.DeleteWorkflowJobs(id);
-    db_.InsertJob(id, workflow::NextJob{"delete", Json{{"force", force}}, {}, true});
+    db_.InsertJob(id, workflow::NextJob{workflow::JobKind::kDelete, Json{{"force", force}}, {}, true});
     return Ok();
 }
 
@@ -285,7 +285,7 @@ Status InMemoryDeploymentStore::BeginUpdate(const store::UpdateRequest& u) {
             r.updated_at = now;
         }
     }
-    db_.InsertJob(u.id, workflow::NextJob{"update", Json::object(), {}, true});
+    db_.InsertJob(u.id, workflow::NextJob{workflow::JobKind::kUpdate, Json::object(), {}, true});
     return Ok();
 }
 
@@ -341,7 +341,7 @@ Result<std::vector<domain::Attempt>> InMemoryDeploymentStore::ListAttempts(const
         if (const auto f = it->second.finished_at.find(a.seq); f != it->second.finished_at.end()) {
             v.finished_at = f->second;
         }
-        v.outcome = domain::ParseAttemptOutcome(a.outcome);
+        v.outcome = a.outcome;
         v.reason = a.reason;
         out.push_back(std::move(v));
     }
@@ -379,7 +379,7 @@ Status InMemoryDeploymentStore::BeginAction(
     }
     r->state = start ? domain::NodeState::kStarting : domain::NodeState::kStopping;
     r->updated_at = db_.clock().now();
-    db_.InsertJob(id, workflow::NextJob{"action", Json{{"resource", resource_id}, {"action", action}}, {}, true});
+    db_.InsertJob(id, workflow::NextJob{workflow::JobKind::kAction, Json{{"resource", resource_id}, {"action", action}}, {}, true});
     return Ok();
 }
 

@@ -90,7 +90,7 @@ void ApplyAttempt(InMemoryDatabase::Row& row, const workflow::Attempt& a, domain
         }
         stored.outcome = a.outcome;
         stored.reason = a.reason;
-        if (a.outcome == "RUNNING") {
+        if (a.outcome == domain::AttemptOutcome::kRunning) {
             row.finished_at.erase(a.seq);
         } else {
             row.finished_at.emplace(a.seq, now);  // keeps an earlier finish
@@ -196,7 +196,7 @@ Status InMemoryWorkflowStore::StartAttempt(
         stored.service_id = a.service_id;
         stored.target = a.target;
         stored.started_at = db_.clock().now();
-        stored.outcome = "RUNNING";
+        stored.outcome = domain::AttemptOutcome::kRunning;
         attempts.push_back(std::move(stored));
     }
     return Ok();

@@ -65,7 +65,7 @@ std::string Add(StoreFixture& f, const Spec& spec) {
     d.template_text = "tosca_definitions_version: tosca_simple_yaml_1_0";
     d.parameters = Json{{"count", 2}};
     d.options.timeout_mins = spec.timeout_mins;
-    d.kind = "MARATHON";
+    d.kind = tosca::DeploymentKind::kMarathon;
     for (int i = 0; i < spec.resources; ++i) {
         domain::Resource r;
         r.id = SequentialUuid();
@@ -213,7 +213,7 @@ void CreateGetAndResources(const Factory& make) {
     auto jobs = f->workflow().Claim("w1", 10, minutes(1));
     REQUIRE(jobs);
     REQUIRE(jobs->size() == 1);
-    CHECK(jobs->at(0).kind == "deploy");
+    CHECK(jobs->at(0).kind == workflow::JobKind::kDeploy);
     CHECK(jobs->at(0).deployment_id == id);
     CHECK(jobs->at(0).workflow);
     CHECK(jobs->at(0).attempts == 1);
@@ -340,7 +340,7 @@ void StatusTransitions(const Factory& make) {
     CHECK(CodeOf(f->deployments().BeginAction(id, SequentialUuid(), "stop")) == ErrorCode::kInvalidArgument);
     {
         const auto job = ClaimFor(*f, id);
-        CHECK(job.kind == "action");
+        CHECK(job.kind == workflow::JobKind::kAction);
         CHECK(job.payload.value("resource", "") == rids[0]);
         workflow::Transition t;
         t.resource_changes.push_back({.id = rids[0], .state = NodeState::kStopped});
@@ -368,7 +368,7 @@ void StatusTransitions(const Factory& make) {
     auto jobs = f->workflow().Claim("w1", 10, minutes(1));
     REQUIRE(jobs);
     REQUIRE(jobs->size() == 1);
-    CHECK(jobs->at(0).kind == "delete");
+    CHECK(jobs->at(0).kind == workflow::JobKind::kDelete);
     CHECK(jobs->at(0).payload.value("force", false));
     const auto twice = f->deployments().BeginDelete(id, false);
     CHECK(CodeOf(twice) == ErrorCode::kConflict);
@@ -488,13 +488,13 @@ void JobTiming(const Factory& make) {
     const std::string other = Add(*f, {});
     const auto deploy = ClaimFor(*f, other);
     workflow::Transition t;
-    t.next = workflow::NextJob{"poll", Json::object(), std::chrono::hours(1), true};
-    t.side_jobs.push_back(workflow::NextJob{"callback", Json{{"n", 1}}, milliseconds(0), false});
+    t.next = workflow::NextJob{workflow::JobKind::kPoll, Json::object(), std::chrono::hours(1), true};
+    t.side_jobs.push_back(workflow::NextJob{workflow::JobKind::kCallback, Json{{"n", 1}}, milliseconds(0), false});
     REQUIRE(f->workflow().Commit(deploy, "w1", t));
     auto due = f->workflow().Claim("w1", 10, minutes(1));
     REQUIRE(due);
     REQUIRE(due->size() == 1);
-    CHECK(due->at(0).kind == "callback");
+    CHECK(due->at(0).kind == workflow::JobKind::kCallback);
     CHECK_FALSE(due->at(0).workflow);
     CHECK(due->at(0).payload.value("n", 0) == 1);
     // waiting: the delayed retry and the poll; leased: the callback
@@ -524,13 +524,13 @@ void AttemptsRecorded(const Factory& make) {
     workflow::Transition t;
     workflow::Attempt failed;
     failed.seq = 0;
-    failed.outcome = "FAILED";
+    failed.outcome = domain::AttemptOutcome::kFailed;
     failed.reason = "site said no";
     failed.handle = Json{{"h", 1}};
     failed.cleaned = true;
     t.finish_attempt = failed;
     t.candidate_index = 1;
-    t.next = workflow::NextJob{"deploy", Json::object(), milliseconds(0), true};
+    t.next = workflow::NextJob{workflow::JobKind::kDeploy, Json::object(), milliseconds(0), true};
     REQUIRE(f->workflow().Commit(job, "w1", t));
     auto ended = f->deployments().ListAttempts(id);
     REQUIRE(ended);
@@ -571,7 +571,7 @@ void PurgeDeleted(const Factory& make) {
     workflow::Transition deleted;
     deleted.status = DStatus::kDeleteComplete;
     REQUIRE(f->workflow().Commit(ClaimFor(*f, gone), "w1", deleted));
-    deleted.side_jobs.push_back(workflow::NextJob{"cleanup", Json::object(), std::chrono::hours(1), false});
+    deleted.side_jobs.push_back(workflow::NextJob{workflow::JobKind::kCleanup, Json::object(), std::chrono::hours(1), false});
     REQUIRE(f->workflow().Commit(ClaimFor(*f, pending), "w1", deleted));
     Complete(*f, live);
     f->Elapse(milliseconds(50));

@@ -42,6 +42,20 @@ std::string_view DeploymentKindName(DeploymentKind kind) {
     return "VIRTUAL_MACHINES";
 }
 
+std::optional<DeploymentKind> ParseDeploymentKind(std::string_view name) {
+    for (const auto kind :
+         {DeploymentKind::kVirtualMachines,
+          DeploymentKind::kMarathon,
+          DeploymentKind::kChronos,
+          DeploymentKind::kKubernetes,
+          DeploymentKind::kSlurm}) {
+        if (DeploymentKindName(kind) == name) {
+            return kind;
+        }
+    }
+    return std::nullopt;
+}
+
 std::string_view OriginalDeploymentTypeName(DeploymentKind kind) {
     switch (kind) {
         case DeploymentKind::kVirtualMachines:

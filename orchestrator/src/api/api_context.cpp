@@ -5,8 +5,6 @@
 
 #include "common/uuid.hpp"
 
-#include "orchestrator/auth/www_authenticate.hpp"
-
 namespace orch::api {
 namespace {
 
@@ -32,14 +30,7 @@ server::Handler Wrap(ApiContext& ctx, ApiHandler fn) {
 }
 
 server::Response ErrorResponse(const Error& error) {
-    auto response = server::Response::Error(error);
-    if (auto header = auth::WwwAuthenticateFor(error)) {
-        response.WithHeader("WWW-Authenticate", *header);
-    }
-    if (error.code == ErrorCode::kConflict && error.message.find("concurrent update") != std::string::npos) {
-        response.WithHeader("Retry-After", "0");
-    }
-    return response;
+    return server::Response::Error(error);
 }
 
 Result<auth::Principal> Authorize(ApiContext& ctx, const server::Request& request, auth::Access access) {

@@ -142,7 +142,12 @@ Result<Response> CreateDeployment(ApiContext& ctx, const Request& request) {
     if (ctx.wake_workflow) {
         ctx.wake_workflow();
     }
-    ORCH_LOG_INFO("deployment created", {{"deployment_id", d.id}, {"kind", d.kind}, {"user_group", d.user_group}});
+    ORCH_LOG_INFO(
+        "deployment created",
+        {{"deployment_id", d.id},
+         {"kind", d.kind ? std::string(tosca::DeploymentKindName(*d.kind)) : std::string()},
+         {"user_group", d.user_group}}
+    );
     return Response::JsonText(201, DeploymentViewText(d, BaseUrl(request, ctx.external_base_url)));
 }
 
@@ -156,7 +161,7 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kWrite));
     ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, true));
     if (IsJobProvider(d.kind)) {
-        return Error::InvalidArgument(ContractProviderName(d.kind) + " deployments cannot be updated.");
+        return Error::InvalidArgument(ContractProviderName(*d.kind) + " deployments cannot be updated.");
     }
     if (d.status != domain::Status::kCreateComplete && d.status != domain::Status::kUpdateComplete &&
         d.status != domain::Status::kUpdateFailed) {

@@ -121,7 +121,7 @@ Result<Response> PostAction(ApiContext& ctx, const Request& request) {
         return Error::InvalidArgument("Resource " + rid + " not found in deployment " + d.id);
     }
     if (IsJobProvider(d.kind)) {
-        return Error::InvalidArgument(ContractProviderName(d.kind) + " deployment: actions not supported yet.");
+        return Error::InvalidArgument(ContractProviderName(*d.kind) + " deployment: actions not supported yet.");
     }
     if (*type != "start" && *type != "stop") {
         return Error::InvalidArgument("Invalid action " + *type);

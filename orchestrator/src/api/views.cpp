@@ -82,12 +82,13 @@ Json DeploymentView(const domain::Deployment& d, const std::string& base_url) {
     return Json::parse(DeploymentViewText(d, base_url));
 }
 
-std::string ContractProviderName(const std::string& kind) {
-    return kind == "SLURM" ? "QCG" : kind;
+std::string ContractProviderName(tosca::DeploymentKind kind) {
+    return kind == tosca::DeploymentKind::kSlurm ? "QCG" : std::string(tosca::DeploymentKindName(kind));
 }
 
-bool IsJobProvider(const std::string& kind) {
-    return kind == "CHRONOS" || kind == "MARATHON" || kind == "SLURM";
+bool IsJobProvider(const std::optional<tosca::DeploymentKind>& kind) {
+    using tosca::DeploymentKind;
+    return kind == DeploymentKind::kChronos || kind == DeploymentKind::kMarathon || kind == DeploymentKind::kSlurm;
 }
 
 Json ResourceView(const domain::Resource& r, const std::string& base_url) {

@@ -38,7 +38,8 @@ Result<std::string_view> ExtractBearerToken(std::string_view header_value, std::
     }
     if (!is_bearer ||
         (value.size() > kScheme.size() && value[kScheme.size()] != ' ' && value[kScheme.size()] != '\t')) {
-        return Error::Unauthenticated(std::string(kFullAuthenticationRequired));
+        return Error::Unauthenticated(std::string(kFullAuthenticationRequired))
+            .WithChallenge(AuthChallenge::kTokenMissing);
     }
     const std::string_view token = Trim(value.substr(kScheme.size()));
     if (token.empty()) {

@@ -10,7 +10,9 @@ Error ScopeError(const std::vector<std::string>& scopes) {
     for (const auto& scope : scopes) {
         list += (list.empty() ? "" : " ") + scope;
     }
-    return Error::PermissionDenied(std::string(kInsufficientScope) + ", scope=\"" + list + "\"");
+    // The message is the contract's text; the challenge header is built from the scopes themselves.
+    return Error::PermissionDenied(std::string(kInsufficientScope) + ", scope=\"" + list + "\"")
+        .WithChallenge(AuthChallenge::kInsufficientScope, scopes);
 }
 
 bool Contains(const std::vector<std::string>& list, std::string_view item) {

@@ -22,5 +22,4 @@ set(SOURCES
   ${AREA_DIR}/token_cipher.cpp
   ${AREA_DIR}/token_hash.cpp
   ${AREA_DIR}/token_keeper.cpp
-  ${AREA_DIR}/www_authenticate.cpp
 )

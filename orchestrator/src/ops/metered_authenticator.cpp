@@ -12,9 +12,9 @@ Result<auth::Principal> MeteredAuthenticator::Authenticate(std::string_view auth
     auto principal = inner_.Authenticate(authorization_header_value);
     const char* outcome = "ok";
     if (!principal) {
-        // Without a bearer token the answer is exactly the contract's "full authentication" text.
+        // A request without a bearer token is answered with the token-missing challenge.
         const auto& error = principal.error();
-        outcome = error.message == auth::kFullAuthenticationRequired ? "missing"
+        outcome = error.details.challenge == AuthChallenge::kTokenMissing ? "missing"
                   : error.code == ErrorCode::kUnauthenticated        ? "invalid"
                   : error.code == ErrorCode::kUnavailable            ? "unavailable"
                                                                      : "error";

@@ -146,10 +146,10 @@ static asio::awaitable<std::optional<Response>> RunHandler(const Router::Route* 
         }
         co_return route->handler(request);
     } catch (const std::exception& e) {
-        // The exception's text is internal: it goes to the log (ErrorWithStatus logs 500s with
+        // The exception's text is internal: it goes to the log (Response::Error logs 500s with
         // the request id), the client gets a generic message.
         ORCH_LOG_ERROR("handler failed", {{"path", request.path}});
-        co_return Response::ErrorWithStatus(500, e.what());
+        co_return Response::Error(Error::Internal("handler failed").WithLogMessage(e.what()));
     }
 }
 

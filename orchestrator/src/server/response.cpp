@@ -1,5 +1,6 @@
 #include "orchestrator/server/response.hpp"
 
+#include "common/http_error.hpp"
 #include "common/json_text.hpp"
 #include "common/log.hpp"
 
@@ -12,6 +13,18 @@ Response WithBody(int status, std::string body, std::string_view content_type) {
     r.status = status;
     r.body = std::move(body);
     r.content_type = std::string(content_type);
+    return r;
+}
+
+Response ErrorBody(int status, std::string_view message) {
+    Response r;
+    r.status = status;
+    r.content_type = std::string(kJsonContentType);
+    r.body = "{\"code\":" + std::to_string(status) + ",\"title\":";
+    AppendJsonString(r.body, HttpReasonPhrase(status));
+    r.body += ",\"message\":";
+    AppendJsonString(r.body, message);
+    r.body += "}";
     return r;
 }
 
@@ -37,29 +50,28 @@ Response Response::Empty(int status) {
 }
 
 Response Response::Error(const orch::Error& error) {
-    return ErrorWithStatus(HttpStatusFor(error.code), error.message);
+    const HttpError mapped = HttpErrorFor(error, log::CurrentRequestId());
+    if (!mapped.log_text.empty()) {
+        // The log context stamps the line with the request id the client was given.
+        const std::string_view text = mapped.log_text;
+        if (mapped.status >= 500) {
+            ORCH_LOG_ERROR("internal error", {{"error", std::string(text.substr(0, 2000))}});
+        } else {
+            ORCH_LOG_WARN("request failed", {{"error", std::string(text.substr(0, 2000))}});
+        }
+    }
+    Response r = ErrorBody(mapped.status, mapped.message);
+    for (const auto& [name, value] : mapped.headers) {
+        r.WithHeader(name, value);
+    }
+    return r;
 }
 
 Response Response::ErrorWithStatus(int status, std::string_view message) {
-    std::string generic;
     if (status == 500) {
-        // A 500's text is internal (database, library, exception messages): it goes to the log,
-        // stamped with the request id, and the client gets the id to quote instead.
-        ORCH_LOG_ERROR("internal error", {{"error", std::string(message.substr(0, 2000))}});
-        const std::string id = log::CurrentRequestId();
-        generic = "The request failed because of an internal error" +
-                  (id.empty() ? std::string() : " (request " + id + ")") + "; the server log has the details";
-        message = generic;
+        return Error(orch::Error::Internal(std::string(message)));
     }
-    Response r;
-    r.status = status;
-    r.content_type = std::string(kJsonContentType);
-    r.body = "{\"code\":" + std::to_string(status) + ",\"title\":";
-    AppendJsonString(r.body, HttpReasonPhrase(status));
-    r.body += ",\"message\":";
-    AppendJsonString(r.body, message);
-    r.body += "}";
-    return r;
+    return ErrorBody(status, message);
 }
 
 }  // namespace orch::server

@@ -38,7 +38,7 @@ Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templ
     d.template_text = draft.template_text;
     d.parameters = draft.parameters;
     d.options = draft.options;
-    d.kind = std::string(tosca::DeploymentKindName(spec.kind));
+    d.kind = spec.kind;
     SummariseRequest(spec, d.req_cpus, d.req_mem_mb, d.req_gpus, d.req_instances);
     created.resources = ResourcesFor(spec, d.id, d.created_at);
     return created;

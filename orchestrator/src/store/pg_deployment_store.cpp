@@ -263,7 +263,7 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created) 
         d.options.provider_timeout_mins.value_or(no_value),
         d.options.max_providers_retry.value_or(no_value),
         d.options.keep_last_attempt,
-        d.kind,
+        d.kind ? std::string(tosca::DeploymentKindName(*d.kind)) : std::string(),
         d.req_cpus,
         d.req_mem_mb,
         d.req_gpus,

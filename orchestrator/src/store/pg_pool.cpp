@@ -98,7 +98,8 @@ Error PgPool::Classify(const std::exception& e) {
         return Error::Unavailable("The database is unavailable; retry later");
     }
     if (IsConflict(e)) {
-        return Error::Conflict("The request couldn't be fulfilled because of a concurrent update. Please retry later");
+        return Error::Conflict("The request couldn't be fulfilled because of a concurrent update. Please retry later")
+            .WithRetryAfter(std::chrono::seconds(0));
     }
     if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
         const std::string state = sql->sqlstate();
@@ -122,7 +123,7 @@ Error PgPool::Classify(const std::exception& e) {
         return Error::Unavailable("The database connection was lost during a commit");
     }
     ORCH_LOG_ERROR("database error", {{"error", std::string(e.what()).substr(0, 500)}});
-    return Error::Internal(std::string("Database error: ") + e.what());
+    return Error::Internal("Database error").WithLogMessage(std::string(e.what()).substr(0, 500));
 }
 
 PgPoolStats PgPool::Stats() const {

@@ -39,7 +39,7 @@ domain::Deployment RowToDeployment(const pqxx::row& row) {
         d.options.max_providers_retry = row[18].as<int>();
     }
     d.options.keep_last_attempt = row[19].as<bool>();
-    d.kind = TextOr(row[20]);
+    d.kind = tosca::ParseDeploymentKind(TextOr(row[20]));
     d.req_cpus = row[21].as<double>();
     d.req_mem_mb = row[22].as<std::int64_t>();
     d.req_gpus = row[23].as<int>();

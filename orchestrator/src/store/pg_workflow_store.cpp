@@ -26,7 +26,11 @@ void InsertJob(pqxx::work& tx, const std::string& deployment_id, const workflow:
     tx.exec_params(
         "INSERT INTO jobs (deployment_id, kind, workflow, payload, run_at) "
         "VALUES ($1::uuid, $2, $3, $4::jsonb, now() + make_interval(secs => $5 / 1000.0))",
-        deployment_id, next.kind, next.workflow, WithRequestId(next.payload).dump(), static_cast<std::int64_t>(next.delay.count())
+        deployment_id,
+        std::string(workflow::JobKindName(next.kind)),
+        next.workflow,
+        WithRequestId(next.payload).dump(),
+        static_cast<std::int64_t>(next.delay.count())
     );
 }
 
@@ -104,11 +108,18 @@ void ApplyResources(pqxx::work& tx, const std::string& id, const Transition& t) 
 }
 
 void ApplyAttempt(pqxx::work& tx, const std::string& id, const workflow::Attempt& a) {
-    tx.exec_params("UPDATE attempts SET outcome = $3, reason = NULLIF($4, ''), "
-                   "finished_at = CASE WHEN $3 = 'RUNNING' THEN NULL ELSE COALESCE(finished_at, now()) END, "
-                   "handle = CASE WHEN $5 = '' THEN handle ELSE $5::jsonb END, cleaned = cleaned OR $6 "
-                   "WHERE deployment_id = $1::uuid AND seq = $2",
-                   id, a.seq, a.outcome, a.reason, a.handle.is_null() ? std::string() : a.handle.dump(), a.cleaned);
+    tx.exec_params(
+        "UPDATE attempts SET outcome = $3, reason = NULLIF($4, ''), "
+        "finished_at = CASE WHEN $3 = 'RUNNING' THEN NULL ELSE COALESCE(finished_at, now()) END, "
+        "handle = CASE WHEN $5 = '' THEN handle ELSE $5::jsonb END, cleaned = cleaned OR $6 "
+        "WHERE deployment_id = $1::uuid AND seq = $2",
+        id,
+        a.seq,
+        std::string(domain::AttemptOutcomeName(a.outcome)),
+        a.reason,
+        a.handle.is_null() ? std::string() : a.handle.dump(),
+        a.cleaned
+    );
 }
 
 }  // namespace
@@ -130,7 +141,7 @@ Result<std::vector<Job>> PgWorkflowStore::Claim(const std::string& owner, int ma
             Job job;
             job.id = row[0].as<std::int64_t>();
             job.deployment_id = row[1].as<std::string>();
-            job.kind = row[2].as<std::string>();
+            job.kind = workflow::ParseJobKind(row[2].as<std::string>());
             job.workflow = row[3].as<bool>();
             job.payload = JsonOr(row[4], Json::object());
             job.attempts = row[5].as<int>();
@@ -196,7 +207,7 @@ Result<std::optional<workflow::WorkflowState>> PgWorkflowStore::Load(const std::
             a.service_id = row[3].as<std::string>();
             a.target = JsonOr(row[4], Json::object());
             a.started_at = FromMicros(row[5].as<std::int64_t>());
-            a.outcome = row[6].as<std::string>();
+            a.outcome = domain::ParseAttemptOutcome(row[6].as<std::string>());
             a.reason = TextOr(row[7]);
             a.handle = JsonOr(row[8], nullptr);
             a.cleaned = row[9].as<bool>();

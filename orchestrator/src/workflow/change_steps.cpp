@@ -113,17 +113,15 @@ StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
     request.placements = current->placements;
     request.template_text = st.deployment.template_text;
     const auto updated = current->connector->Update(current->handle, request);
-    if (!Value(updated)) {
-        const auto& failure = FailureOf(updated);
-        if (failure.kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
-            return StepResult::Retry(Backoff(job.attempts), failure.message);
-        }
-        return StepResult::Commit(UpdateFailed(failure.message));
+    if (auto failed = StepForFailure(s, job, updated, [&](const connectors::Failure& failure) {
+            return UpdateFailed(failure.message);
+        })) {
+        return std::move(*failed);
     }
     Transition t;
     t.task = domain::Task::kDeployer;
     t.handle = HandleToJson(*Value(updated));
-    t.next = NextJob{"update_poll", Json{{"polls", 0}}, s.options.first_poll, true};
+    t.next = NextJob{JobKind::kUpdatePoll, Json{{"polls", 0}}, s.options.first_poll, true};
     t.side_jobs.push_back(CallbackJob());
     return StepResult::Commit(std::move(t));
 }
@@ -137,12 +135,10 @@ StepResult UpdatePoll(StepServices& s, const Job& job, const CancelToken& cancel
     Current* const current = &std::get<UpdateStep>(begun).current;
     const int polls = job.payload.value("polls", 0);
     const auto observed = current->connector->Poll(current->handle, current->spec);
-    if (!Value(observed)) {
-        const auto& failure = FailureOf(observed);
-        if (failure.kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
-            return StepResult::Retry(Backoff(job.attempts), failure.message);
-        }
-        return StepResult::Commit(UpdateFailed(failure.message));
+    if (auto failed = StepForFailure(s, job, observed, [&](const connectors::Failure& failure) {
+            return UpdateFailed(failure.message);
+        })) {
+        return std::move(*failed);
     }
     const auto& obs = *Value(observed);
     if (obs.phase == connectors::Phase::kReady) {
@@ -161,7 +157,7 @@ StepResult UpdatePoll(StepServices& s, const Job& job, const CancelToken& cancel
         return StepResult::Commit(UpdateFailed(obs.reason.empty() ? "the update failed on the site" : obs.reason));
     }
     Transition t;
-    t.next = NextJob{"update_poll", Json{{"polls", polls + 1}}, PollDelay(s.options, polls + 1), true};
+    t.next = NextJob{JobKind::kUpdatePoll, Json{{"polls", polls + 1}}, PollDelay(s.options, polls + 1), true};
     return StepResult::Commit(std::move(t));
 }
 
@@ -188,19 +184,17 @@ StepResult Action(StepServices& s, const Job& job, const CancelToken& cancel) {
         return StepResult::Commit(ActionFailed(st, rid, current.error().message));
     }
     const auto acted = current->connector->Act(current->handle, physical_id, action);
-    if (!Value(acted)) {
-        const auto& failure = FailureOf(acted);
-        if (failure.kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
-            return StepResult::Retry(Backoff(job.attempts), failure.message);
-        }
-        return StepResult::Commit(ActionFailed(st, rid, failure.message));
+    if (auto failed = StepForFailure(s, job, acted, [&](const connectors::Failure& failure) {
+            return ActionFailed(st, rid, failure.message);
+        })) {
+        return std::move(*failed);
     }
     Json payload = job.payload;
     payload["physical_id"] = physical_id;
     payload["started_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now().time_since_epoch())
                                 .count();
     payload["polls"] = 0;
-    return StepResult::Commit(Then(NextJob{"action_poll", payload, s.options.first_poll, true}));
+    return StepResult::Commit(Then(NextJob{JobKind::kActionPoll, payload, s.options.first_poll, true}));
 }
 
 StepResult ActionPoll(StepServices& s, const Job& job, const CancelToken& cancel) {
@@ -238,7 +232,7 @@ StepResult ActionPoll(StepServices& s, const Job& job, const CancelToken& cancel
     }
     Json payload = job.payload;
     payload["polls"] = polls + 1;
-    return StepResult::Commit(Then(NextJob{"action_poll", payload, PollDelay(s.options, polls + 1), true}));
+    return StepResult::Commit(Then(NextJob{JobKind::kActionPoll, payload, PollDelay(s.options, polls + 1), true}));
 }
 
 StepResult Callback(StepServices& s, const Job& job, const CancelToken& cancel) {

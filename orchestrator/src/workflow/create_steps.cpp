@@ -15,11 +15,11 @@ Transition FailOnAttempt(const WorkflowState& st, int seq, const std::string& re
     Transition t = FailCreate(st, reason);
     Attempt failed;
     failed.seq = seq;
-    failed.outcome = "FAILED";
+    failed.outcome = domain::AttemptOutcome::kFailed;
     failed.reason = reason;
     t.finish_attempt = failed;
     if (!st.deployment.options.keep_last_attempt) {
-        t.side_jobs.push_back(NextJob{"cleanup", Json{{"seq", seq}}, {}, false});
+        t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", seq}}, {}, false});
     }
     return t;
 }
@@ -57,7 +57,7 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
     Transition t;
     t.placement = std::move(placement);
     t.candidate_index = 0;
-    t.next = NextJob{"deploy", Json::object(), {}, true};
+    t.next = NextJob{JobKind::kDeploy, Json::object(), {}, true};
     return StepResult::Commit(std::move(t));
 }
 
@@ -108,27 +108,25 @@ StepResult CreateOn(StepServices& s, const WorkflowState& st, const tosca::Deplo
         t.handle = HandleToJson(*handle);
         t.resources_state = domain::NodeState::kCreating;
         Attempt running = attempt;
-        running.outcome = "RUNNING";
+        running.outcome = domain::AttemptOutcome::kRunning;
         running.handle = HandleToJson(*handle);
         t.finish_attempt = running;
-        t.next = NextJob{"poll", Json{{"seq", seq}, {"polls", 0}}, s.options.first_poll, true};
+        t.next = NextJob{JobKind::kPoll, Json{{"seq", seq}, {"polls", 0}}, s.options.first_poll, true};
         t.side_jobs.push_back(CallbackJob());
         return StepResult::Commit(std::move(t));
     }
-    const auto& failure = FailureOf(created);
-    if (failure.kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
-        return StepResult::Retry(Backoff(job.attempts), failure.message);
-    }
-    if (failure.kind == connectors::FailureKind::kUserError) {
+    return *StepForFailure(s, job, created, [&](const connectors::Failure& failure) {
+        if (failure.kind != connectors::FailureKind::kUserError) {
+            return NextSite(st, seq, failure.message);
+        }
         Transition t = FailCreate(st, failure.message);
         Attempt failed = attempt;
-        failed.outcome = "FAILED";
+        failed.outcome = domain::AttemptOutcome::kFailed;
         failed.reason = failure.message;
         t.finish_attempt = failed;
-        t.side_jobs.push_back(NextJob{"cleanup", Json{{"seq", seq}}, {}, false});
-        return StepResult::Commit(std::move(t));
-    }
-    return StepResult::Commit(NextSite(st, seq, failure.message));
+        t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", seq}}, {}, false});
+        return t;
+    });
 }
 
 }  // namespace
@@ -197,15 +195,11 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
         return StepResult::Commit(NextSite(st, seq, with_creds ? "no connector for the site" : with_creds.error().message));
     }
     const auto observed = connector->Poll(*with_creds, *spec);
-    if (!Value(observed)) {
-        const auto& failure = FailureOf(observed);
-        if (failure.kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
-            return StepResult::Retry(Backoff(job.attempts), failure.message);
-        }
-        return StepResult::Commit(
-            failure.kind == connectors::FailureKind::kUserError ? FailOnAttempt(st, seq, failure.message)
-                                                                : NextSite(st, seq, failure.message)
-        );
+    if (auto failed = StepForFailure(s, job, observed, [&](const connectors::Failure& failure) {
+            return failure.kind == connectors::FailureKind::kUserError ? FailOnAttempt(st, seq, failure.message)
+                                                                       : NextSite(st, seq, failure.message);
+        })) {
+        return std::move(*failed);
     }
     const connectors::Observation& obs = *Value(observed);
     Transition t;
@@ -228,14 +222,15 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
             t.resource_changes = InstanceChanges(obs.instances, domain::NodeState::kStarted);
             Attempt done;
             done.seq = seq;
-            done.outcome = "SUCCEEDED";
+            done.outcome = domain::AttemptOutcome::kSucceeded;
             t.finish_attempt = done;
             t.side_jobs.push_back(CallbackJob());
             return StepResult::Commit(std::move(t));
         }
         case connectors::Phase::kInProgress:
             t.resource_changes = InstanceChanges(obs.instances, std::nullopt);
-            t.next = NextJob{"poll", Json{{"seq", seq}, {"polls", polls + 1}}, PollDelay(s.options, polls + 1), true};
+            t.next = NextJob{
+                JobKind::kPoll, Json{{"seq", seq}, {"polls", polls + 1}}, PollDelay(s.options, polls + 1), true};
             return StepResult::Commit(std::move(t));
         case connectors::Phase::kFailed:
             if (obs.failure == connectors::FailureKind::kUserError) {

@@ -44,7 +44,7 @@ Transition GiveUp(const Attempt& a, bool force, const std::string& reason) {
     }
     ORCH_LOG_WARN("forced delete: some resources may not be removed", {{"seq", a.seq}, {"reason", reason}});
     Transition t = MarkCleaned(a, "forced delete: " + reason);
-    t.next = NextJob{"delete", Json{{"force", true}}, {}, true};
+    t.next = NextJob{JobKind::kDelete, Json{{"force", true}}, {}, true};
     return t;
 }
 
@@ -70,10 +70,10 @@ Transition Removed(StepServices& s, const Job& job, const Attempt& a, bool main_
     const auto age = s.clock.now() - a.started_at;
     if (age < s.options.create_call_timeout && !job.payload.value("verify", false)) {
         const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(s.options.create_call_timeout - age);
-        t.side_jobs.push_back(NextJob{"cleanup", Json{{"seq", a.seq}, {"verify", true}}, wait, false});
+        t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", a.seq}, {"verify", true}}, wait, false});
     }
     if (main_line) {
-        t.next = NextJob{"delete", Json{{"force", job.payload.value("force", false)}}, {}, true};
+        t.next = NextJob{JobKind::kDelete, Json{{"force", job.payload.value("force", false)}}, {}, true};
     }
     return t;
 }
@@ -108,7 +108,7 @@ StepResult PollGone(StepServices& s, const Job& job, const WorkflowState& st, co
     }
     const auto waited = PollDelay(s.options, polls) * polls;
     if (waited > s.options.delete_wait) {
-        const std::string reason = obs != nullptr ? obs->reason : FailureOf(observed).message;
+        const std::string reason = obs != nullptr ? obs->reason : std::get<connectors::Failure>(observed).message;
         return StepResult::Commit(main_line ? GiveUp(a, force, "timed out waiting for deletion: " + reason)
                                             : MarkCleaned(a, "cleanup gave up: " + reason));
     }
@@ -149,19 +149,18 @@ StepResult Delete(StepServices& s, const Job& job, const CancelToken& cancel) {
         return StepResult::Commit(GiveUp(*a, force, prepared.error().message));
     }
     const auto deleted = prepared->first->Delete(prepared->second, force);
-    if (!Value(deleted)) {
-        const auto& failure = FailureOf(deleted);
-        if (failure.kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
-            return StepResult::Retry(Backoff(job.attempts), failure.message);
-        }
-        return StepResult::Commit(GiveUp(*a, force, failure.message));
+    if (auto failed = StepForFailure(s, job, deleted, [&](const connectors::Failure& failure) {
+            return GiveUp(*a, force, failure.message);
+        })) {
+        return std::move(*failed);
     }
     if (Completed(deleted)) {
         return StepResult::Commit(Removed(s, job, *a, true));  // nothing left: no poll
     }
     Transition t;
     t.task = domain::Task::kDeployer;
-    t.next = NextJob{"delete_poll", Json{{"seq", a->seq}, {"force", force}, {"polls", 0}}, s.options.first_poll, true};
+    t.next = NextJob{
+        JobKind::kDeletePoll, Json{{"seq", a->seq}, {"force", force}, {"polls", 0}}, s.options.first_poll, true};
     return StepResult::Commit(std::move(t));
 }
 
@@ -181,7 +180,7 @@ StepResult DeletePoll(StepServices& s, const Job& job, const CancelToken& cancel
             return PollGone(s, job, st, a, true);
         }
     }
-    return StepResult::Commit(Then(NextJob{"delete", job.payload, {}, true}));
+    return StepResult::Commit(Then(NextJob{JobKind::kDelete, job.payload, {}, true}));
 }
 
 StepResult Cleanup(StepServices& s, const Job& job, const CancelToken& cancel) {
@@ -212,8 +211,10 @@ StepResult Cleanup(StepServices& s, const Job& job, const CancelToken& cancel) {
         return StepResult::Commit(MarkCleaned(*a, "cleanup impossible: " + prepared.error().message));
     }
     const auto deleted = prepared->first->Delete(prepared->second, true);
-    if (!Value(deleted) && job.attempts <= s.options.max_transient_retries) {
-        return StepResult::Retry(Backoff(job.attempts), FailureOf(deleted).message);
+    // A cleanup retries whatever the failure (within the budget), then goes on to the checks below.
+    if (const auto* failure = std::get_if<connectors::Failure>(&deleted);
+        failure != nullptr && job.attempts <= s.options.max_transient_retries) {
+        return StepResult::Retry(Backoff(job.attempts), failure->message);
     }
     if (Completed(deleted)) {
         return StepResult::Commit(Removed(s, job, *a, false));
@@ -221,7 +222,7 @@ StepResult Cleanup(StepServices& s, const Job& job, const CancelToken& cancel) {
     Json payload = job.payload;
     payload["phase"] = "poll";
     payload["polls"] = 0;
-    return StepResult::Commit(Then(NextJob{"cleanup", payload, s.options.first_poll, false}));
+    return StepResult::Commit(Then(NextJob{JobKind::kCleanup, payload, s.options.first_poll, false}));
 }
 
 }  // namespace orch::workflow::steps

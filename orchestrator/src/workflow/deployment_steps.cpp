@@ -6,11 +6,17 @@ namespace orch::workflow {
 
 void RegisterDeploymentSteps(Engine& engine, StepServices& services) {
     using StepImpl = StepResult (*)(StepServices&, const Job&, const CancelToken&);
-    const std::pair<const char*, StepImpl> kSteps[] = {
-        {"deploy", steps::Deploy},        {"poll", steps::Poll},          {"delete", steps::Delete},
-        {"delete_poll", steps::DeletePoll}, {"cleanup", steps::Cleanup}, {"update", steps::Update},
-        {"update_poll", steps::UpdatePoll}, {"action", steps::Action},   {"action_poll", steps::ActionPoll},
-        {"callback", steps::Callback},
+    const std::pair<JobKind, StepImpl> kSteps[] = {
+        {JobKind::kDeploy, steps::Deploy},
+        {JobKind::kPoll, steps::Poll},
+        {JobKind::kDelete, steps::Delete},
+        {JobKind::kDeletePoll, steps::DeletePoll},
+        {JobKind::kCleanup, steps::Cleanup},
+        {JobKind::kUpdate, steps::Update},
+        {JobKind::kUpdatePoll, steps::UpdatePoll},
+        {JobKind::kAction, steps::Action},
+        {JobKind::kActionPoll, steps::ActionPoll},
+        {JobKind::kCallback, steps::Callback},
     };
     for (const auto& [kind, impl] : kSteps) {
         engine.Register(kind, [&services, impl](const Job& job, const CancelToken& cancel) {

@@ -26,7 +26,9 @@ Engine::Engine(WorkflowStore& store, EngineOptions options) : store_(store), opt
 
 Engine::~Engine() { Stop(); }
 
-void Engine::Register(const std::string& kind, StepFn step) { steps_[kind] = std::move(step); }
+void Engine::Register(JobKind kind, StepFn step) {
+    steps_[kind] = std::move(step);
+}
 
 void Engine::Start() {
     threads_.emplace_back([this] { Dispatch(); });
@@ -158,9 +160,10 @@ void Engine::RunJob(const Job& job, const std::shared_ptr<CancelToken>& cancel) 
     const log::ScopedContext ctx(request_id, job.deployment_id);
     const auto started = std::chrono::steady_clock::now();
     const auto step = steps_.find(job.kind);
+    const std::string kind(JobKindName(job.kind));
     StepResult result;
     if (step == steps_.end()) {
-        ORCH_LOG_ERROR("workflow: unknown job kind; dropping it", {{"kind", job.kind}});
+        ORCH_LOG_ERROR("workflow: unknown job kind; dropping it", {{"kind", kind}});
         result = StepResult::Commit({});
     } else {
         try {
@@ -170,13 +173,12 @@ void Engine::RunJob(const Job& job, const std::shared_ptr<CancelToken>& cancel) 
         }
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const std::string kind = step == steps_.end() ? "unknown" : job.kind;
     const StepOutcome outcome = cancel->cancelled() ? StepOutcome::kCancelled
                                 : result.retry      ? StepOutcome::kRetry
                                                     : StepOutcome::kCommit;
-    Observer(options_).StepFinished(kind, outcome, seconds);
+    Observer(options_).StepFinished(step == steps_.end() ? std::string("unknown") : kind, outcome, seconds);
     if (cancel->cancelled()) {
-        ORCH_LOG_INFO("workflow: step result discarded (job cancelled or taken over)", {{"kind", job.kind}});
+        ORCH_LOG_INFO("workflow: step result discarded (job cancelled or taken over)", {{"kind", kind}});
         return;
     }
     Status written = result.retry ? store_.Retry(job, options_.owner, result.delay, result.error)
@@ -184,14 +186,18 @@ void Engine::RunJob(const Job& job, const std::shared_ptr<CancelToken>& cancel) 
     if (!written) {
         // kConflict: the lease was lost meanwhile (the effects belong to whoever holds it now).
         // Anything else (database down): the lease expires and the step runs again.
-        ORCH_LOG_WARN("workflow: step outcome not written", {{"kind", job.kind}, {"error", written.error().message}});
+        ORCH_LOG_WARN("workflow: step outcome not written", {{"kind", kind}, {"error", written.error().message}});
     } else if (!result.retry && result.transition.status) {
         // One line per status change, stamped with the request and deployment ids.
-        ORCH_LOG_INFO("workflow: deployment status changed",
-                      {{"kind", job.kind}, {"status", domain::StatusName(*result.transition.status)}});
+        ORCH_LOG_INFO(
+            "workflow: deployment status changed",
+            {{"kind", kind}, {"status", domain::StatusName(*result.transition.status)}}
+        );
     } else if (result.retry) {
-        ORCH_LOG_INFO("workflow: step will be retried",
-                      {{"kind", job.kind}, {"delay_ms", static_cast<std::int64_t>(result.delay.count())}, {"error", result.error}});
+        ORCH_LOG_INFO(
+            "workflow: step will be retried",
+            {{"kind", kind}, {"delay_ms", static_cast<std::int64_t>(result.delay.count())}, {"error", result.error}}
+        );
     }
 }
 

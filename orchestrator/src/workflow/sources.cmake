@@ -1,6 +1,7 @@
 set(SOURCES
   ${AREA_DIR}/candidate_codec.cpp
   ${AREA_DIR}/engine.cpp
+  ${AREA_DIR}/job_kind.cpp
   ${AREA_DIR}/steps_common.cpp
   ${AREA_DIR}/create_steps.cpp
   ${AREA_DIR}/delete_steps.cpp

@@ -38,7 +38,7 @@ Transition NextSite(const WorkflowState& st, int seq, const std::string& reason)
     Transition t;
     Attempt finished;
     finished.seq = seq;
-    finished.outcome = "FAILED";
+    finished.outcome = domain::AttemptOutcome::kFailed;
     finished.reason = reason;
     t.finish_attempt = finished;
     t.candidate_index = seq + 1;
@@ -48,9 +48,9 @@ Transition NextSite(const WorkflowState& st, int seq, const std::string& reason)
     t.resources_state = domain::NodeState::kInitial;
     const bool last = seq + 1 >= CandidateCount(st);
     if (!(last && st.deployment.options.keep_last_attempt)) {
-        t.side_jobs.push_back(NextJob{"cleanup", Json{{"seq", seq}}, {}, false});
+        t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", seq}}, {}, false});
     }
-    t.next = NextJob{"deploy", Json::object(), {}, true};
+    t.next = NextJob{JobKind::kDeploy, Json::object(), {}, true};
     ORCH_LOG_WARN("deployment attempt failed; trying the next site", {{"seq", seq}, {"reason", reason}});
     return t;
 }

@@ -1,12 +1,14 @@
 #pragma once
 
 // Helpers shared by the step implementations (private to the workflow area).
-#include <algorithm>
-#include <string>
-
 #include "common/log.hpp"
 #include "orchestrator/workflow/candidate_codec.hpp"
 #include "orchestrator/workflow/deployment_steps.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <variant>
 
 namespace orch::workflow::steps {
 
@@ -38,16 +40,31 @@ inline ResourceChange StateOf(std::string resource_id, std::optional<domain::Nod
     return c;
 }
 
-inline NextJob CallbackJob() { return NextJob{"callback", Json::object(), {}, false}; }
+inline NextJob CallbackJob() {
+    return NextJob{JobKind::kCallback, Json::object(), {}, false};
+}
 
-/// A connector call's result or failure, flattened.
+/// A connector call's value, or null when it failed (then see StepForFailure).
 template <typename T>
 const T* Value(const connectors::ConnectorResult<T>& r) {
     return std::get_if<T>(&r);
 }
-template <typename T>
-const connectors::Failure& FailureOf(const connectors::ConnectorResult<T>& r) {
-    return std::get<connectors::Failure>(r);
+
+/// The one way a step turns a connector failure into its result: nullopt when the call
+/// succeeded; a retry of the job with backoff for a kRetryHere failure while the transient-retry
+/// budget lasts; otherwise Commit(give_up(failure)), `give_up` being the step's own verdict.
+template <typename T, typename GiveUp>
+std::optional<StepResult> StepForFailure(
+    const StepServices& s, const Job& job, const connectors::ConnectorResult<T>& r, GiveUp&& give_up
+) {
+    const auto* failure = std::get_if<connectors::Failure>(&r);
+    if (failure == nullptr) {
+        return std::nullopt;
+    }
+    if (failure->kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
+        return StepResult::Retry(Backoff(job.attempts), failure->message);
+    }
+    return StepResult::Commit(give_up(*failure));
 }
 
 /// The handle of an attempt: what Create returned, else one rebuilt from the stored target so a

@@ -54,7 +54,7 @@ struct Fixture {
         n.deployment.owner = s.owner;
         n.deployment.template_text = s.template_text;
         n.deployment.parameters = s.parameters;
-        n.deployment.kind = "MARATHON";
+        n.deployment.kind = orch::tosca::DeploymentKind::kMarathon;
         return n;
     }
 

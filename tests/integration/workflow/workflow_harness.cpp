@@ -71,7 +71,7 @@ std::string WorkflowHarness::Create(const Json& parameters, domain::RequestOptio
     d.template_text = "tosca_definitions_version: tosca_simple_yaml_1_0";
     d.parameters = parameters;
     d.options = options;
-    d.kind = "MARATHON";
+    d.kind = orch::tosca::DeploymentKind::kMarathon;
     service::SummariseRequest(*spec, d.req_cpus, d.req_mem_mb, d.req_gpus, d.req_instances);
     created.resources = service::ResourcesFor(*spec, d.id, d.created_at);
     if (!deployments.Create(created)) {

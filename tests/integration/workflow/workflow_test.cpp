@@ -39,7 +39,7 @@ TEST_CASE("a deployment goes from CREATE_IN_PROGRESS to CREATE_COMPLETE with out
     }
     const auto attempts = AttemptsOf(h, id);
     REQUIRE(attempts.size() == 1);
-    CHECK(attempts[0].outcome == "SUCCEEDED");
+    CHECK(attempts[0].outcome == orch::domain::AttemptOutcome::kSucceeded);
     CHECK(h.connector.CreateCalls("site-a", id) == 1);
 }
 
@@ -74,9 +74,9 @@ TEST_CASE("a failing site is cleaned up and the next ranked site is used", "[wor
     const auto attempts = AttemptsOf(h, id);
     REQUIRE(attempts.size() == 2);
     CHECK(attempts[0].provider_id == "site-a");
-    CHECK(attempts[0].outcome == "FAILED");
+    CHECK(attempts[0].outcome == orch::domain::AttemptOutcome::kFailed);
     CHECK(attempts[0].reason == "fake failure reported by site-a");
-    CHECK(attempts[1].outcome == "SUCCEEDED");
+    CHECK(attempts[1].outcome == orch::domain::AttemptOutcome::kSucceeded);
     REQUIRE(h.WaitIdle());
     CHECK(h.connector.Live() == std::set<std::string>{"site-b/" + id});  // site-a's attempt was removed
 }
@@ -128,7 +128,7 @@ TEST_CASE("a user error reported while polling finishes the attempt and removes 
     CHECK(d.status_reason == "fake failure reported by site-a");
     const auto attempts = AttemptsOf(h, id);
     REQUIRE(attempts.size() == 1);
-    CHECK(attempts[0].outcome == "FAILED");
+    CHECK(attempts[0].outcome == orch::domain::AttemptOutcome::kFailed);
     CHECK(attempts[0].reason == "fake failure reported by site-a");
     CHECK(h.connector.CreateCalls("site-b", id) == 0);
     REQUIRE(h.WaitIdle());
@@ -144,7 +144,7 @@ TEST_CASE("keepLastAttempt keeps what a poll-time user error left on the site", 
     const auto d = h.WaitFor(id, {Status::kCreateComplete, Status::kCreateFailed});
     CHECK(d.status == Status::kCreateFailed);
     REQUIRE(AttemptsOf(h, id).size() == 1);
-    CHECK(AttemptsOf(h, id)[0].outcome == "FAILED");
+    CHECK(AttemptsOf(h, id)[0].outcome == orch::domain::AttemptOutcome::kFailed);
     REQUIRE(h.WaitIdle());
     CHECK(h.connector.Live() == std::set<std::string>{"site-a/" + id});
 }

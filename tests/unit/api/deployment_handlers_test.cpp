@@ -59,7 +59,7 @@ TEST_CASE("POST /deployments stores the deployment, queues its deploy step and a
     CHECK(h.stores.deployments.ListResources(id, std::nullopt, 0, 10, {}).value().total == 3);
     const auto jobs = h.stores.workflow.Claim("t", 10, std::chrono::minutes(1)).value();
     REQUIRE(jobs.size() == 1);
-    CHECK(jobs[0].kind == "deploy");
+    CHECK(jobs[0].kind == orch::workflow::JobKind::kDeploy);
 }
 
 TEST_CASE("POST /deployments refuses bad bodies with 400 and stores nothing", "[api][deployments][errors]") {

@@ -1,5 +1,4 @@
-#include "orchestrator/auth/www_authenticate.hpp"
-
+#include "common/http_error.hpp"
 #include "orchestrator/auth/authenticator.hpp"
 #include "orchestrator/auth/authorization.hpp"
 
@@ -8,45 +7,62 @@
 using namespace orch;
 using namespace orch::auth;
 
+namespace {
+
+// The WWW-Authenticate value the one error mapping sends for `error`, "" when none.
+std::string ChallengeFor(const Error& error) {
+    for (const auto& [name, value] : HttpErrorFor(error, "").headers) {
+        if (name == "WWW-Authenticate") {
+            return value;
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
 TEST_CASE("WWW-Authenticate for a request without a token carries no error code (RFC 6750 §3.1)") {
-    CHECK(
-        WwwAuthenticateFor(Error::Unauthenticated(std::string(kFullAuthenticationRequired))) ==
-        std::optional<std::string>("Bearer realm=\"oauth\"")
-    );
+    auto missing = ExtractBearerToken("", 100);
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().details.challenge == AuthChallenge::kTokenMissing);
+    CHECK(ChallengeFor(missing.error()) == "Bearer realm=\"oauth\"");
 }
 
 TEST_CASE("WWW-Authenticate for an invalid token") {
     CHECK(
-        WwwAuthenticateFor(Error::Unauthenticated("Invalid token: the token has expired")) ==
-        std::optional<std::string>("Bearer realm=\"oauth\", error=\"invalid_token\", error_description=\"Invalid "
-                                   "token: the token has expired\"")
+        ChallengeFor(Error::Unauthenticated("Invalid token: the token has expired")) ==
+        "Bearer realm=\"oauth\", error=\"invalid_token\", error_description=\"Invalid token: the token has expired\""
+    );
+    // The missing-token text alone does not make the bare challenge: only the typed detail does.
+    CHECK(
+        ChallengeFor(Error::Unauthenticated(std::string(kFullAuthenticationRequired))).find("invalid_token") !=
+        std::string::npos
     );
     // Quotes, backslashes and control characters cannot break out of the quoted string.
-    const auto header =
-        WwwAuthenticateFor(Error::Unauthenticated("Invalid token: issuer 'a\"b\\c\r\nX: y' is not trusted"));
-    REQUIRE(header);
-    CHECK(header->find('\r') == std::string::npos);
-    CHECK(header->find('\n') == std::string::npos);
-    CHECK(header->find("a'b'c") != std::string::npos);
+    const auto header = ChallengeFor(Error::Unauthenticated("Invalid token: issuer 'a\"b\\c\r\nX: y' is not trusted"));
+    CHECK(header.find('\r') == std::string::npos);
+    CHECK(header.find('\n') == std::string::npos);
+    CHECK(header.find("a'b'c") != std::string::npos);
 }
 
-TEST_CASE("WWW-Authenticate for missing scopes") {
+TEST_CASE("WWW-Authenticate for missing scopes comes from the scopes, not the message") {
     auto status = RequireScopes(Principal{}, Access::kWrite, ScopePolicy{});
     REQUIRE_FALSE(status);
+    CHECK(status.error().details.challenge == AuthChallenge::kInsufficientScope);
+    CHECK(status.error().details.scopes == std::vector<std::string>{"openid", "profile"});
     CHECK(
-        WwwAuthenticateFor(status.error()) ==
-        std::optional<std::string>(
-            "Bearer realm=\"oauth\", error=\"insufficient_scope\", error_description=\"Insufficient scope for this "
-            "resource\", scope=\"openid profile\""
-        )
+        ChallengeFor(status.error()) ==
+        "Bearer realm=\"oauth\", error=\"insufficient_scope\", error_description=\"Insufficient scope for this "
+        "resource\", scope=\"openid profile\""
     );
+    // A 403 whose text merely looks like a scope error gets no challenge.
+    CHECK(ChallengeFor(Error::PermissionDenied("Insufficient scope for this resource, scope=\"x\"")).empty());
 }
 
 TEST_CASE("no WWW-Authenticate for other errors") {
-    CHECK_FALSE(WwwAuthenticateFor(Error::PermissionDenied("Only the owner of the deployment can perform this operation"
-    )));
-    CHECK_FALSE(WwwAuthenticateFor(Error::NotFound("x")));
-    CHECK_FALSE(WwwAuthenticateFor(Error::Unavailable("IdP down")));
+    CHECK(ChallengeFor(Error::PermissionDenied("Only the owner of the deployment can perform this operation")).empty());
+    CHECK(ChallengeFor(Error::NotFound("x")).empty());
+    CHECK(ChallengeFor(Error::Unavailable("IdP down")).empty());
 }
 
 TEST_CASE("bearer extraction: scheme case-insensitive, contract texts for missing and malformed tokens") {

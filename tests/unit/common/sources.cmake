@@ -1,5 +1,6 @@
 set(TEST_SOURCES
   ${TEST_DIR}/result_test.cpp
+  ${TEST_DIR}/http_error_test.cpp
   ${TEST_DIR}/config_test.cpp
   ${TEST_DIR}/json_test.cpp
   ${TEST_DIR}/json_writer_test.cpp

@@ -23,6 +23,8 @@ enum class DeploymentKind {
 
 /// "VIRTUAL_MACHINES", "MARATHON", "CHRONOS", "KUBERNETES", "SLURM".
 std::string_view DeploymentKindName(DeploymentKind kind);
+/// The kind DeploymentKindName names `name`; nullopt for any other text.
+std::optional<DeploymentKind> ParseDeploymentKind(std::string_view name);
 
 /// The original orchestrator's DeploymentType name for a kind, as the API shows it in
 /// cloudProviderEndpoint.deploymentType: "TOSCA" (VMs through IM), "MARATHON", "CHRONOS",

@@ -41,7 +41,8 @@ struct ApiContext {
 using ApiHandler = Result<server::Response> (*)(ApiContext&, const server::Request&);
 server::Handler Wrap(ApiContext& ctx, ApiHandler fn);
 
-/// An error as the contract renders it, plus WWW-Authenticate for 401/scope 403.
+/// An error as the contract renders it (server::Response::Error: WWW-Authenticate, Retry-After
+/// and the 500 text all come from the error's typed details).
 server::Response ErrorResponse(const Error& error);
 
 /// Authenticates the request and checks the scopes `access` needs.

@@ -22,8 +22,8 @@ std::string DeploymentViewText(const domain::Deployment& d, std::string_view bas
 /// The provider the original names in its messages for a deployment of this kind ("SLURM" batch
 /// jobs are the original's QCG), and whether that provider's deployments take updates and actions
 /// (Chronos, Marathon and QCG do not).
-std::string ContractProviderName(const std::string& kind);
-bool IsJobProvider(const std::string& kind);
+std::string ContractProviderName(tosca::DeploymentKind kind);
+bool IsJobProvider(const std::optional<tosca::DeploymentKind>& kind);
 
 /// The Resource JSON of contract §1.5.
 Json ResourceView(const domain::Resource& r, const std::string& base_url);

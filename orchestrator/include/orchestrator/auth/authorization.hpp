@@ -11,7 +11,8 @@
 
 namespace orch::auth {
 
-/// The start of every scope 403 message (contract §1.4); WwwAuthenticateFor keys on it.
+/// The start of every scope 403 message (contract §1.4); the error also carries the scopes as
+/// typed details (AuthChallenge::kInsufficientScope) for the WWW-Authenticate header.
 inline constexpr std::string_view kInsufficientScope = "Insufficient scope for this resource";
 
 /// What an endpoint does, for the scope rules of contract §5.2.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/json.hpp"
+#include "tosca/deployment_spec.hpp"
 
 namespace orch::domain {
 
@@ -72,7 +73,9 @@ struct Deployment {
     std::string template_text;
     Json parameters = Json::object();
     RequestOptions options;
-    std::string kind;  ///< DeploymentKind name (MARATHON, ...)
+    /// The target kind its template needs (stored as its DeploymentKindName); none for rows
+    /// written before kinds were recorded.
+    std::optional<tosca::DeploymentKind> kind;
     /// Resources asked for, summed over instances (used by quotas).
     double req_cpus = 0;
     std::int64_t req_mem_mb = 0;

@@ -24,8 +24,10 @@ struct Response {
     static Response JsonText(int status, std::string body);
     static Response Text(int status, std::string body);
     static Response Empty(int status);
-    /// The contract's error body {code,title,message} with the status of the error's kind.
+    /// The contract's error body {code,title,message} and headers as HttpErrorFor maps the error
+    /// (the one place errors become HTTP); internal text is logged with the request id.
     static Response Error(const orch::Error& error);
+    /// An error the server itself answers (404, 405, 413, ...); 500 goes through Error().
     static Response ErrorWithStatus(int status, std::string_view message);
 
     Response& WithHeader(std::string name, std::string value) {

@@ -65,7 +65,7 @@ public:
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
 
-    void Register(const std::string& kind, StepFn step);
+    void Register(JobKind kind, StepFn step);
     void Start();
     /// Stops claiming, waits for running steps (they finish their current call), joins threads.
     void Stop();
@@ -87,7 +87,7 @@ private:
 
     WorkflowStore& store_;
     EngineOptions options_;
-    std::map<std::string, StepFn> steps_;
+    std::map<JobKind, StepFn> steps_;
     std::atomic<bool> stop_{false};
     mutable std::mutex mutex_;
     std::condition_variable wake_;        // dispatcher: new work or a free worker

@@ -7,7 +7,9 @@
 
 #include "common/json.hpp"
 #include "common/result.hpp"
+#include "orchestrator/domain/attempt.hpp"
 #include "orchestrator/domain/deployment.hpp"
+#include "orchestrator/workflow/job_kind.hpp"
 
 namespace orch::workflow {
 
@@ -15,7 +17,7 @@ namespace orch::workflow {
 struct Job {
     std::int64_t id = 0;
     std::string deployment_id;
-    std::string kind;
+    JobKind kind = JobKind::kUnknown;
     bool workflow = true;  ///< the deployment's main line (one at a time) vs a side job
     Json payload = Json::object();
     int attempts = 0;
@@ -27,7 +29,7 @@ struct Attempt {
     std::string provider_id, provider_name, service_id;
     Json target;  ///< candidate JSON (site target without credentials, placements)
     domain::TimePoint started_at{};
-    std::string outcome;  ///< RUNNING, SUCCEEDED, FAILED
+    domain::AttemptOutcome outcome = domain::AttemptOutcome::kRunning;
     std::string reason;
     Json handle;          ///< null until Create returned
     bool cleaned = false;
@@ -57,7 +59,7 @@ struct ResourceChange {
 };
 
 struct NextJob {
-    std::string kind;
+    JobKind kind = JobKind::kDeploy;
     Json payload = Json::object();
     std::chrono::milliseconds delay{0};
     bool workflow = true;
