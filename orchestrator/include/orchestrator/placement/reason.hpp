@@ -49,11 +49,13 @@ class Reason {
         const void* subject;
         const void* detail;
     };
+    // NOLINTBEGIN(readability-identifier-naming): private storage of the class, named like it
     union {
         DeferredArgs deferred_{};  ///< the largest member, so every byte starts zeroed
         FixedArgs fixed_;
         const std::string* vm_choice_[3];  ///< node, flavor, image
     };
+    // NOLINTEND(readability-identifier-naming)
 };
 
 /// The reasons of one site, in order. The first lives inline, so the usual one-note site
