@@ -175,6 +175,12 @@ def main() -> int:
             cached += 1
         else:
             todo.append((rel, key))
+    # One unit per folder in turn: shared headers get checked early, so findings show up early.
+    by_dir = {}
+    for item in todo:
+        by_dir.setdefault(os.path.dirname(item[0]), []).append(item)
+    todo = [group[i] for i in range(max(map(len, by_dir.values()), default=0))
+            for group in by_dir.values() if i < len(group)]
     print(f"check-tidy: {len(entries)} units, {cached} clean in the cache, {len(todo)} to check", file=sys.stderr)
 
     def run(item):
