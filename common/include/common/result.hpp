@@ -93,11 +93,9 @@ inline Status Ok() { return {}; }
 #define ORCH_CONCAT(a, b) ORCH_CONCAT_INNER(a, b)
 
 /// `lhs = value of expr` (a Result), or return its error from the enclosing function.
-// NOLINTBEGIN(bugprone-macro-parentheses): `lhs` may be a declaration (`auto x`), which cannot be parenthesised
 #define ORCH_ASSIGN_OR_RETURN(lhs, expr)                                          \
     auto ORCH_CONCAT(orch_result_, __LINE__) = (expr);                            \
     if (!ORCH_CONCAT(orch_result_, __LINE__)) {                                   \
         return std::move(ORCH_CONCAT(orch_result_, __LINE__)).error();            \
     }                                                                             \
-    lhs = std::move(*ORCH_CONCAT(orch_result_, __LINE__))
-// NOLINTEND(bugprone-macro-parentheses)
+    lhs = std::move(*ORCH_CONCAT(orch_result_, __LINE__))  // NOLINT(bugprone-macro-parentheses): lhs may declare

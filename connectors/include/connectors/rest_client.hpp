@@ -100,15 +100,13 @@ auto GuardJson(std::string_view site, F&& body) -> decltype(body()) {
 #define ORCH_CONNECTOR_CONCAT(a, b) ORCH_CONNECTOR_CONCAT_INNER(a, b)
 
 /// Unwraps a ConnectorResult into `lhs`, or returns its Failure from the enclosing function.
-// NOLINTBEGIN(bugprone-macro-parentheses): `lhs` may be a declaration (`auto x`), which cannot be parenthesised
 #define ORCH_CONNECTOR_TRY(lhs, expr)                                                                           \
     auto ORCH_CONNECTOR_CONCAT(orch_connector_result_, __LINE__) = (expr);                                      \
     if (auto* orch_failure_ =                                                                                   \
             std::get_if<::orch::connectors::Failure>(&ORCH_CONNECTOR_CONCAT(orch_connector_result_, __LINE__)); \
         orch_failure_ != nullptr) {                                                                             \
         return *orch_failure_;                                                                                  \
-    }                                                                                                           \
+    } /* NOLINTNEXTLINE(bugprone-macro-parentheses): lhs may declare */                                         \
     lhs = std::move(std::get<0>(ORCH_CONNECTOR_CONCAT(orch_connector_result_, __LINE__)))
-// NOLINTEND(bugprone-macro-parentheses)
 
 }  // namespace orch::connectors

@@ -49,13 +49,11 @@ class Reason {
         const void* subject;
         const void* detail;
     };
-    // NOLINTBEGIN(readability-identifier-naming): private storage of the class, named like it
     union {
-        DeferredArgs deferred_{};  ///< the largest member, so every byte starts zeroed
-        FixedArgs fixed_;
-        const std::string* vm_choice_[3];  ///< node, flavor, image
+        DeferredArgs deferred_{};  ///< largest member: all bytes start zeroed NOLINT(readability-identifier-naming)
+        FixedArgs fixed_;          // NOLINT(readability-identifier-naming): private storage
+        const std::string* vm_choice_[3];  ///< node, flavor, image NOLINT(readability-identifier-naming)
     };
-    // NOLINTEND(readability-identifier-naming)
 };
 
 /// The reasons of one site, in order. The first lives inline, so the usual one-note site
