@@ -33,7 +33,7 @@ namespace {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
-using tcp = asio::ip::tcp;
+using tcp = asio::ip::tcp;  // NOLINT(readability-identifier-naming): Asio's own name
 constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
 
 std::string NewRequestId() { return "req-" + UniqueUuid(); }
