@@ -186,7 +186,8 @@ def main() -> int:
         by_dir.setdefault(os.path.dirname(item[0]), []).append(item)
     todo = [group[i] for i in range(max(map(len, by_dir.values()), default=0))
             for group in by_dir.values() if i < len(group)]
-    print(f"check-tidy: {len(entries)} units, {cached} clean in the cache, {len(todo)} to check", file=sys.stderr)
+    print(f"check-tidy: {len(entries)} units, {cached} clean in the cache, {len(todo)} to check "
+          f"(keys in {time.monotonic() - start:.1f} s)", file=sys.stderr, flush=True)
 
     def run(item):
         rel, key = item
