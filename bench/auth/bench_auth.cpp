@@ -11,16 +11,16 @@
 #include <openssl/bn.h>
 #include <openssl/ecdsa.h>
 #include <openssl/evp.h>
-#include <time.h>
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <functional>
 #include <string>
 #include <vector>
 
-using namespace orch;
-using namespace orch::auth;
+using namespace orch;        // NOLINT(google-build-using-namespace): a benchmark's main file
+using namespace orch::auth;  // NOLINT(google-build-using-namespace)
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -233,6 +233,7 @@ int main(int argc, char** argv) {
     // IAM's default profile: the first sight of a token costs a loopback introspection (and maybe
     // userinfo); later requests with it hit the cache.
     std::vector<std::string> fresh;
+    fresh.reserve(20);
     for (int i = 0; i < 20; ++i) {
         fresh.push_back("Bearer " + UserToken(**http, minimal));
     }

@@ -20,7 +20,7 @@ namespace {
 using namespace orch;  // NOLINT(google-build-using-namespace): a benchmark's main file
 using Clock = std::chrono::steady_clock;
 
-const char* kModels[] = {"Tesla T4", "Tesla V100-PCIE-32GB", "A100-SXM4-40GB", "NVIDIA A40"};
+const char* const kModels[] = {"Tesla T4", "Tesla V100-PCIE-32GB", "A100-SXM4-40GB", "NVIDIA A40"};
 
 std::string SiteId(int i) {
     return "SITE-" + std::to_string(i);

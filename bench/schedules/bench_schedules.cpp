@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
     const int schedules = argc > 1 ? std::atoi(argv[1]) : 10000;
     const int iterations = argc > 2 ? std::atoi(argv[2]) : 20;
     std::vector<std::string> expressions;
+    expressions.reserve(static_cast<std::size_t>(std::max(0, schedules)));
     for (int i = 0; i < schedules; ++i) {
         expressions.push_back("user\\.u" + std::to_string(i) + ":(raw|reco)/run_\\d+\\.root");
     }

@@ -11,7 +11,7 @@ namespace {
 struct Key {
     std::string site;
     std::string service;
-    auto operator<=>(const Key&) const = default;
+    auto operator<=>(const Key&) const = default;  // NOLINT(modernize-use-nullptr): clang-tidy 14 false positive
 };
 
 class Builder {

@@ -2,7 +2,7 @@
 // stores, auth, TOSCA engine, placement, connectors, workflow engine, routes and server; run until
 // SIGINT/SIGTERM; then drain and exit 0.
 #include <pthread.h>
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX sigwait and sigset_t
 
 #include <cstdio>
 #include <optional>

@@ -201,10 +201,11 @@ void ChronosSim::State::Finish(ChronosJob& job, double now) {
             std::find(child.parents.begin(), child.parents.end(), job.name) == child.parents.end()) {
             continue;
         }
-        const bool all_done = std::all_of(child.parents.begin(), child.parents.end(), [&](const std::string& p) {
-            const auto parent = jobs.find(p);
-            return parent != jobs.end() && parent->second.last_success > child.triggered_at;
-        });
+        const bool all_done =
+            std::all_of(child.parents.begin(), child.parents.end(), [&, &waiting = child](const std::string& p) {
+                const auto parent = jobs.find(p);
+                return parent != jobs.end() && parent->second.last_success > waiting.triggered_at;
+            });
         if (all_done) {
             child.triggered_at = now;
             child.attempt = 0;

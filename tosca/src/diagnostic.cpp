@@ -63,14 +63,15 @@ std::optional<DiagnosticCode> DiagnosticCodeByName(std::string_view name) {
 }
 
 const std::vector<DiagnosticCode>& AllDiagnosticCodes() {
-    static const std::vector<DiagnosticCode> all = [] {
+    static const std::vector<DiagnosticCode> kAll = [] {
         std::vector<DiagnosticCode> out;
+        out.reserve(kCodeNames.size());
         for (const auto& entry : kCodeNames) {
             out.push_back(entry.first);
         }
         return out;
     }();
-    return all;
+    return kAll;
 }
 
 std::string DiagnosticLabel(const Diagnostic& d) {

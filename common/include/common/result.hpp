@@ -98,4 +98,4 @@ inline Status Ok() { return {}; }
     if (!ORCH_CONCAT(orch_result_, __LINE__)) {                                   \
         return std::move(ORCH_CONCAT(orch_result_, __LINE__)).error();            \
     }                                                                             \
-    lhs = std::move(*ORCH_CONCAT(orch_result_, __LINE__))
+    lhs = std::move(*ORCH_CONCAT(orch_result_, __LINE__))  // NOLINT(bugprone-macro-parentheses): lhs may declare

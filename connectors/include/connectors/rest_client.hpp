@@ -106,7 +106,7 @@ auto GuardJson(std::string_view site, F&& body) -> decltype(body()) {
             std::get_if<::orch::connectors::Failure>(&ORCH_CONNECTOR_CONCAT(orch_connector_result_, __LINE__)); \
         orch_failure_ != nullptr) {                                                                             \
         return *orch_failure_;                                                                                  \
-    }                                                                                                           \
+    } /* NOLINTNEXTLINE(bugprone-macro-parentheses): lhs may declare */                                         \
     lhs = std::move(std::get<0>(ORCH_CONNECTOR_CONCAT(orch_connector_result_, __LINE__)))
 
 }  // namespace orch::connectors

@@ -15,7 +15,7 @@ std::string Sanitize(std::string_view text, const std::function<bool(char)>& all
     return out;
 }
 
-std::string TrimEnds(std::string text, std::string_view junk) {
+std::string TrimEnds(const std::string& text, std::string_view junk) {
     const auto begin = text.find_first_not_of(junk);
     if (begin == std::string::npos) {
         return "";

@@ -316,6 +316,7 @@ ConnectorResult<std::vector<KubeManifest>> BuildKubernetesManifests(const Deploy
             {"labels", {{"app.kubernetes.io/instance", instance}, {"app.kubernetes.io/managed-by", kManagedBy}}}}}}}
     );
     std::vector<std::string> raw;
+    raw.reserve(nodes.size());
     for (const auto* node : nodes) {
         raw.push_back(node->name);
     }

@@ -83,7 +83,7 @@ bool IsTerminal(Status status) {
 ContractTimeText ContractTime(TimePoint t) {
     // Calendar arithmetic instead of gmtime_r + snprintf: this runs twice per row of every
     // list page, and printf's format parsing showed in the list profile.
-    using namespace std::chrono;
+    using namespace std::chrono;  // NOLINT(google-build-using-namespace): calendar names, this function only
     const auto day = floor<days>(t);
     const year_month_day date{day};
     const hh_mm_ss time{floor<minutes>(t - day)};

@@ -86,7 +86,7 @@ Result<Json> YamlTextToJson(std::string_view text) {
 }
 
 const Result<Json>& OpenApiDocument() {
-    static const Result<Json> document = [] () -> Result<Json> {
+    static const Result<Json> kDocument = []() -> Result<Json> {
         for (const auto& [name, content] : EmbeddedOpenApi()) {
             if (name == "openapi.yaml") {
                 return YamlTextToJson(content);
@@ -94,7 +94,7 @@ const Result<Json>& OpenApiDocument() {
         }
         return Error::Internal("openapi.yaml was not embedded");
     }();
-    return document;
+    return kDocument;
 }
 
 }  // namespace orch::ops

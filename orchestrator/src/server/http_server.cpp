@@ -16,6 +16,7 @@
 #include <boost/beast/http.hpp>
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -33,7 +34,7 @@ namespace {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
-using tcp = asio::ip::tcp;
+using tcp = asio::ip::tcp;  // NOLINT(readability-identifier-naming): Asio's own name
 constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
 
 std::string NewRequestId() { return "req-" + UniqueUuid(); }
@@ -122,6 +123,7 @@ struct HttpServer::Impl {
     std::atomic<std::size_t> connections{0};
     std::mutex conn_mutex;
     std::set<std::shared_ptr<Connection>> live;  // for closing idle connections on Stop
+    std::condition_variable drain_changed;       // Stop() was called, or a connection ended
     int bound_port = 0;
 
     asio::awaitable<void> Accept();
@@ -377,6 +379,7 @@ asio::awaitable<void> HttpServer::Impl::Accept() {
             const std::lock_guard lock(conn_mutex);
             live.erase(conn);
             connections.fetch_sub(1);
+            drain_changed.notify_all();
         });
     }
 }
@@ -448,29 +451,27 @@ void HttpServer::Run() {
     for (std::size_t i = 1; i < impl_->io.size(); ++i) {
         threads.emplace_back([context = impl_->io[i].get()] { context->run(); });
     }
+    // Sleeps until Stop() or a connection's end notifies `drain_changed`: no timer, no polling.
     std::thread reaper([this, &guards] {
-        while (!impl_->stopping.load()) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
+        std::unique_lock lock(impl_->conn_mutex);
+        impl_->drain_changed.wait(lock, [this] { return impl_->stopping.load(); });
         const auto deadline = std::chrono::steady_clock::now() + impl_->options.shutdown_grace;
-        while (std::chrono::steady_clock::now() < deadline) {
-            {
-                const std::lock_guard lock(impl_->conn_mutex);
-                // Idle keep-alive connections would wait out their idle timeout; close them now.
-                for (const auto& conn : impl_->live) {
-                    asio::post(conn->stream.get_executor(), [conn] {
-                        if (!conn->busy) {
-                            beast::error_code ec;
-                            conn->stream.socket().cancel(ec);
-                        }
-                    });
-                }
-                if (impl_->live.empty()) {
-                    break;
-                }
+        while (!impl_->live.empty()) {
+            // Idle keep-alive connections would wait out their idle timeout; close them now. A busy
+            // one answers with `Connection: close` and ends, which wakes this loop to look again.
+            for (const auto& conn : impl_->live) {
+                asio::post(conn->stream.get_executor(), [conn] {
+                    if (!conn->busy) {
+                        beast::error_code ec;
+                        conn->stream.socket().cancel(ec);
+                    }
+                });
             }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            if (impl_->drain_changed.wait_until(lock, deadline) == std::cv_status::timeout) {
+                break;
+            }
         }
+        lock.unlock();
         guards.clear();
         for (const auto& context : impl_->io) {
             context->stop();
@@ -484,9 +485,14 @@ void HttpServer::Run() {
 }
 
 void HttpServer::Stop() {
-    if (impl_->stopping.exchange(true)) {
-        return;
+    {
+        // Under the mutex, so the reaper cannot miss the notification between its check and its wait.
+        const std::lock_guard lock(impl_->conn_mutex);
+        if (impl_->stopping.exchange(true)) {
+            return;
+        }
     }
+    impl_->drain_changed.notify_all();
     asio::post(impl_->ioc, [this] {
         beast::error_code ec;
         impl_->acceptor.close(ec);

@@ -6,7 +6,7 @@
 
 #include <common/uuid.hpp>
 
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill
 
 #include <atomic>
 #include <cstdlib>
@@ -152,11 +152,11 @@ const std::set<std::string> kTerminal = {"CREATE_COMPLETE", "CREATE_FAILED", "DE
 
 // Deployment ids named by provider objects (Marathon, Chronos and Kubernetes names embed them).
 std::map<std::string, std::set<std::string>> OwnersOnSite(const SimProcess& sim) {
-    static const std::regex uuid("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+    static const std::regex kUuid("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
     std::map<std::string, std::set<std::string>> owners;  // deployment id -> objects
     for (const auto& object : orch::e2e::ProviderObjects(sim.Objects())) {
         std::smatch m;
-        if (std::regex_search(object, m, uuid)) {
+        if (std::regex_search(object, m, kUuid)) {
             owners[m.str()].insert(object);
         } else if (object.find("marathon") == 0 || object.find("chronos") == 0) {
             owners["(no deployment id)"].insert(object);

@@ -87,6 +87,7 @@ struct Orchestrator {
 
     static std::string Config(const std::vector<OpenStackSite>& sites) {
         std::vector<orch::e2e::SlaEntry> slas;
+        slas.reserve(sites.size());
         for (const auto& site : sites) {
             slas.push_back({site.id, site.service(), site.weight});
         }

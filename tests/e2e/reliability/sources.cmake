@@ -1,5 +1,6 @@
 set(TEST_SOURCES
   ${TEST_DIR}/bad_http_test.cpp
+  ${TEST_DIR}/shutdown_test.cpp
 )
 set(TEST_LABELS reliability)
 

@@ -24,6 +24,7 @@ class SimProcess {
    public:
     /// `config_yaml` may be empty (the simulator's defaults).
     explicit SimProcess(const std::string& config_yaml = "");
+    ~SimProcess() = default;
     SimProcess(const SimProcess&) = delete;
     SimProcess& operator=(const SimProcess&) = delete;
 

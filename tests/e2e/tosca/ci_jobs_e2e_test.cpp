@@ -66,6 +66,8 @@ class Repository {
             Corpus("indigo-dc-tosca-types/refs/master/custom_types.yaml"), root_ / "tosca-types/custom_types.yaml"
         );
     }
+    Repository(const Repository&) = delete;
+    Repository& operator=(const Repository&) = delete;
     ~Repository() {
         std::error_code ec;
         fs::remove_all(root_, ec);

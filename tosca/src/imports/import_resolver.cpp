@@ -184,7 +184,7 @@ Result<ImportLocation> ImportResolver::Locate(
     return ImportLocation{false, normal, normal};
 }
 
-Result<ImportLocation> ImportResolver::LocateUrl(std::string url) const {
+Result<ImportLocation> ImportResolver::LocateUrl(const std::string& url) const {
     const MirrorMapping* best = nullptr;
     for (const auto& mirror : options_.mirrors) {
         if (!mirror.url_prefix.empty() && url.rfind(mirror.url_prefix, 0) == 0 &&

@@ -63,7 +63,7 @@ class ImportResolver {
    private:
     Result<ImportText> ReadFile(const std::string& path, const std::string& logical) const;
     Result<ImportText> Fetch(const std::string& url) const;
-    Result<ImportLocation> LocateUrl(std::string url) const;
+    Result<ImportLocation> LocateUrl(const std::string& url) const;
 
     const EngineOptions& options_;
 

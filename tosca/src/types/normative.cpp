@@ -37,7 +37,7 @@ std::string_view EmbeddedFile(std::string_view name) {
 }
 
 const Normative& Build() {
-    static const Normative normative = [] {
+    static const Normative kNormative = [] {
         Normative out;
         DiagSink sink(1000);
         GrammarContext ctx{sink, true};
@@ -60,7 +60,7 @@ const Normative& Build() {
         out.diagnostics = sink.Take();
         return out;
     }();
-    return normative;
+    return kNormative;
 }
 
 }  // namespace

@@ -17,6 +17,8 @@ class MeteredConnectorRegistry final : public connectors::ConnectorRegistry {
 public:
     MeteredConnectorRegistry(connectors::ConnectorRegistry& inner, metrics::Registry& registry);
     ~MeteredConnectorRegistry() override;
+    MeteredConnectorRegistry(const MeteredConnectorRegistry&) = delete;
+    MeteredConnectorRegistry& operator=(const MeteredConnectorRegistry&) = delete;
     connectors::Connector* Find(connectors::TargetKind kind) override;
 
 private:

@@ -50,9 +50,9 @@ class Reason {
         const void* detail;
     };
     union {
-        DeferredArgs deferred_{};  ///< the largest member, so every byte starts zeroed
-        FixedArgs fixed_;
-        const std::string* vm_choice_[3];  ///< node, flavor, image
+        DeferredArgs deferred_{};  ///< largest member: all bytes start zeroed NOLINT(readability-identifier-naming)
+        FixedArgs fixed_;          // NOLINT(readability-identifier-naming): private storage
+        const std::string* vm_choice_[3];  ///< node, flavor, image NOLINT(readability-identifier-naming)
     };
 };
 

@@ -28,8 +28,8 @@ public:
 
 /// `accepted` for a request's own parameters: none accepted earlier, every one is checked.
 inline const Json& NoAcceptedParameters() {
-    static const Json none = Json::object();
-    return none;
+    static const Json kNone = Json::object();
+    return kNone;
 }
 
 }  // namespace orch::workflow

@@ -37,8 +37,8 @@ private:
 /// Waits until GET / answers (or throws with the process log).
 class OrchestratorProcess {
 public:
-    OrchestratorProcess(const std::string& db_url, std::map<std::string, std::string> extra_env = {},
-                        std::string config_file = "");
+    explicit OrchestratorProcess(const std::string& db_url, std::map<std::string, std::string> extra_env = {},
+                                 std::string config_file = "");
     int port() const { return port_; }
     std::string BaseUrl() const { return "http://127.0.0.1:" + std::to_string(port_); }
     ChildProcess& process() { return process_; }

@@ -4,7 +4,7 @@
 #include <common/json.hpp>
 
 #include <poll.h>
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill
 #include <sys/wait.h>
 #include <test_support/test_env.hpp>
 #include <unistd.h>
@@ -152,7 +152,7 @@ class SiteSimProcess {
         throw std::runtime_error("site-sim did not print its ports (is " + Binary() + " built?)");
     }
 
-    static inline int counter_ = 0;
+    static inline int counter_ = 0;  // NOLINT(readability-identifier-naming): private, hence the _
     pid_t pid_ = -1;
     int out_fd_ = -1;
     std::string config_path_;
