@@ -12,6 +12,8 @@
 
 namespace orch {
 
-BuildInfo GetBuildInfo() { return {ORCH_VERSION, ORCH_GIT_COMMIT, ORCH_BUILD_TIME}; }
+BuildInfo GetBuildInfo() {
+    return {ORCH_VERSION, ORCH_GIT_COMMIT, ORCH_BUILD_TIME};
+}
 
 }  // namespace orch

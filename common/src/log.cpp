@@ -1,5 +1,7 @@
 #include "common/log.hpp"
 
+#include "common/json_text.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
@@ -7,8 +9,6 @@
 #include <ctime>
 #include <mutex>
 #include <utility>
-
-#include "common/json_text.hpp"
 
 namespace orch::log {
 namespace {
@@ -23,8 +23,7 @@ thread_local std::string t_deployment_id;                  // NOLINT(cppcoreguid
 std::string NowUtc() {
     const auto now = std::chrono::system_clock::now();
     const auto secs = std::chrono::system_clock::to_time_t(now);
-    const auto millis =
-        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
     std::tm tm{};
     gmtime_r(&secs, &tm);
     char buf[96];  // sized for the widest int values so the compiler can prove no truncation
@@ -54,8 +53,12 @@ void AppendField(std::string& line, std::string_view key, std::string_view json_
 
 bool ParseLevel(std::string_view text, Level& out) {
     static constexpr std::pair<std::string_view, Level> kNames[] = {
-        {"trace", Level::kTrace}, {"debug", Level::kDebug}, {"info", Level::kInfo},
-        {"warn", Level::kWarn},   {"warning", Level::kWarn}, {"error", Level::kError}};
+        {"trace", Level::kTrace},
+        {"debug", Level::kDebug},
+        {"info", Level::kInfo},
+        {"warn", Level::kWarn},
+        {"warning", Level::kWarn},
+        {"error", Level::kError}};
     for (const auto& [name, level] : kNames) {
         if (name == text) {
             out = level;
@@ -67,11 +70,16 @@ bool ParseLevel(std::string_view text, Level& out) {
 
 std::string_view LevelName(Level level) {
     switch (level) {
-        case Level::kTrace: return "trace";
-        case Level::kDebug: return "debug";
-        case Level::kInfo: return "info";
-        case Level::kWarn: return "warn";
-        case Level::kError: return "error";
+        case Level::kTrace:
+            return "trace";
+        case Level::kDebug:
+            return "debug";
+        case Level::kInfo:
+            return "info";
+        case Level::kWarn:
+            return "warn";
+        case Level::kError:
+            return "error";
     }
     return "info";
 }
@@ -89,16 +97,22 @@ Field::Field(std::string_view key, double value) : key_(key) {
 }
 Field::Field(std::string_view key, bool value) : key_(key), json_value_(value ? "true" : "false") {}
 
-void SetLevel(Level level) { g_level.store(static_cast<int>(level), std::memory_order_relaxed); }
+void SetLevel(Level level) {
+    g_level.store(static_cast<int>(level), std::memory_order_relaxed);
+}
 
-bool Enabled(Level level) { return static_cast<int>(level) >= g_level.load(std::memory_order_relaxed); }
+bool Enabled(Level level) {
+    return static_cast<int>(level) >= g_level.load(std::memory_order_relaxed);
+}
 
 void SetSink(std::function<void(std::string_view)> sink) {
     const std::lock_guard lock(g_sink_mutex);
     g_sink = std::move(sink);
 }
 
-void ResetSink() { SetSink(nullptr); }
+void ResetSink() {
+    SetSink(nullptr);
+}
 
 void Write(Level level, std::string_view message, std::initializer_list<Field> fields) {
     std::string line;
@@ -136,6 +150,8 @@ ScopedContext::~ScopedContext() {
     t_deployment_id = std::move(saved_deployment_id_);
 }
 
-std::string CurrentRequestId() { return t_request_id; }
+std::string CurrentRequestId() {
+    return t_request_id;
+}
 
 }  // namespace orch::log

@@ -35,8 +35,13 @@ std::string EscapeHelp(std::string_view text) {
     return out;
 }
 
-void AppendLabels(std::string& out, const std::vector<std::string>& names, const LabelValues& values,
-                  std::string_view extra_name = {}, std::string_view extra_value = {}) {
+void AppendLabels(
+    std::string& out,
+    const std::vector<std::string>& names,
+    const LabelValues& values,
+    std::string_view extra_name = {},
+    std::string_view extra_value = {}
+) {
     if (names.empty() && extra_name.empty()) {
         return;
     }
@@ -54,9 +59,15 @@ void AppendLabels(std::string& out, const std::vector<std::string>& names, const
     out += '}';
 }
 
-void AppendLine(std::string& out, std::string_view name, const std::vector<std::string>& names,
-                const LabelValues& values, double value, std::string_view extra_name = {},
-                std::string_view extra_value = {}) {
+void AppendLine(
+    std::string& out,
+    std::string_view name,
+    const std::vector<std::string>& names,
+    const LabelValues& values,
+    double value,
+    std::string_view extra_name = {},
+    std::string_view extra_value = {}
+) {
     out += name;
     AppendLabels(out, names, values, extra_name, extra_value);
     out += ' ';
@@ -102,7 +113,8 @@ Histogram::Histogram(std::vector<double> bounds) : bounds_(std::move(bounds)) {
 }
 
 void Histogram::Observe(double value) {
-    const auto bucket = static_cast<std::size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin());
+    const auto bucket =
+        static_cast<std::size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin());
     counts_[bucket].fetch_add(1, std::memory_order_relaxed);
     sum_.fetch_add(value, std::memory_order_relaxed);
     count_.fetch_add(1, std::memory_order_relaxed);
@@ -127,18 +139,33 @@ std::vector<double> LatencyBuckets() {
     return {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
 }
 
-void RenderSample(std::string& out, const std::string& name, const std::vector<std::string>& label_names,
-                  const LabelValues& values, const Counter& counter) {
+void RenderSample(
+    std::string& out,
+    const std::string& name,
+    const std::vector<std::string>& label_names,
+    const LabelValues& values,
+    const Counter& counter
+) {
     AppendLine(out, name, label_names, values, counter.Value());
 }
 
-void RenderSample(std::string& out, const std::string& name, const std::vector<std::string>& label_names,
-                  const LabelValues& values, const Gauge& gauge) {
+void RenderSample(
+    std::string& out,
+    const std::string& name,
+    const std::vector<std::string>& label_names,
+    const LabelValues& values,
+    const Gauge& gauge
+) {
     AppendLine(out, name, label_names, values, gauge.Value());
 }
 
-void RenderSample(std::string& out, const std::string& name, const std::vector<std::string>& label_names,
-                  const LabelValues& values, const Histogram& histogram) {
+void RenderSample(
+    std::string& out,
+    const std::string& name,
+    const std::vector<std::string>& label_names,
+    const LabelValues& values,
+    const Histogram& histogram
+) {
     const auto snap = histogram.Read();
     for (std::size_t i = 0; i < snap.cumulative.size(); ++i) {
         const std::string le = i < snap.bounds.size() ? FormatValue(snap.bounds[i]) : "+Inf";
@@ -148,8 +175,9 @@ void RenderSample(std::string& out, const std::string& name, const std::vector<s
     AppendLine(out, name + "_count", label_names, values, static_cast<double>(snap.count));
 }
 
-FamilyBase::FamilyBase(std::string name, std::string help, Type type, std::vector<std::string> label_names,
-                       std::size_t max_series)
+FamilyBase::FamilyBase(
+    std::string name, std::string help, Type type, std::vector<std::string> label_names, std::size_t max_series
+)
     : name_(std::move(name)),
       help_(std::move(help)),
       type_(type),
@@ -164,8 +192,14 @@ void FamilyBase::Render(std::string& out) const {
 }
 
 template <typename T>
-Family<T>& Registry::Add(const std::string& name, const std::string& help, Type type, std::vector<std::string> labels,
-                         std::size_t max_series, std::function<std::unique_ptr<T>()> make) {
+Family<T>& Registry::Add(
+    const std::string& name,
+    const std::string& help,
+    Type type,
+    std::vector<std::string> labels,
+    std::size_t max_series,
+    std::function<std::unique_ptr<T>()> make
+) {
     const std::lock_guard lock(mutex_);
     if (const auto it = families_.find(name); it != families_.end()) {
         auto* existing = dynamic_cast<Family<T>*>(it->second.get());
@@ -180,22 +214,32 @@ Family<T>& Registry::Add(const std::string& name, const std::string& help, Type 
     return ref;
 }
 
-Family<Counter>& Registry::AddCounter(const std::string& name, const std::string& help, std::vector<std::string> labels,
-                                      std::size_t max_series) {
-    return Add<Counter>(name, help, Type::kCounter, std::move(labels), max_series,
-                        [] { return std::make_unique<Counter>(); });
+Family<Counter>& Registry::AddCounter(
+    const std::string& name, const std::string& help, std::vector<std::string> labels, std::size_t max_series
+) {
+    return Add<Counter>(name, help, Type::kCounter, std::move(labels), max_series, [] {
+        return std::make_unique<Counter>();
+    });
 }
 
-Family<Gauge>& Registry::AddGauge(const std::string& name, const std::string& help, std::vector<std::string> labels,
-                                  std::size_t max_series) {
-    return Add<Gauge>(name, help, Type::kGauge, std::move(labels), max_series, [] { return std::make_unique<Gauge>(); });
+Family<Gauge>& Registry::AddGauge(
+    const std::string& name, const std::string& help, std::vector<std::string> labels, std::size_t max_series
+) {
+    return Add<Gauge>(name, help, Type::kGauge, std::move(labels), max_series, [] {
+        return std::make_unique<Gauge>();
+    });
 }
 
-Family<Histogram>& Registry::AddHistogram(const std::string& name, const std::string& help,
-                                          std::vector<std::string> labels, std::vector<double> bounds,
-                                          std::size_t max_series) {
-    return Add<Histogram>(name, help, Type::kHistogram, std::move(labels), max_series,
-                          [bounds = std::move(bounds)] { return std::make_unique<Histogram>(bounds); });
+Family<Histogram>& Registry::AddHistogram(
+    const std::string& name,
+    const std::string& help,
+    std::vector<std::string> labels,
+    std::vector<double> bounds,
+    std::size_t max_series
+) {
+    return Add<Histogram>(name, help, Type::kHistogram, std::move(labels), max_series, [bounds = std::move(bounds)] {
+        return std::make_unique<Histogram>(bounds);
+    });
 }
 
 int Registry::AddCollector(std::function<void()> collect) {

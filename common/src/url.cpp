@@ -1,13 +1,12 @@
-#include <cctype>
-
 #include "common/http_client.hpp"
+
+#include <cctype>
 
 namespace orch::http {
 
 std::string FindHeader(const Headers& headers, std::string_view name) {
     for (const auto& [key, value] : headers) {
-        if (key.size() == name.size() &&
-            std::equal(key.begin(), key.end(), name.begin(), [](char a, char b) {
+        if (key.size() == name.size() && std::equal(key.begin(), key.end(), name.begin(), [](char a, char b) {
                 return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
             })) {
             return value;
@@ -94,8 +93,7 @@ std::string UrlDecode(std::string_view text, bool plus_is_space) {
     for (std::size_t i = 0; i < text.size(); ++i) {
         if (text[i] == '+' && plus_is_space) {
             out.push_back(' ');
-        } else if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) != 0 &&
-                   std::isxdigit(static_cast<unsigned char>(text[i + 2])) != 0) {
+        } else if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) != 0 && std::isxdigit(static_cast<unsigned char>(text[i + 2])) != 0) {
             out.push_back(static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16)));
             i += 2;
         } else {

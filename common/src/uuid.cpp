@@ -73,8 +73,9 @@ std::string SequentialUuid() {
     static std::atomic<std::uint64_t> last{0};
     constexpr std::uint64_t kGregorianOffset = 0x01B21DD213814000ULL;
     const auto now = std::chrono::system_clock::now().time_since_epoch();
-    std::uint64_t ts = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() / 100) +
-                       kGregorianOffset;
+    std::uint64_t ts =
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() / 100) +
+        kGregorianOffset;
     std::uint64_t prev = last.load();
     while (true) {
         const std::uint64_t next = ts > prev ? ts : prev + 1;

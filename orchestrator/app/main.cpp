@@ -1,14 +1,6 @@
 // Composition root: the only place where concrete types meet. Parse configuration, build the
 // stores, auth, TOSCA engine, placement, connectors, workflow engine, routes and server; run until
 // SIGINT/SIGTERM; then drain and exit 0.
-#include <pthread.h>
-#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX sigwait and sigset_t
-
-#include <cstdio>
-#include <optional>
-#include <string>
-#include <thread>
-
 #include "common/build_info.hpp"
 #include "common/clock.hpp"
 #include "common/config.hpp"
@@ -25,8 +17,8 @@
 #include "connectors/slurm_connector.hpp"
 #include "orchestrator/api/deployment_routes.hpp"
 #include "orchestrator/api/http_file_notification_source.hpp"
-#include "orchestrator/api/schedule_routes.hpp"
 #include "orchestrator/api/placement_routes.hpp"
+#include "orchestrator/api/schedule_routes.hpp"
 #include "orchestrator/api/system_routes.hpp"
 #include "orchestrator/api/views.hpp"
 #include "orchestrator/app/app_config.hpp"
@@ -56,6 +48,14 @@
 #include "orchestrator/workflow/tosca_template_service.hpp"
 #include "tosca/engine.hpp"
 #include "tosca/outputs.hpp"
+
+#include <pthread.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX sigwait and sigset_t
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <thread>
 
 namespace {
 
@@ -92,8 +92,9 @@ std::optional<Args> ParseArgs(int argc, char** argv, const std::map<std::string,
         } else if (arg == "--check-config") {
             args.check_only = true;
         } else if (arg == "--version") {
-            std::printf("orchestrator %s (%s)\n", orch::GetBuildInfo().version.data(),
-                        orch::GetBuildInfo().git_commit.data());
+            std::printf(
+                "orchestrator %s (%s)\n", orch::GetBuildInfo().version.data(), orch::GetBuildInfo().git_commit.data()
+            );
             std::exit(0);
         } else {
             return std::nullopt;
@@ -184,8 +185,9 @@ int main(int argc, char** argv) {
     connectors::AnsibleContextualiser contextualiser(contextualisation->ansible);
     std::unique_ptr<connectors::Connector> native = std::make_unique<connectors::OpenStackConnector>(site_clients);
     if (contextualisation->enabled) {
-        native = std::make_unique<connectors::ContextualisingConnector>(std::move(native), contextualiser,
-                                                                        contextualisation->connector);
+        native = std::make_unique<connectors::ContextualisingConnector>(
+            std::move(native), contextualiser, contextualisation->connector
+        );
     }
     registry.Register(std::make_unique<connectors::VmRouter>(*native, im));
     auto credentials = app::ConfigCredentialSource::FromConfig(config->tree, auth->token_keeper.get());
@@ -224,33 +226,41 @@ int main(int argc, char** argv) {
     ops::WorkflowMetrics workflow_metrics(metrics_registry);
     engine_options.observer = &workflow_metrics;
     workflow::Engine engine(workflow_store, engine_options);
-    workflow::StepServices services{workflow_store,
-                                    templates,
-                                    metered_placer,
-                                    metered_connectors,
-                                    *credentials,
-                                    **callback_http,
-                                    clock,
-                                    [](const domain::Deployment& d) { return api::DeploymentView(d, ""); },
-                                    [](const tosca::DeploymentSpec& spec, const std::map<std::string, Json>& attrs) {
-                                        return tosca::ResolveOutputs(spec, attrs);
-                                    },
-                                    step_options};
+    workflow::StepServices services{
+        workflow_store,
+        templates,
+        metered_placer,
+        metered_connectors,
+        *credentials,
+        **callback_http,
+        clock,
+        [](const domain::Deployment& d) { return api::DeploymentView(d, ""); },
+        [](const tosca::DeploymentSpec& spec, const std::map<std::string, Json>& attrs) {
+            return tosca::ResolveOutputs(spec, attrs);
+        },
+        step_options};
     workflow::RegisterDeploymentSteps(engine, services);
 
-    api::ApiContext api_context{deployments,         templates,
-                                authenticator,       auth->token_keeper.get(),
-                                auth->config,        clock,
-                                &metered_placer,
-                                config->external_base_url, [&engine] { engine.Wake(); },
-                                config->egress.get(),      config->deployment_limits};
+    api::ApiContext api_context{
+        deployments,
+        templates,
+        authenticator,
+        auth->token_keeper.get(),
+        auth->config,
+        clock,
+        &metered_placer,
+        config->external_base_url,
+        [&engine] { engine.Wake(); },
+        config->egress.get(),
+        config->deployment_limits};
     server::Router router;
     // Schedules: the routes, and the file notifications (today from the admin HTTP endpoint).
     store::PgScheduleStore schedule_store(pool);
     api::ScheduleApi schedule_api{api_context, schedule_store};
     app::RegisterAllRoutes(router, database, api_context, schedule_api, metrics_registry);
-    schedule::ScheduleEventService schedule_events(schedule_store, templates, [&engine] { engine.Wake(); }, clock,
-                                                   {.limits = config->deployment_limits});
+    schedule::ScheduleEventService schedule_events(
+        schedule_store, templates, [&engine] { engine.Wake(); }, clock, {.limits = config->deployment_limits}
+    );
     api::HttpFileNotificationSource file_notifications(router, api_context);
     file_notifications.Start(schedule_events);
 
@@ -261,8 +271,9 @@ int main(int argc, char** argv) {
         return 1;
     }
     engine.Start();
-    ORCH_LOG_INFO("listening", {{"address", config->server.listen}, {"port", server.port()},
-                                {"instance", config->instance_id}});
+    ORCH_LOG_INFO(
+        "listening", {{"address", config->server.listen}, {"port", server.port()}, {"instance", config->instance_id}}
+    );
 
     std::thread signal_waiter([&server, signals] {
         int signal_number = 0;

@@ -61,7 +61,10 @@ std::string ParseArgs(int argc, char** argv, Args& args) {
         }
         const char* value = argv[++i];
         if (arg == "--marathon-port" || arg == "--chronos-port" || arg == "--kubernetes-port" || arg == "--im-port") {
-            const std::size_t index = arg == "--marathon-port" ? 0 : arg == "--chronos-port" ? 1 : arg == "--im-port" ? 3 : 2;
+            const std::size_t index = arg == "--marathon-port"  ? 0
+                                      : arg == "--chronos-port" ? 1
+                                      : arg == "--im-port"      ? 3
+                                                                : 2;
             if (!ParsePort(value, args.ports[index])) {
                 return "bad port '" + std::string(value) + "'";
             }
@@ -189,7 +192,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::array<orch::sim::SimApi, 4> apis = {
-        orch::sim::SimApi::kMarathon, orch::sim::SimApi::kChronos, orch::sim::SimApi::kKubernetes,
+        orch::sim::SimApi::kMarathon,
+        orch::sim::SimApi::kChronos,
+        orch::sim::SimApi::kKubernetes,
         orch::sim::SimApi::kIm};
     std::vector<std::unique_ptr<orch::server::Router>> routers;
     std::vector<std::unique_ptr<orch::server::HttpServer>> servers;

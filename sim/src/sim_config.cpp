@@ -128,9 +128,11 @@ Result<KubeNodeSpec> ParseNode(const Json& node, const std::string& where) {
 
 Status ParseTiming(const Json& node, SimTiming& timing) {
     const std::string where = "timing";
-    ORCH_RETURN_IF_ERROR(
-        CheckKeys(node, where, {"task_start", "health", "job_run", "kill", "pod_start", "namespace_gone", "vm_boot", "vm_configure"})
-    );
+    ORCH_RETURN_IF_ERROR(CheckKeys(
+        node,
+        where,
+        {"task_start", "health", "job_run", "kill", "pod_start", "namespace_gone", "vm_boot", "vm_configure"}
+    ));
     ORCH_RETURN_IF_ERROR(ReadNumber(node, "task_start", where, timing.task_start));
     ORCH_RETURN_IF_ERROR(ReadNumber(node, "health", where, timing.health));
     ORCH_RETURN_IF_ERROR(ReadNumber(node, "job_run", where, timing.job_run));

@@ -259,8 +259,8 @@ SimResponse SiteSim::Handle(SimApi api, const SimRequest& request) {
     const double now = clock_.Now();
     AdvanceAll(now);
     const bool im_outcome = fault && (fault->kind == FaultKind::kUnconfigured || fault->kind == FaultKind::kVmFailed);
-    SimResponse response = api == SimApi::kIm && im_outcome ? GuardedIm(request, now, &*fault)
-                                                            : GuardedDispatch(api, request, now);
+    SimResponse response =
+        api == SimApi::kIm && im_outcome ? GuardedIm(request, now, &*fault) : GuardedDispatch(api, request, now);
     if (request.method != "GET") {
         AdvanceAll(now);  // what a write started (launches, scheduling) happens now, not at the next request
     }

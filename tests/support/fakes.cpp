@@ -5,7 +5,9 @@
 namespace orch::test {
 namespace {
 
-std::string Key(const std::string& site, const std::string& deployment) { return site + "/" + deployment; }
+std::string Key(const std::string& site, const std::string& deployment) {
+    return site + "/" + deployment;
+}
 
 }  // namespace
 
@@ -98,8 +100,9 @@ connectors::ConnectorResult<connectors::Handle> FakeConnector::Create(const conn
     return h;
 }
 
-connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(const connectors::Handle& handle,
-                                                                         const tosca::DeploymentSpec& spec) {
+connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(
+    const connectors::Handle& handle, const tosca::DeploymentSpec& spec
+) {
     (void)spec;
     const std::string key = Key(handle.target.site_id, handle.deployment_id);
     const std::lock_guard lock(mutex_);
@@ -129,8 +132,9 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(const c
     return obs;
 }
 
-connectors::ConnectorResult<connectors::Handle> FakeConnector::Update(const connectors::Handle& handle,
-                                                                      const connectors::DeployRequest& request) {
+connectors::ConnectorResult<connectors::Handle> FakeConnector::Update(
+    const connectors::Handle& handle, const connectors::DeployRequest& request
+) {
     const std::lock_guard lock(mutex_);
     update_placements_[request.deployment_id] = request.placements;
     return handle;
@@ -156,7 +160,8 @@ connectors::ConnectorResult<connectors::Deletion> FakeConnector::Delete(const co
     return existed ? connectors::Deletion::kInProgress : connectors::Deletion::kComplete;
 }
 
-connectors::ConnectorResult<bool> FakeConnector::Act(const connectors::Handle&, const std::string&, const std::string&) {
+connectors::ConnectorResult<bool>
+FakeConnector::Act(const connectors::Handle&, const std::string&, const std::string&) {
     return connectors::Failure{connectors::FailureKind::kUserError, "actions are not supported by the fake site"};
 }
 

@@ -17,7 +17,7 @@ auth::Principal HandlerHarness::User(const std::string& issuer, const std::strin
     p.issuer = issuer;
     p.subject = subject;
     p.scopes = {"openid", "profile", "offline_access"};  // offline_access: writes and actions
-    p.groups = std::vector<std::string>{"users"};  // creating asks for a group claim
+    p.groups = std::vector<std::string>{"users"};        // creating asks for a group claim
     return p;
 }
 

@@ -379,7 +379,9 @@ Status InMemoryDeploymentStore::BeginAction(
     }
     r->state = start ? domain::NodeState::kStarting : domain::NodeState::kStopping;
     r->updated_at = db_.clock().now();
-    db_.InsertJob(id, workflow::NextJob{workflow::JobKind::kAction, Json{{"resource", resource_id}, {"action", action}}, {}, true});
+    db_.InsertJob(
+        id, workflow::NextJob{workflow::JobKind::kAction, Json{{"resource", resource_id}, {"action", action}}, {}, true}
+    );
     return Ok();
 }
 

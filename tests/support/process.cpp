@@ -1,20 +1,20 @@
 #include "test_support/process.hpp"
 
+#include "test_support/test_env.hpp"
+
+#include <common/http_client.hpp>
+#include <common/uuid.hpp>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <common/http_client.hpp>
-#include <common/uuid.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
-
-#include "test_support/test_env.hpp"
 
 namespace orch::test {
 namespace {
@@ -31,8 +31,9 @@ int DecodeStatus(int status) {
 
 }  // namespace
 
-ChildProcess::ChildProcess(std::string program, std::vector<std::string> args, std::map<std::string, std::string> env,
-                           std::string log_path)
+ChildProcess::ChildProcess(
+    std::string program, std::vector<std::string> args, std::map<std::string, std::string> env, std::string log_path
+)
     : log_path_(std::move(log_path)) {
     std::vector<std::string> argv_store{program};
     argv_store.insert(argv_store.end(), args.begin(), args.end());
@@ -131,9 +132,9 @@ bool WaitForStatus(const std::string& url, int status, std::chrono::milliseconds
 
 namespace {
 
-std::map<std::string, std::string> OrchestratorEnv(const std::string& db_url, int port,
-                                                   std::map<std::string, std::string> extra,
-                                                   bool has_config_file) {
+std::map<std::string, std::string> OrchestratorEnv(
+    const std::string& db_url, int port, std::map<std::string, std::string> extra, bool has_config_file
+) {
     extra["ORCHESTRATOR_DB_URL"] = db_url;
     extra["ORCHESTRATOR_LISTEN"] = "127.0.0.1:" + std::to_string(port);
     extra.emplace("ORCHESTRATOR_LOG_LEVEL", "info");
@@ -160,11 +161,16 @@ std::vector<std::string> ConfigArgs(const std::string& config_file) {
 
 }  // namespace
 
-OrchestratorProcess::OrchestratorProcess(const std::string& db_url, std::map<std::string, std::string> extra_env,
-                                         std::string config_file)
+OrchestratorProcess::OrchestratorProcess(
+    const std::string& db_url, std::map<std::string, std::string> extra_env, std::string config_file
+)
     : port_(FreePort()),
-      process_(BinaryDir() + "/bin/orchestrator", ConfigArgs(config_file), OrchestratorEnv(db_url, port_, std::move(extra_env), !config_file.empty()),
-               BinaryDir() + "/orchestrator-" + RandomUuid().substr(0, 8) + ".log") {
+      process_(
+          BinaryDir() + "/bin/orchestrator",
+          ConfigArgs(config_file),
+          OrchestratorEnv(db_url, port_, std::move(extra_env), !config_file.empty()),
+          BinaryDir() + "/orchestrator-" + RandomUuid().substr(0, 8) + ".log"
+      ) {
     // Polls in short slices so a process that exits at startup fails the test at once.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (!WaitForStatus(BaseUrl() + "/healthz", 200, std::chrono::milliseconds(200))) {

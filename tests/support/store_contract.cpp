@@ -243,7 +243,6 @@ void OwnerScoping(const Factory& make) {
     auto local_narrowed = Scope(std::nullopt);
     local_narrowed.OwnedBy(kCarol.issuer, kCarol.subject);
     CHECK(Ids(MustList(*f, Query(local_narrowed))) == V{carol});
-
 }
 
 void PaginationAndSort(const Factory& make) {
@@ -571,7 +570,8 @@ void PurgeDeleted(const Factory& make) {
     workflow::Transition deleted;
     deleted.status = DStatus::kDeleteComplete;
     REQUIRE(f->workflow().Commit(ClaimFor(*f, gone), "w1", deleted));
-    deleted.side_jobs.push_back(workflow::NextJob{workflow::JobKind::kCleanup, Json::object(), std::chrono::hours(1), false});
+    deleted.side_jobs.push_back(workflow::NextJob{
+        workflow::JobKind::kCleanup, Json::object(), std::chrono::hours(1), false});
     REQUIRE(f->workflow().Commit(ClaimFor(*f, pending), "w1", deleted));
     Complete(*f, live);
     f->Elapse(milliseconds(50));

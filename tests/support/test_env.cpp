@@ -1,12 +1,12 @@
 #include "test_support/test_env.hpp"
 
+#include <common/uuid.hpp>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pqxx/pqxx>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <common/uuid.hpp>
-#include <pqxx/pqxx>
 
 #include <cstdlib>
 #include <fstream>
@@ -19,9 +19,15 @@
 
 namespace orch::test {
 
-std::string SourceDir() { return ORCH_SOURCE_DIR; }
-std::string SharedDir() { return ORCH_SHARED_DIR; }
-std::string BinaryDir() { return ORCH_BINARY_DIR; }
+std::string SourceDir() {
+    return ORCH_SOURCE_DIR;
+}
+std::string SharedDir() {
+    return ORCH_SHARED_DIR;
+}
+std::string BinaryDir() {
+    return ORCH_BINARY_DIR;
+}
 
 namespace {
 

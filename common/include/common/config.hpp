@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/result.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -7,8 +9,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include "common/result.hpp"
 
 namespace orch {
 
@@ -19,7 +19,7 @@ namespace orch {
 /// `ORCHESTRATOR_SERVER__BODY_LIMIT=5MiB` sets `server.body_limit` (double underscore = one level),
 /// and a module may declare short aliases (`ORCHESTRATOR_LISTEN` → `server.listen`).
 class ConfigTree {
-public:
+   public:
     ConfigTree();
     ~ConfigTree();
     ConfigTree(ConfigTree&&) noexcept;
@@ -45,7 +45,8 @@ public:
     bool Has(const std::string& key) const;
 
     Result<std::string> GetString(const std::string& key, const std::string& fallback) const;
-    Result<std::int64_t> GetInt(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) const;
+    Result<std::int64_t> GetInt(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max)
+        const;
     Result<bool> GetBool(const std::string& key, bool fallback) const;
     Result<double> GetDouble(const std::string& key, double fallback) const;
     /// Durations: "250ms", "10s", "5m", "2h", or a plain number of seconds.
@@ -65,7 +66,7 @@ public:
     /// `known` (dotted paths; a path ending in ".*" accepts any child). Catches typos in files.
     Status CheckKnownKeys(const std::set<std::string>& known) const;
 
-private:
+   private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

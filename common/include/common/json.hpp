@@ -1,13 +1,13 @@
 #pragma once
 
+#include "common/result.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include "common/result.hpp"
 
 namespace orch {
 

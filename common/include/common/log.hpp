@@ -16,7 +16,7 @@ std::string_view LevelName(Level level);
 
 /// One key/value of a log line. Values are rendered as JSON (strings quoted and escaped).
 class Field {
-public:
+   public:
     Field(std::string_view key, std::string_view value);
     Field(std::string_view key, const char* value);
     Field(std::string_view key, const std::string& value);
@@ -29,7 +29,7 @@ public:
     std::string_view key() const { return key_; }
     const std::string& json_value() const { return json_value_; }
 
-private:
+   private:
     std::string_view key_;
     std::string json_value_;
 };
@@ -47,13 +47,13 @@ void Write(Level level, std::string_view message, std::initializer_list<Field> f
 /// Per-thread context stamped on every line written by this thread while the scope lives
 /// (the request id on an API worker, the deployment id in a workflow step).
 class ScopedContext {
-public:
+   public:
     ScopedContext(std::string request_id, std::string deployment_id);
     ~ScopedContext();
     ScopedContext(const ScopedContext&) = delete;
     ScopedContext& operator=(const ScopedContext&) = delete;
 
-private:
+   private:
     std::string saved_request_id_;
     std::string saved_deployment_id_;
 };
@@ -63,11 +63,11 @@ std::string CurrentRequestId();
 }  // namespace orch::log
 
 // Arguments are evaluated only when the level is enabled.
-#define ORCH_LOG(level, ...)                      \
-    do {                                          \
-        if (::orch::log::Enabled(level)) {        \
+#define ORCH_LOG(level, ...)                        \
+    do {                                            \
+        if (::orch::log::Enabled(level)) {          \
             ::orch::log::Write(level, __VA_ARGS__); \
-        }                                         \
+        }                                           \
     } while (false)
 #define ORCH_LOG_DEBUG(...) ORCH_LOG(::orch::log::Level::kDebug, __VA_ARGS__)
 #define ORCH_LOG_INFO(...) ORCH_LOG(::orch::log::Level::kInfo, __VA_ARGS__)

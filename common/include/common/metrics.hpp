@@ -21,27 +21,27 @@ inline constexpr std::string_view kOverflowLabel = "other";
 inline constexpr std::size_t kDefaultMaxSeries = 256;
 
 class Counter {
-public:
+   public:
     void Inc(double by = 1.0) { value_.fetch_add(by, std::memory_order_relaxed); }
     double Value() const { return value_.load(std::memory_order_relaxed); }
 
-private:
+   private:
     std::atomic<double> value_{0.0};
 };
 
 class Gauge {
-public:
+   public:
     void Set(double value) { value_.store(value, std::memory_order_relaxed); }
     void Add(double by) { value_.fetch_add(by, std::memory_order_relaxed); }
     double Value() const { return value_.load(std::memory_order_relaxed); }
 
-private:
+   private:
     std::atomic<double> value_{0.0};
 };
 
 /// Fixed buckets (upper bounds, ascending); one atomic per bucket, no lock on Observe.
 class Histogram {
-public:
+   public:
     explicit Histogram(std::vector<double> bounds);
     void Observe(double value);
 
@@ -53,7 +53,7 @@ public:
     };
     Snapshot Read() const;
 
-private:
+   private:
     std::vector<double> bounds_;
     std::unique_ptr<std::atomic<std::uint64_t>[]> counts_;  // bounds_.size() + 1 (the +Inf bucket)
     std::atomic<double> sum_{0.0};
@@ -67,9 +67,10 @@ enum class Type { kCounter, kGauge, kHistogram };
 
 /// One metric name with its label names and a bounded set of series.
 class FamilyBase {
-public:
-    FamilyBase(std::string name, std::string help, Type type, std::vector<std::string> label_names,
-               std::size_t max_series);
+   public:
+    FamilyBase(
+        std::string name, std::string help, Type type, std::vector<std::string> label_names, std::size_t max_series
+    );
     virtual ~FamilyBase() = default;
     FamilyBase(const FamilyBase&) = delete;
     FamilyBase& operator=(const FamilyBase&) = delete;
@@ -80,7 +81,7 @@ public:
     /// Appends the family in the Prometheus text exposition format (0.0.4).
     void Render(std::string& out) const;
 
-protected:
+   protected:
     /// Appends every series' sample lines; called with mutex_ held.
     virtual void RenderSeries(std::string& out) const = 0;
 
@@ -92,19 +93,41 @@ protected:
     mutable std::mutex mutex_;
 };
 
-void RenderSample(std::string& out, const std::string& name, const std::vector<std::string>& label_names,
-                  const LabelValues& values, const Counter& counter);
-void RenderSample(std::string& out, const std::string& name, const std::vector<std::string>& label_names,
-                  const LabelValues& values, const Gauge& gauge);
-void RenderSample(std::string& out, const std::string& name, const std::vector<std::string>& label_names,
-                  const LabelValues& values, const Histogram& histogram);
+void RenderSample(
+    std::string& out,
+    const std::string& name,
+    const std::vector<std::string>& label_names,
+    const LabelValues& values,
+    const Counter& counter
+);
+void RenderSample(
+    std::string& out,
+    const std::string& name,
+    const std::vector<std::string>& label_names,
+    const LabelValues& values,
+    const Gauge& gauge
+);
+void RenderSample(
+    std::string& out,
+    const std::string& name,
+    const std::vector<std::string>& label_names,
+    const LabelValues& values,
+    const Histogram& histogram
+);
 
 template <typename T>
 class Family final : public FamilyBase {
-public:
-    Family(std::string name, std::string help, Type type, std::vector<std::string> label_names, std::size_t max_series,
-           std::function<std::unique_ptr<T>()> make)
-        : FamilyBase(std::move(name), std::move(help), type, std::move(label_names), max_series), make_(std::move(make)) {}
+   public:
+    Family(
+        std::string name,
+        std::string help,
+        Type type,
+        std::vector<std::string> label_names,
+        std::size_t max_series,
+        std::function<std::unique_ptr<T>()> make
+    )
+        : FamilyBase(std::move(name), std::move(help), type, std::move(label_names), max_series),
+          make_(std::move(make)) {}
 
     /// The series for these label values (created on first use). The reference stays valid for
     /// the family's lifetime, so hot paths may keep it.
@@ -129,7 +152,7 @@ public:
         return *it->second;
     }
 
-private:
+   private:
     void RenderSeries(std::string& out) const override {
         for (const auto& [values, series] : series_) {
             RenderSample(out, name_, label_names_, values, *series);
@@ -143,13 +166,26 @@ private:
 /// A set of families rendered together. Families are created once (usually at startup) and live
 /// as long as the registry; registering an existing name returns it (same type and labels).
 class Registry {
-public:
-    Family<Counter>& AddCounter(const std::string& name, const std::string& help, std::vector<std::string> labels = {},
-                                std::size_t max_series = kDefaultMaxSeries);
-    Family<Gauge>& AddGauge(const std::string& name, const std::string& help, std::vector<std::string> labels = {},
-                            std::size_t max_series = kDefaultMaxSeries);
-    Family<Histogram>& AddHistogram(const std::string& name, const std::string& help, std::vector<std::string> labels,
-                                    std::vector<double> bounds, std::size_t max_series = kDefaultMaxSeries);
+   public:
+    Family<Counter>& AddCounter(
+        const std::string& name,
+        const std::string& help,
+        std::vector<std::string> labels = {},
+        std::size_t max_series = kDefaultMaxSeries
+    );
+    Family<Gauge>& AddGauge(
+        const std::string& name,
+        const std::string& help,
+        std::vector<std::string> labels = {},
+        std::size_t max_series = kDefaultMaxSeries
+    );
+    Family<Histogram>& AddHistogram(
+        const std::string& name,
+        const std::string& help,
+        std::vector<std::string> labels,
+        std::vector<double> bounds,
+        std::size_t max_series = kDefaultMaxSeries
+    );
 
     /// Runs before each Render (refreshes gauges read from elsewhere: pool stats, queue depth).
     /// Returns an id for RemoveCollector; remove it before what it reads is destroyed.
@@ -158,10 +194,16 @@ public:
 
     std::string Render() const;
 
-private:
+   private:
     template <typename T>
-    Family<T>& Add(const std::string& name, const std::string& help, Type type, std::vector<std::string> labels,
-                   std::size_t max_series, std::function<std::unique_ptr<T>()> make);
+    Family<T>& Add(
+        const std::string& name,
+        const std::string& help,
+        Type type,
+        std::vector<std::string> labels,
+        std::size_t max_series,
+        std::function<std::unique_ptr<T>()> make
+    );
 
     mutable std::mutex mutex_;
     std::map<std::string, std::unique_ptr<FamilyBase>> families_;

@@ -1,17 +1,17 @@
 #pragma once
 
+#include "common/json.hpp"
+#include "common/result.hpp"
+#include "tosca/deployment_spec.hpp"
+
 #include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
-#include <variant>
 #include <string>
+#include <variant>
 #include <vector>
-
-#include "common/json.hpp"
-#include "common/result.hpp"
-#include "tosca/deployment_spec.hpp"
 
 namespace orch::connectors {
 
@@ -38,21 +38,21 @@ using ConnectorResult = std::variant<T, Failure>;
 /// Credentials for one call, resolved per site and per user by the orchestrator just before the
 /// call (tokens are refreshed there; connectors never store them).
 struct Credentials {
-    std::string bearer_token;            ///< user's IAM access token or a site service token
-    std::string username, password;      ///< Keystone password auth / Marathon basic auth
+    std::string bearer_token;        ///< user's IAM access token or a site service token
+    std::string username, password;  ///< Keystone password auth / Marathon basic auth
     std::string application_credential_id, application_credential_secret;
     std::string client_cert_file, client_key_file;  ///< Kubernetes client certificate
-    std::string ca_file;                 ///< the site's CA (PEM), when not publicly trusted
+    std::string ca_file;                            ///< the site's CA (PEM), when not publicly trusted
 };
 
 /// Where to deploy: one service of one site, as chosen by placement.
 struct SiteTarget {
-    std::string site_id;      ///< CMDB provider id
-    std::string service_id;   ///< CMDB service id
+    std::string site_id;     ///< CMDB provider id
+    std::string service_id;  ///< CMDB service id
     TargetKind kind = TargetKind::kOpenStack;
-    std::string endpoint;     ///< base URL of the service API
+    std::string endpoint;  ///< base URL of the service API
     std::string region;
-    std::string project;      ///< OpenStack project id/name, Kubernetes namespace prefix, Slurm account
+    std::string project;  ///< OpenStack project id/name, Kubernetes namespace prefix, Slurm account
     /// Site-specific switches from the catalogue, e.g. {"gpu_attribute": "gpu_model"} (Marathon),
     /// {"gpu_support": true} (Chronos), {"identity_provider": "...", "protocol": "openid"} (Keystone
     /// federation), {"network": "private-net"}, {"keypair": "..."}, {"partition": "gpu"} (Slurm).
@@ -67,7 +67,7 @@ struct NodePlacement {
 };
 
 struct DeployRequest {
-    std::string deployment_id;   ///< provider-side names derive from it (idempotent re-runs)
+    std::string deployment_id;  ///< provider-side names derive from it (idempotent re-runs)
     const tosca::DeploymentSpec* spec = nullptr;
     SiteTarget target;
     std::map<std::string, NodePlacement> placements;  ///< by node name (VM targets)
@@ -83,10 +83,10 @@ struct DeployRequest {
 
 /// Provider-side state of one node instance.
 struct InstanceState {
-    std::string node;          ///< TOSCA node name
-    int index = 0;             ///< instance number within the node
-    std::string physical_id;   ///< server id, task id, pod name, job id
-    std::string state;         ///< NodeStates-style text: CREATING, STARTED, STOPPED, ERROR, ...
+    std::string node;                  ///< TOSCA node name
+    int index = 0;                     ///< instance number within the node
+    std::string physical_id;           ///< server id, task id, pod name, job id
+    std::string state;                 ///< NodeStates-style text: CREATING, STARTED, STOPPED, ERROR, ...
     Json attributes = Json::object();  ///< public_address, private_address, endpoint, ports...
 };
 
@@ -94,12 +94,12 @@ enum class Phase { kInProgress, kReady, kFailed, kGone };
 
 struct Observation {
     Phase phase = Phase::kInProgress;
-    std::string reason;                  ///< why it failed / what it waits for
+    std::string reason;                                  ///< why it failed / what it waits for
     FailureKind failure = FailureKind::kTryAnotherSite;  ///< meaningful when phase == kFailed
     std::vector<InstanceState> instances;
     /// Node-level attributes for get_attribute (node name → attribute → value).
     std::map<std::string, Json> attributes;
-    std::string log;                     ///< text for GET /deployments/{id}/log when the target has one
+    std::string log;  ///< text for GET /deployments/{id}/log when the target has one
     /// Output values the site computed itself (IM evaluates the TOSCA outputs); an object, or null
     /// when outputs are to be resolved from `attributes`. Site values win over resolved ones.
     Json outputs = nullptr;
@@ -124,7 +124,7 @@ enum class Deletion {
 /// One interface for every target. Every call is bounded by the connector's timeout; calls are
 /// idempotent by deployment id (a create re-run after a crash finds what it already created).
 class Connector {
-public:
+   public:
     virtual ~Connector() = default;
     virtual TargetKind kind() const = 0;
 
@@ -138,12 +138,14 @@ public:
     /// failures other than transient ones.
     virtual ConnectorResult<Deletion> Delete(const Handle& handle, bool force) = 0;
     /// Start/stop one instance where the target can (VMs); others answer kUserError.
-    virtual ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) = 0;
+    virtual ConnectorResult<bool> Act(
+        const Handle& handle, const std::string& physical_id, const std::string& action
+    ) = 0;
 };
 
 /// Finds the connector for a target kind; owned by main, passed by reference.
 class ConnectorRegistry {
-public:
+   public:
     virtual ~ConnectorRegistry() = default;
     virtual Connector* Find(TargetKind kind) = 0;
 };

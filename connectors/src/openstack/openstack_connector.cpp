@@ -270,8 +270,11 @@ ConnectorResult<Handle> OpenStackConnector::UpdateUnguarded(const Handle& handle
     auto& api = std::get<OpenStackApi>(made);
 
     // Keep, per node, the servers not asked to go, lowest indexes first, up to the new count.
-    auto plan = PlanScale(std::get<std::vector<ServerRef>>(refs), std::get<std::vector<const tosca::NodeSpec*>>(nodes),
-                          [](const ServerRef& ref) { return ref.id; });
+    auto plan = PlanScale(
+        std::get<std::vector<ServerRef>>(refs),
+        std::get<std::vector<const tosca::NodeSpec*>>(nodes),
+        [](const ServerRef& ref) { return ref.id; }
+    );
     auto& kept = plan.kept;
     for (const auto& ref : plan.surplus) {
         if (auto deleted = api.DeleteServer(ref.id); std::holds_alternative<Failure>(deleted)) {

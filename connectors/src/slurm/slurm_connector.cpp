@@ -239,8 +239,11 @@ ConnectorResult<Handle> SlurmConnector::UpdateUnguarded(const Handle& handle, co
     auto& rest = std::get<SlurmRest>(made);
 
     // Keep, per node, the jobs not named for removal, lowest indexes first, up to the new count.
-    auto plan = PlanScale(std::get<std::vector<JobRef>>(current), std::get<std::vector<const tosca::NodeSpec*>>(nodes),
-                          [](const JobRef& job) { return std::to_string(job.job_id); });
+    auto plan = PlanScale(
+        std::get<std::vector<JobRef>>(current),
+        std::get<std::vector<const tosca::NodeSpec*>>(nodes),
+        [](const JobRef& job) { return std::to_string(job.job_id); }
+    );
     auto& kept = plan.kept;
     for (const auto& job : plan.surplus) {
         if (auto cancelled = slurm::CancelJob(rest, job.job_id); std::holds_alternative<Failure>(cancelled)) {

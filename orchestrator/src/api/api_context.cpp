@@ -1,9 +1,9 @@
 #include "orchestrator/api/api_context.hpp"
 
+#include "common/uuid.hpp"
+
 #include <algorithm>
 #include <charconv>
-
-#include "common/uuid.hpp"
 
 namespace orch::api {
 namespace {
@@ -58,8 +58,9 @@ Result<bool> IncludeDeleted(const server::Request& request, const auth::Principa
     return true;
 }
 
-Result<domain::Deployment> LoadVisible(ApiContext& ctx, const auth::Principal& principal,
-                                       const server::Request& request, bool owner_only) {
+Result<domain::Deployment> LoadVisible(
+    ApiContext& ctx, const auth::Principal& principal, const server::Request& request, bool owner_only
+) {
     const std::string id = request.PathParam("id");
     const Error not_found = Error::NotFound("The deployment <" + id + "> doesn't exist");
     if (!LooksLikeUuid(id)) {
@@ -116,7 +117,9 @@ Result<Paging> ParsePaging(const server::Request& request) {
                 continue;
             }
             if (p.sort.size() >= kMaxSortKeys) {
-                return Error::InvalidArgument("At most " + std::to_string(kMaxSortKeys) + " sort properties are allowed");
+                return Error::InvalidArgument(
+                    "At most " + std::to_string(kMaxSortKeys) + " sort properties are allowed"
+                );
             }
             const auto column = store::SortColumnFor(property);
             if (!column) {

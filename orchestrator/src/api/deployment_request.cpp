@@ -1,9 +1,9 @@
 #include "orchestrator/api/deployment_request.hpp"
 
+#include "orchestrator/api/input_checks.hpp"
+
 #include <algorithm>
 #include <string_view>
-
-#include "orchestrator/api/input_checks.hpp"
 
 namespace orch::api {
 namespace {
@@ -14,23 +14,25 @@ bool IsJsonMediaType(std::string type) {
     while (!type.empty() && type.back() == ' ') {
         type.pop_back();
     }
-    return type == "application/json" || (type.rfind("application/", 0) == 0 && type.size() > 5 &&
-                                           type.compare(type.size() - 5, 5, "+json") == 0);
+    return type == "application/json" ||
+           (type.rfind("application/", 0) == 0 && type.size() > 5 && type.compare(type.size() - 5, 5, "+json") == 0);
 }
 
 // ^https?://[^\s/?#]+([/?#]\S*)?$ (case-insensitive scheme), checked by hand: libstdc++'s
 // std::regex recurses once per byte of `[^\s]*`, so a long callback overflowed the stack.
 bool IsHttpUrl(std::string_view url) {
     const auto starts_with = [&](std::string_view prefix) {
-        return url.size() >= prefix.size() &&
-               std::equal(prefix.begin(), prefix.end(), url.begin(),
-                          [](char p, char c) { return p == std::tolower(static_cast<unsigned char>(c)); });
+        return url.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), url.begin(), [](char p, char c) {
+                   return p == std::tolower(static_cast<unsigned char>(c));
+               });
     };
     const std::size_t scheme = starts_with("http://") ? 7 : starts_with("https://") ? 8 : 0;
     if (scheme == 0) {
         return false;
     }
-    const auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+    const auto space = [](char c) {
+        return c == ' ' || (c >= '\t' && c <= '\r');
+    };
     const std::size_t host_end = url.find_first_of("/?#", scheme);
     const std::string_view host = url.substr(scheme, host_end - scheme);
     return !host.empty() && std::none_of(url.begin() + static_cast<std::ptrdiff_t>(scheme), url.end(), space);
@@ -45,8 +47,9 @@ Status ParseTimeouts(const Json& body, DeploymentRequest& out) {
     constexpr std::int64_t kMaxMinutes = 1'000'000'000;
     constexpr std::int64_t kMaxRetries = 1000;
     const auto too_many_minutes = [](const char* what) {
-        return Error::InvalidArgument(std::string(what) + " value, if provided, must be at most " +
-                                      std::to_string(kMaxMinutes) + " minutes");
+        return Error::InvalidArgument(
+            std::string(what) + " value, if provided, must be at most " + std::to_string(kMaxMinutes) + " minutes"
+        );
     };
     if (timeout && *timeout < 1) {
         return Error::InvalidArgument("Overall timeout value, if provided, must be at least of 1 minute");
@@ -69,8 +72,9 @@ Status ParseTimeouts(const Json& body, DeploymentRequest& out) {
         return Error::InvalidArgument("maxProvidersRetry value, if provided, must be at least of 1");
     }
     if (retries && *retries > kMaxRetries) {
-        return Error::InvalidArgument("maxProvidersRetry value, if provided, must be at most " +
-                                      std::to_string(kMaxRetries));
+        return Error::InvalidArgument(
+            "maxProvidersRetry value, if provided, must be at most " + std::to_string(kMaxRetries)
+        );
     }
     if (timeout) {
         out.options.timeout_mins = static_cast<int>(*timeout);

@@ -16,8 +16,9 @@ using server::Request;
 using server::Response;
 
 // The self link of GET /deployments: the given filters, and a URI template for the missing ones.
-std::string ListSelfHref(const std::string& base, const std::optional<std::string>& created_by,
-                         const std::optional<std::string>& user_group) {
+std::string ListSelfHref(
+    const std::string& base, const std::optional<std::string>& created_by, const std::optional<std::string>& user_group
+) {
     std::string href = base + "/deployments";
     std::string query;
     std::vector<std::string> missing;
@@ -115,8 +116,13 @@ Result<Response> ListDeployments(ApiContext& ctx, const Request& request) {
     if (include_deleted) {
         add_nav(kIncludeDeletedParam.data(), std::string("true"));
     }
-    const PageNav page_nav{ListSelfHref(base, created_by, user_group), nav + nav_query, paging.page, paging.size,
-                           page.total, paging.sort_text};
+    const PageNav page_nav{
+        ListSelfHref(base, created_by, user_group),
+        nav + nav_query,
+        paging.page,
+        paging.size,
+        page.total,
+        paging.sort_text};
     // Written as text straight from the rows: the list is the API's hottest call, and a tree
     // per row cost more than the query (bench/api, docs/api.md).
     const auto write_items = [&](JsonWriter& w) {
@@ -132,10 +138,17 @@ Result<Response> CreateDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
     ORCH_RETURN_IF_ERROR(CheckCallbackUrl(ctx.egress, body.callback));
     ORCH_RETURN_IF_ERROR(auth::CheckUserGroup(principal, body.user_group));
-    service::DeploymentDraft draft{body.template_text, body.parameters, body.callback, body.options,
-                                   body.user_group.value_or(""), domain::Owner{principal.issuer, principal.subject}};
-    ORCH_ASSIGN_OR_RETURN(const store::NewDeployment created,
-                          service::BuildNewDeployment(ctx.templates, draft, ctx.deployment_limits, ctx.clock.now()));
+    service::DeploymentDraft draft{
+        body.template_text,
+        body.parameters,
+        body.callback,
+        body.options,
+        body.user_group.value_or(""),
+        domain::Owner{principal.issuer, principal.subject}};
+    ORCH_ASSIGN_OR_RETURN(
+        const store::NewDeployment created,
+        service::BuildNewDeployment(ctx.templates, draft, ctx.deployment_limits, ctx.clock.now())
+    );
     ORCH_RETURN_IF_ERROR(EnrollCaller(ctx, request, principal));
     const domain::Deployment& d = created.deployment;
     ORCH_RETURN_IF_ERROR(ctx.store.Create(created));
@@ -172,8 +185,9 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     Json merged = d.parameters.is_object() ? d.parameters : Json::object();
     merged.update(body.parameters);
     // The stored parameters were accepted with the deployment: only the body's are checked anew.
-    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec,
-                          ctx.templates.Build(body.template_text, merged, d.parameters));
+    ORCH_ASSIGN_OR_RETURN(
+        const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, merged, d.parameters)
+    );
     // Scaling up is bounded as creating is.
     ORCH_RETURN_IF_ERROR(service::CheckInstanceCap(spec, ctx.deployment_limits));
     ORCH_ASSIGN_OR_RETURN(auto existing, ctx.store.ListResources(d.id, std::nullopt, 0, 100000, {}));
@@ -245,7 +259,6 @@ Result<Response> Configuration(ApiContext& ctx, const Request& request) {
     }
     return Response::Json(200, body);
 }
-
 
 }  // namespace
 

@@ -12,8 +12,10 @@ Result<std::string> RequiredString(const Json& body, std::string_view field) {
         return Error::InvalidArgument("A file " + std::string(field) + " must be provided");
     }
     if (value->size() > schedule::kMaxFileNameBytes) {  // Rucio allows 25 (scope) and 250 (name)
-        return Error::InvalidArgument("A file " + std::string(field) + " must be at most " +
-                                      std::to_string(schedule::kMaxFileNameBytes) + " bytes");
+        return Error::InvalidArgument(
+            "A file " + std::string(field) + " must be at most " + std::to_string(schedule::kMaxFileNameBytes) +
+            " bytes"
+        );
     }
     return *value;
 }
@@ -27,22 +29,26 @@ Json OutcomeJson(const schedule::FileNotification& file, const schedule::Notific
     for (const auto& f : outcome.failed) {
         failed.push_back({{"schedule", f.schedule_id}, {"message", f.message}});
     }
-    return {{"scope", file.scope},
-            {"name", file.name},
-            {"events", std::move(events)},
-            {"alreadyNotified", outcome.already_notified},
-            {"failed", std::move(failed)}};
+    return {
+        {"scope", file.scope},
+        {"name", file.name},
+        {"events", std::move(events)},
+        {"alreadyNotified", outcome.already_notified},
+        {"failed", std::move(failed)}};
 }
 
 }  // namespace
 
 HttpFileNotificationSource::HttpFileNotificationSource(server::Router& router, ApiContext& ctx) : ctx_(ctx) {
-    router.Add("POST", "/schedules/notifications",
-               [this](const server::Request& request) {
-                   auto result = Handle(request);
-                   return result ? std::move(*result) : ErrorResponse(result.error());
-               },
-               {.name = "schedules.notifications"});
+    router.Add(
+        "POST",
+        "/schedules/notifications",
+        [this](const server::Request& request) {
+            auto result = Handle(request);
+            return result ? std::move(*result) : ErrorResponse(result.error());
+        },
+        {.name = "schedules.notifications"}
+    );
 }
 
 Result<server::Response> HttpFileNotificationSource::Handle(const server::Request& request) {

@@ -20,12 +20,13 @@ Result<Response> GetPlacement(ApiContext& ctx, const Request& request) {
 
 // finishedAt and reason are left out until there is one (no nulls: the contract's views omit them too).
 Json AttemptView(const domain::Attempt& a) {
-    Json view{{"seq", a.seq},
-              {"providerId", a.provider_id},
-              {"providerName", a.provider_name},
-              {"serviceId", a.service_id},
-              {"startedAt", domain::FormatUtcMillis(a.started_at)},
-              {"outcome", domain::AttemptOutcomeName(a.outcome)}};
+    Json view{
+        {"seq", a.seq},
+        {"providerId", a.provider_id},
+        {"providerName", a.provider_name},
+        {"serviceId", a.service_id},
+        {"startedAt", domain::FormatUtcMillis(a.started_at)},
+        {"outcome", domain::AttemptOutcomeName(a.outcome)}};
     if (a.finished_at) {
         view["finishedAt"] = domain::FormatUtcMillis(*a.finished_at);
     }
@@ -56,8 +57,10 @@ Result<Response> DryRun(ApiContext& ctx, const Request& request) {
     if (ctx.placer == nullptr) {
         return Error::Unavailable("Placement is not configured on this server");
     }
-    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, body.parameters,
-                                                                                 workflow::NoAcceptedParameters()));
+    ORCH_ASSIGN_OR_RETURN(
+        const tosca::DeploymentSpec spec,
+        ctx.templates.Build(body.template_text, body.parameters, workflow::NoAcceptedParameters())
+    );
     placement::PlacementRequest place;
     place.spec = &spec;
     place.requester = {principal.issuer, principal.subject, body.user_group.value_or("")};

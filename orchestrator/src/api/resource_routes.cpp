@@ -1,11 +1,10 @@
-#include <algorithm>
-
 #include "common/uuid.hpp"
-
 #include "orchestrator/api/deployment_request.hpp"
 #include "orchestrator/api/deployment_routes.hpp"
 #include "orchestrator/api/links.hpp"
 #include "orchestrator/api/views.hpp"
+
+#include <algorithm>
 
 namespace orch::api {
 namespace {
@@ -62,14 +61,16 @@ Result<Response> ListResources(ApiContext& ctx, const Request& request) {
         nav += "?type=" + QueryValue(*type);
     }
     const char sep = nav.find('?') == std::string::npos ? '?' : '&';
-    const std::string self = nav + sep + "page=" + std::to_string(paging.page) + "&size=" + std::to_string(paging.size) +
-                             "&sort=" + paging.sort_text;
+    const std::string self = nav + sep + "page=" + std::to_string(paging.page) +
+                             "&size=" + std::to_string(paging.size) + "&sort=" + paging.sort_text;
     const auto write_items = [&](JsonWriter& w) {
         for (const auto& r : page.items) {
             w.Value(ResourceView(r, base));
         }
     };
-    return Response::JsonText(200, PageBody({self, nav, paging.page, paging.size, page.total, paging.sort_text}, write_items));
+    return Response::JsonText(
+        200, PageBody({self, nav, paging.page, paging.size, page.total, paging.sort_text}, write_items)
+    );
 }
 
 Result<Response> FilterResources(ApiContext& ctx, const Request& request) {
@@ -115,8 +116,10 @@ Result<Response> PostAction(ApiContext& ctx, const Request& request) {
         return Error::InvalidArgument("An action type must be provided");
     }
     const std::string rid = request.PathParam("rid");
-    ORCH_ASSIGN_OR_RETURN(const auto r, LooksLikeUuid(rid) ? ctx.store.GetResource(d.id, rid)
-                                                            : Result<std::optional<domain::Resource>>(std::nullopt));
+    ORCH_ASSIGN_OR_RETURN(
+        const auto r,
+        LooksLikeUuid(rid) ? ctx.store.GetResource(d.id, rid) : Result<std::optional<domain::Resource>>(std::nullopt)
+    );
     if (!r) {
         return Error::InvalidArgument("Resource " + rid + " not found in deployment " + d.id);
     }
@@ -133,7 +136,6 @@ Result<Response> PostAction(ApiContext& ctx, const Request& request) {
     return Response::Empty(202);
 }
 
-
 }  // namespace
 
 void RegisterResourceRoutes(server::Router& router, ApiContext& ctx) {
@@ -144,7 +146,9 @@ void RegisterResourceRoutes(server::Router& router, ApiContext& ctx) {
     // Registered before {rid} so that "filter" is not taken for a resource id.
     router.Add("GET", "/deployments/{id}/resources/filter", Wrap(ctx, FilterResources), {.name = "resources.filter"});
     router.Add("GET", "/deployments/{id}/resources/{rid}", Wrap(ctx, GetResource), {.name = "resources.get"});
-    router.Add("POST", "/deployments/{id}/resources/{rid}/actions", Wrap(ctx, PostAction), {.name = "resources.action"});
+    router.Add(
+        "POST", "/deployments/{id}/resources/{rid}/actions", Wrap(ctx, PostAction), {.name = "resources.action"}
+    );
 }
 
 }  // namespace orch::api

@@ -1,10 +1,10 @@
 #include "orchestrator/api/scaling.hpp"
 
+#include "common/uuid.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
-
-#include "common/uuid.hpp"
 
 namespace orch::api {
 namespace {
@@ -15,8 +15,12 @@ bool IsLive(const domain::Resource& r) {
 
 }  // namespace
 
-Result<ScalingPlan> PlanScaling(const tosca::DeploymentSpec& spec, const std::vector<domain::Resource>& existing,
-                                const std::string& deployment_id, domain::TimePoint now) {
+Result<ScalingPlan> PlanScaling(
+    const tosca::DeploymentSpec& spec,
+    const std::vector<domain::Resource>& existing,
+    const std::string& deployment_id,
+    domain::TimePoint now
+) {
     ScalingPlan plan;
     std::map<std::string, std::vector<const domain::Resource*>> by_node;
     for (const auto& r : existing) {
@@ -31,7 +35,9 @@ Result<ScalingPlan> PlanScaling(const tosca::DeploymentSpec& spec, const std::ve
         for (const auto& id : node.removal_list) {
             const auto it = std::find_if(live.begin(), live.end(), [&](const auto* r) { return r->id == id; });
             if (it == live.end()) {
-                return Error::InvalidArgument("Unknown resource with id " + id + " in the removal_list of node " + node.name);
+                return Error::InvalidArgument(
+                    "Unknown resource with id " + id + " in the removal_list of node " + node.name
+                );
             }
             plan.removed.push_back(id);
             live.erase(it);

@@ -1,8 +1,8 @@
 #include "orchestrator/api/schedule_request.hpp"
 
-#include <limits>
-
 #include "orchestrator/schedule/file_expression.hpp"
+
+#include <limits>
 
 namespace orch::api {
 

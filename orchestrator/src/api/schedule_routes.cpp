@@ -68,8 +68,10 @@ Result<Response> CreateSchedule(ScheduleApi& ctx, const Request& request) {
 Result<Response> ListSchedules(ScheduleApi& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx.api, request, auth::Access::kRead));
     const auto created_by = request.Query("createdBy");
-    ORCH_ASSIGN_OR_RETURN(const auto filter, auth::ResolveListFilter(principal, created_by.value_or(""), std::nullopt,
-                                                                     auth::ListKind::kSchedules));
+    ORCH_ASSIGN_OR_RETURN(
+        const auto filter,
+        auth::ResolveListFilter(principal, created_by.value_or(""), std::nullopt, auth::ListKind::kSchedules)
+    );
     ORCH_ASSIGN_OR_RETURN(const Paging paging, ParsePaging(request));
     store::ScheduleQuery query{.owner = filter.owner};
     query.page = paging.page;
@@ -86,7 +88,9 @@ Result<Response> ListSchedules(ScheduleApi& ctx, const Request& request) {
             w.Value(ScheduleView(s, base));
         }
     };
-    return Response::JsonText(200, PageBody({self, nav, paging.page, paging.size, page.total, paging.sort_text}, write_items));
+    return Response::JsonText(
+        200, PageBody({self, nav, paging.page, paging.size, page.total, paging.sort_text}, write_items)
+    );
 }
 
 Result<Response> GetSchedule(ScheduleApi& ctx, const Request& request) {
@@ -118,7 +122,9 @@ Result<Response> ListEvents(ScheduleApi& ctx, const Request& request) {
             w.Value(ScheduleEventView(e));
         }
     };
-    return Response::JsonText(200, PageBody({self, nav, paging.page, paging.size, page.total, paging.sort_text}, write_items));
+    return Response::JsonText(
+        200, PageBody({self, nav, paging.page, paging.size, page.total, paging.sort_text}, write_items)
+    );
 }
 
 Result<Response> GetTemplate(ScheduleApi& ctx, const Request& request) {

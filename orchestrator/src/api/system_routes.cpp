@@ -1,8 +1,8 @@
 #include "orchestrator/api/system_routes.hpp"
 
-#include <unistd.h>
-
 #include "common/build_info.hpp"
+
+#include <unistd.h>
 
 namespace orch::api {
 namespace {
@@ -35,21 +35,39 @@ Json InfoBody() {
 }  // namespace
 
 void RegisterSystemRoutes(server::Router& router, store::DatabaseSupervisor& database) {
-    router.Add("GET", "/", [](const server::Request&) { return server::Response::Text(200, "INDIGO-Orchestrator"); },
-               {.inline_on_io_thread = true, .name = "root"});
-    router.Add("GET", "/info", [body = InfoBody()](const server::Request&) { return server::Response::Json(200, body); },
-               {.inline_on_io_thread = true, .name = "info"});
-    router.Add("GET", "/healthz", [](const server::Request&) {
-        return server::Response::Json(200, Json{{"status", "UP"}});
-    }, {.inline_on_io_thread = true, .name = "healthz"});
+    router.Add(
+        "GET",
+        "/",
+        [](const server::Request&) { return server::Response::Text(200, "INDIGO-Orchestrator"); },
+        {.inline_on_io_thread = true, .name = "root"}
+    );
+    router.Add(
+        "GET",
+        "/info",
+        [body = InfoBody()](const server::Request&) { return server::Response::Json(200, body); },
+        {.inline_on_io_thread = true, .name = "info"}
+    );
+    router.Add(
+        "GET",
+        "/healthz",
+        [](const server::Request&) {
+            return server::Response::Json(200, Json{{"status", "UP"}});
+        },
+        {.inline_on_io_thread = true, .name = "healthz"}
+    );
     // Readiness touches the database, so it runs on the worker pool like any blocking handler.
-    router.Add("GET", "/readyz", [&database](const server::Request&) {
-        auto status = database.CheckReady();
-        if (!status) {
-            return server::Response::Error(status.error());
-        }
-        return server::Response::Json(200, Json{{"status", "UP"}, {"database", "UP"}});
-    }, {.name = "readyz"});
+    router.Add(
+        "GET",
+        "/readyz",
+        [&database](const server::Request&) {
+            auto status = database.CheckReady();
+            if (!status) {
+                return server::Response::Error(status.error());
+            }
+            return server::Response::Json(200, Json{{"status", "UP"}, {"database", "UP"}});
+        },
+        {.name = "readyz"}
+    );
 }
 
 }  // namespace orch::api

@@ -22,7 +22,8 @@ Status ParseServer(const ConfigTree& t, server::ServerOptions& s) {
     ORCH_ASSIGN_OR_RETURN(const auto io, t.GetInt("server.io_threads", s.io_threads, 1, 64));
     ORCH_ASSIGN_OR_RETURN(const auto workers, t.GetInt("server.worker_threads", s.worker_threads, 1, 512));
     ORCH_ASSIGN_OR_RETURN(
-        const auto queue, t.GetInt("server.max_queued_requests", static_cast<std::int64_t>(s.max_queued_requests), 1, 1'000'000)
+        const auto queue,
+        t.GetInt("server.max_queued_requests", static_cast<std::int64_t>(s.max_queued_requests), 1, 1'000'000)
     );
     ORCH_ASSIGN_OR_RETURN(
         const auto conns, t.GetInt("server.max_connections", static_cast<std::int64_t>(s.max_connections), 1, 1'000'000)
@@ -106,13 +107,15 @@ Result<AppConfig> LoadConfig(const std::string& path, const std::map<std::string
     auto level = config.tree.GetString("log.level", "info");
     ORCH_RETURN_IF_ERROR(level);
     if (!log::ParseLevel(*level, config.log_level)) {
-        return Error::InvalidArgument("config key 'log.level': expected trace, debug, info, warn or error, got '" + *level + "'");
+        return Error::InvalidArgument(
+            "config key 'log.level': expected trace, debug, info, warn or error, got '" + *level + "'"
+        );
     }
     auto instance = config.tree.GetString("instance_id", DefaultInstanceId());
     ORCH_RETURN_IF_ERROR(instance);
     config.instance_id = *instance;
-    auto max_instances = config.tree.GetInt("deployments.max_instances", config.deployment_limits.max_instances, 1,
-                                            1'000'000);
+    auto max_instances =
+        config.tree.GetInt("deployments.max_instances", config.deployment_limits.max_instances, 1, 1'000'000);
     ORCH_RETURN_IF_ERROR(max_instances);
     config.deployment_limits.max_instances = *max_instances;
     return config;

@@ -12,7 +12,9 @@ Result<ConfigCredentialSource> ConfigCredentialSource::FromConfig(const ConfigTr
         ORCH_ASSIGN_OR_RETURN(c.password, tree.GetString(base + "password", ""));
         ORCH_ASSIGN_OR_RETURN(c.bearer_token, tree.GetString(base + "token", ""));
         ORCH_ASSIGN_OR_RETURN(c.application_credential_id, tree.GetString(base + "application_credential_id", ""));
-        ORCH_ASSIGN_OR_RETURN(c.application_credential_secret, tree.GetString(base + "application_credential_secret", ""));
+        ORCH_ASSIGN_OR_RETURN(
+            c.application_credential_secret, tree.GetString(base + "application_credential_secret", "")
+        );
         ORCH_ASSIGN_OR_RETURN(c.client_cert_file, tree.GetString(base + "client_cert_file", ""));
         ORCH_ASSIGN_OR_RETURN(c.client_key_file, tree.GetString(base + "client_key_file", ""));
         ORCH_ASSIGN_OR_RETURN(c.ca_file, tree.GetString(base + "ca_file", ""));
@@ -21,8 +23,9 @@ Result<ConfigCredentialSource> ConfigCredentialSource::FromConfig(const ConfigTr
     return source;
 }
 
-Result<connectors::Credentials> ConfigCredentialSource::For(const connectors::SiteTarget& target,
-                                                            const std::optional<domain::Owner>& owner) {
+Result<connectors::Credentials> ConfigCredentialSource::For(
+    const connectors::SiteTarget& target, const std::optional<domain::Owner>& owner
+) {
     connectors::Credentials creds;
     if (auto it = by_key_.find(target.service_id); it != by_key_.end()) {
         creds = it->second;

@@ -8,8 +8,13 @@
 
 namespace orch::app {
 
-void RegisterAllRoutes(server::Router& router, store::DatabaseSupervisor& database, api::ApiContext& api_context,
-                       api::ScheduleApi& schedule_api, metrics::Registry& metrics_registry) {
+void RegisterAllRoutes(
+    server::Router& router,
+    store::DatabaseSupervisor& database,
+    api::ApiContext& api_context,
+    api::ScheduleApi& schedule_api,
+    metrics::Registry& metrics_registry
+) {
     api::RegisterSystemRoutes(router, database);
     api::RegisterDeploymentRoutes(router, api_context);
     api::RegisterResourceRoutes(router, api_context);

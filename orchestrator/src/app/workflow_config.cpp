@@ -14,9 +14,13 @@ Status ParseWorkflowConfig(const ConfigTree& t, workflow::EngineOptions& e, work
     ORCH_ASSIGN_OR_RETURN(const auto callbacks, t.GetInt("workflow.callback_retries", s.callback_retries, 0, 100));
     s.callback_retries = static_cast<int>(callbacks);
     ORCH_ASSIGN_OR_RETURN(s.callback_timeout, t.GetDuration("workflow.callback_timeout", s.callback_timeout));
-    ORCH_ASSIGN_OR_RETURN(s.create_call_timeout, t.GetDuration("workflow.connector_call_timeout", s.create_call_timeout));
-    ORCH_ASSIGN_OR_RETURN(const auto provider,
-                          t.GetInt("workflow.default_provider_timeout_mins", s.default_provider_timeout_mins, 1, 1'000'000));
+    ORCH_ASSIGN_OR_RETURN(
+        s.create_call_timeout, t.GetDuration("workflow.connector_call_timeout", s.create_call_timeout)
+    );
+    ORCH_ASSIGN_OR_RETURN(
+        const auto provider,
+        t.GetInt("workflow.default_provider_timeout_mins", s.default_provider_timeout_mins, 1, 1'000'000)
+    );
     s.default_provider_timeout_mins = static_cast<int>(provider);
     ORCH_ASSIGN_OR_RETURN(e.deleted_retention, t.GetDuration("deployments.deleted_retention", e.deleted_retention));
     if (e.lease < std::chrono::seconds(1)) {

@@ -122,8 +122,7 @@ Result<ListFilter> ResolveListFilter(
         ORCH_RETURN_IF_ERROR(CheckUserGroup(principal, user_group));
     }
     // Starts from what the caller may see at all; everything below only narrows it.
-    ListFilter filter{
-        OwnerFilter::VisibleTo(principal), kind == ListKind::kDeployments ? user_group : std::nullopt};
+    ListFilter filter{OwnerFilter::VisibleTo(principal), kind == ListKind::kDeployments ? user_group : std::nullopt};
     if (created_by.empty() && principal.admin) {
         return filter;  // admins see every deployment of their issuer, and unowned ones
     }

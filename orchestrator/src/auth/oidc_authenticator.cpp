@@ -264,7 +264,8 @@ Result<Principal> OidcAuthenticator::VerifyOpaque(std::string_view token) {
         }
         principal.token_id = TokenLogId(token);
         ApplyIntrospection(*answer, issuer->config, principal);
-        ORCH_RETURN_IF_ERROR(Complete(*issuer, token, {.scopes = true, .groups = principal.groups.has_value()}, principal)
+        ORCH_RETURN_IF_ERROR(
+            Complete(*issuer, token, {.scopes = true, .groups = principal.groups.has_value()}, principal)
         );
         return principal;
     }

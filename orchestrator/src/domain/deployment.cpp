@@ -55,7 +55,9 @@ std::optional<Status> ParseStatus(std::string_view name) {
     return std::nullopt;
 }
 
-std::string_view TaskName(Task task) { return task == Task::kDeployer ? "DEPLOYER" : "NONE"; }
+std::string_view TaskName(Task task) {
+    return task == Task::kDeployer ? "DEPLOYER" : "NONE";
+}
 
 std::string_view NodeStateName(NodeState state) {
     for (const auto& [s, name] : kNodeStateNames) {

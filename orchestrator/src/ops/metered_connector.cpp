@@ -23,9 +23,12 @@ std::string_view OutcomeOf(const Failure& failure) {
 }
 
 class MeteredConnector final : public connectors::Connector {
-public:
-    MeteredConnector(connectors::Connector& inner, metrics::Family<metrics::Counter>& calls,
-                     metrics::Family<metrics::Histogram>& latency)
+   public:
+    MeteredConnector(
+        connectors::Connector& inner,
+        metrics::Family<metrics::Counter>& calls,
+        metrics::Family<metrics::Histogram>& latency
+    )
         : inner_(inner), calls_(calls), latency_(latency) {}
 
     connectors::TargetKind kind() const override { return inner_.kind(); }
@@ -33,23 +36,25 @@ public:
     ConnectorResult<connectors::Handle> Create(const connectors::DeployRequest& request) override {
         return Timed("create", request.target, [&] { return inner_.Create(request); });
     }
-    ConnectorResult<connectors::Observation> Poll(const connectors::Handle& handle,
-                                                  const tosca::DeploymentSpec& spec) override {
+    ConnectorResult<connectors::Observation> Poll(const connectors::Handle& handle, const tosca::DeploymentSpec& spec)
+        override {
         return Timed("poll", handle.target, [&] { return inner_.Poll(handle, spec); });
     }
-    ConnectorResult<connectors::Handle> Update(const connectors::Handle& handle,
-                                               const connectors::DeployRequest& request) override {
+    ConnectorResult<connectors::Handle> Update(
+        const connectors::Handle& handle, const connectors::DeployRequest& request
+    ) override {
         return Timed("update", handle.target, [&] { return inner_.Update(handle, request); });
     }
     ConnectorResult<connectors::Deletion> Delete(const connectors::Handle& handle, bool force) override {
         return Timed("delete", handle.target, [&] { return inner_.Delete(handle, force); });
     }
-    ConnectorResult<bool> Act(const connectors::Handle& handle, const std::string& physical_id,
-                              const std::string& action) override {
+    ConnectorResult<bool> Act(
+        const connectors::Handle& handle, const std::string& physical_id, const std::string& action
+    ) override {
         return Timed("act", handle.target, [&] { return inner_.Act(handle, physical_id, action); });
     }
 
-private:
+   private:
     template <typename Call>
     auto Timed(const char* operation, const connectors::SiteTarget& target, Call&& call) -> decltype(call()) {
         const auto start = std::chrono::steady_clock::now();
@@ -73,11 +78,17 @@ private:
 
 MeteredConnectorRegistry::MeteredConnectorRegistry(connectors::ConnectorRegistry& inner, metrics::Registry& registry)
     : inner_(inner),
-      calls_(registry.AddCounter("orch_connector_calls_total", "Connector calls by site, kind, operation and outcome",
-                                 {"site", "kind", "operation", "outcome"})),
-      latency_(registry.AddHistogram("orch_connector_call_duration_seconds",
-                                     "Connector call latency by site, kind and operation",
-                                     {"site", "kind", "operation"}, metrics::LatencyBuckets())) {}
+      calls_(registry.AddCounter(
+          "orch_connector_calls_total",
+          "Connector calls by site, kind, operation and outcome",
+          {"site", "kind", "operation", "outcome"}
+      )),
+      latency_(registry.AddHistogram(
+          "orch_connector_call_duration_seconds",
+          "Connector call latency by site, kind and operation",
+          {"site", "kind", "operation"},
+          metrics::LatencyBuckets()
+      )) {}
 
 MeteredConnectorRegistry::~MeteredConnectorRegistry() = default;
 

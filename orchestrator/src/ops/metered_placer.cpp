@@ -7,8 +7,9 @@ namespace orch::ops {
 MeteredPlacer::MeteredPlacer(placement::Placer& inner, metrics::Registry& registry)
     : inner_(inner),
       decisions_(registry.AddCounter("orch_placement_decisions_total", "Placement decisions by outcome", {"outcome"})),
-      latency_(registry.AddHistogram("orch_placement_duration_seconds", "Time a placement decision took", {},
-                                     metrics::LatencyBuckets())) {}
+      latency_(registry.AddHistogram(
+          "orch_placement_duration_seconds", "Time a placement decision took", {}, metrics::LatencyBuckets()
+      )) {}
 
 Result<placement::PlacementDecision> MeteredPlacer::Place(const placement::PlacementRequest& request) {
     const auto start = std::chrono::steady_clock::now();
@@ -20,8 +21,9 @@ Result<placement::PlacementDecision> MeteredPlacer::Place(const placement::Place
 }
 
 PlacementRejectionMetrics::PlacementRejectionMetrics(metrics::Registry& registry)
-    : rejections_(registry.AddCounter("orch_placement_rejections_total",
-                                      "Reasons placement gave for rejecting a service, by filter", {"reason"})) {}
+    : rejections_(registry.AddCounter(
+          "orch_placement_rejections_total", "Reasons placement gave for rejecting a service, by filter", {"reason"}
+      )) {}
 
 void PlacementRejectionMetrics::Rejected(placement::RejectionFilter filter, std::size_t reasons) {
     rejections_.With({std::string(placement::RejectionFilterName(filter))}).Inc(static_cast<double>(reasons));

@@ -4,25 +4,33 @@
 
 namespace orch::ops {
 
-StoreMetrics::StoreMetrics(store::PgPool& pool, metrics::Registry& registry, std::chrono::milliseconds ttl,
-                           const Clock& clock)
+StoreMetrics::StoreMetrics(
+    store::PgPool& pool, metrics::Registry& registry, std::chrono::milliseconds ttl, const Clock& clock
+)
     : pool_(pool),
       registry_(registry),
       ttl_(ttl),
       clock_(clock),
-      pool_connections_(registry.AddGauge("orch_db_pool_connections",
-                                          "Database pool connections by state (size, open, in_use, waiting callers)",
-                                          {"state"})),
-      deployments_(registry.AddGauge("orch_deployments", "Deployments by status (from the store's counters)",
-                                     {"status"})),
-      jobs_(registry.AddGauge("orch_workflow_jobs", "Workflow jobs in the database (queued: all, due: runnable now)",
-                              {"state"})),
-      scrape_errors_(registry.AddCounter("orch_metrics_store_errors_total",
-                                         "Failed reads of the store counters during a scrape")) {
+      pool_connections_(registry.AddGauge(
+          "orch_db_pool_connections",
+          "Database pool connections by state (size, open, in_use, waiting callers)",
+          {"state"}
+      )),
+      deployments_(
+          registry.AddGauge("orch_deployments", "Deployments by status (from the store's counters)", {"status"})
+      ),
+      jobs_(registry.AddGauge(
+          "orch_workflow_jobs", "Workflow jobs in the database (queued: all, due: runnable now)", {"state"}
+      )),
+      scrape_errors_(
+          registry.AddCounter("orch_metrics_store_errors_total", "Failed reads of the store counters during a scrape")
+      ) {
     collector_id_ = registry_.AddCollector([this] { Collect(); });
 }
 
-StoreMetrics::~StoreMetrics() { registry_.RemoveCollector(collector_id_); }
+StoreMetrics::~StoreMetrics() {
+    registry_.RemoveCollector(collector_id_);
+}
 
 void StoreMetrics::Collect() {
     const auto stats = pool_.Stats();
@@ -47,7 +55,8 @@ void StoreMetrics::RefreshCounts() {
         }
         const auto jobs = tx.exec1(
             "SELECT count(*)::float8, (count(*) FILTER (WHERE run_at <= now() AND "
-            "(lease_until IS NULL OR lease_until < now())))::float8 FROM jobs");
+            "(lease_until IS NULL OR lease_until < now())))::float8 FROM jobs"
+        );
         rows.emplace_back("jobs.queued", jobs[0].as<double>());
         rows.emplace_back("jobs.due", jobs[1].as<double>());
         return rows;

@@ -9,7 +9,6 @@
 namespace orch::placement {
 namespace {
 
-
 std::string Describe(const std::map<std::string, int>& by_model) {
     std::string text;
     for (const auto& [model, count] : by_model) {

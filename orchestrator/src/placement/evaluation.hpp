@@ -41,7 +41,7 @@ struct Evaluation {
     std::string_view sla_id() const { return site->sla_id; }
     std::optional<double> weight() const { return site->weight; }
     const cmdb::SlaService* sla_service() const { return site->sla_service; }
-    std::uint32_t id_order() const { return site->id_order; }  ///< the universe's order of service ids
+    std::uint32_t id_order() const { return site->id_order; }          ///< the universe's order of service ids
     const cmdb::Provider* provider() const { return site->provider; }  ///< null when the catalogue lacks it
     const cmdb::Service* service() const { return site->service; }
 
@@ -79,7 +79,6 @@ struct Evaluation {
     };
     VmChoices vm_choices;
     const cmdb::Tenant* tenant = nullptr;
-
 
     ScoreBreakdown breakdown;  ///< empty until ranking fills it
 

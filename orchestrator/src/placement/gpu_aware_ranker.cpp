@@ -80,8 +80,8 @@ Scored Score(
     return {open, eval.weight().value_or(0), eval.score, eval.id_order(), index};
 }
 
-constexpr double kScoreSteps = 1e6;  // scores are rounded to 1e-6 (Round)
-constexpr int kScoreBits = 20;       // 1e6 < 2^20
+constexpr double kScoreSteps = 1e6;      // scores are rounded to 1e-6 (Round)
+constexpr int kScoreBits = 20;           // 1e6 < 2^20
 constexpr std::size_t kMaxWeights = 16;  // found by linear search per service
 
 // Orders `scored` as the comparison in RankGpuAware would, with one integer key per service:
@@ -113,8 +113,8 @@ bool SortByKeys(std::vector<Scored>& scored) {
         const auto weight_rank = static_cast<std::uint64_t>(
             std::lower_bound(weights.begin(), weights.end(), s.weight, std::greater<>()) - weights.begin()
         );
-        const auto score_rank = static_cast<std::uint64_t>(kScoreSteps) -
-                                static_cast<std::uint64_t>(std::llround(s.score * kScoreSteps));
+        const auto score_rank =
+            static_cast<std::uint64_t>(kScoreSteps) - static_cast<std::uint64_t>(std::llround(s.score * kScoreSteps));
         std::uint64_t key = s.breaker_open ? 1 : 0;
         key = (key << weight_bits) | weight_rank;
         key = (key << kScoreBits) | score_rank;
@@ -152,8 +152,9 @@ void RankGpuAware(
     for (std::size_t i = 0; i < accepted.size(); ++i) {
         auto* eval = accepted[i];
         const auto it = history_of.empty() ? history_of.end() : history_of.find(eval->service_id());
-        scored.push_back(Score(*eval, static_cast<std::uint32_t>(i), it == history_of.end() ? none : it->second,
-                               options, now));
+        scored.push_back(
+            Score(*eval, static_cast<std::uint32_t>(i), it == history_of.end() ? none : it->second, options, now)
+        );
     }
     if (!SortByKeys(scored)) {
         std::sort(scored.begin(), scored.end(), [&accepted](const Scored& a, const Scored& b) {

@@ -25,7 +25,9 @@ CprInput BuildInput(
     services.reserve(accepted.size());
     input.priorities.reserve(accepted.size());
     for (const auto* eval : accepted) {
-        input.priorities.push_back({"compute", std::string(eval->sla_id()), std::string(eval->service_id()), eval->weight()});
+        input.priorities.push_back(
+            {"compute", std::string(eval->sla_id()), std::string(eval->service_id()), eval->weight()}
+        );
         providers.push_back(eval->provider_id());
         services.insert(eval->service_id());
     }

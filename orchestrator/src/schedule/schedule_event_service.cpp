@@ -6,17 +6,22 @@
 
 namespace orch::schedule {
 
-ScheduleEventService::ScheduleEventService(store::ScheduleStore& schedules, workflow::TemplateService& templates,
-                                           std::function<void()> wake_workflow, const Clock& clock,
-                                           ScheduleEventOptions options)
+ScheduleEventService::ScheduleEventService(
+    store::ScheduleStore& schedules,
+    workflow::TemplateService& templates,
+    std::function<void()> wake_workflow,
+    const Clock& clock,
+    ScheduleEventOptions options
+)
     : schedules_(schedules),
       templates_(templates),
       wake_workflow_(std::move(wake_workflow)),
       clock_(clock),
       options_(options) {}
 
-Result<NotificationOutcome> ScheduleEventService::OnFileAvailable(const FileNotification& file,
-                                                                  const store::OwnerFilter& scope) {
+Result<NotificationOutcome> ScheduleEventService::OnFileAvailable(
+    const FileNotification& file, const store::OwnerFilter& scope
+) {
     const std::string did = file.scope + ":" + file.name;
     NotificationOutcome outcome;
     std::string after;
@@ -47,15 +52,19 @@ Result<NotificationOutcome> ScheduleEventService::OnFileAvailable(const FileNoti
     if (!outcome.created.empty() && wake_workflow_) {
         wake_workflow_();
     }
-    ORCH_LOG_INFO("file notification", {{"did", did},
-                                        {"events", outcome.created.size()},
-                                        {"already_notified", outcome.already_notified.size()},
-                                        {"failed", outcome.failed.size()}});
+    ORCH_LOG_INFO(
+        "file notification",
+        {{"did", did},
+         {"events", outcome.created.size()},
+         {"already_notified", outcome.already_notified.size()},
+         {"failed", outcome.failed.size()}}
+    );
     return outcome;
 }
 
-Result<NotificationOutcome::Created> ScheduleEventService::CreateEvent(const std::string& schedule_id,
-                                                                      const FileNotification& file, bool& duplicate) {
+Result<NotificationOutcome::Created> ScheduleEventService::CreateEvent(
+    const std::string& schedule_id, const FileNotification& file, bool& duplicate
+) {
     ORCH_ASSIGN_OR_RETURN(const auto schedule, schedules_.Get(schedule_id));
     if (!schedule) {
         return Error::NotFound("The schedule <" + schedule_id + "> doesn't exist");
@@ -67,8 +76,10 @@ Result<NotificationOutcome::Created> ScheduleEventService::CreateEvent(const std
     draft.callback = schedule->callback;
     draft.owner = schedule->owner;
     draft.parameters_accepted = true;
-    ORCH_ASSIGN_OR_RETURN(const store::NewDeployment deployment,
-                          service::BuildNewDeployment(templates_, draft, options_.limits, clock_.now()));
+    ORCH_ASSIGN_OR_RETURN(
+        const store::NewDeployment deployment,
+        service::BuildNewDeployment(templates_, draft, options_.limits, clock_.now())
+    );
     domain::ScheduleEvent event;
     event.id = SequentialUuid();
     event.schedule_id = schedule_id;

@@ -1,5 +1,9 @@
 #include "orchestrator/server/http_server.hpp"
 
+#include "common/log.hpp"
+#include "common/uuid.hpp"
+#include "orchestrator/server/request_checks.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -24,10 +28,6 @@
 #include <thread>
 #include <vector>
 
-#include "common/log.hpp"
-#include "common/uuid.hpp"
-#include "orchestrator/server/request_checks.hpp"
-
 namespace orch::server {
 namespace {
 
@@ -37,7 +37,9 @@ namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;  // NOLINT(readability-identifier-naming): Asio's own name
 constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
 
-std::string NewRequestId() { return "req-" + UniqueUuid(); }
+std::string NewRequestId() {
+    return "req-" + UniqueUuid();
+}
 
 // Per-connection state shared between the session coroutine and Stop(), which must close
 // idle connections; all access to `stream` happens on the connection's strand.
@@ -66,8 +68,9 @@ Request ToRequest(bhttp::request<bhttp::string_body>&& raw, std::string request_
 }
 
 // Takes the response by value: its body moves into the message instead of being copied.
-bhttp::response<bhttp::string_body> ToBeast(Response res, const std::string& request_id, bool keep_alive,
-                                            unsigned version) {
+bhttp::response<bhttp::string_body> ToBeast(
+    Response res, const std::string& request_id, bool keep_alive, unsigned version
+) {
     bhttp::response<bhttp::string_body> out;
     out.version(version);
     out.result(static_cast<unsigned>(res.status));
@@ -130,11 +133,17 @@ struct HttpServer::Impl {
     asio::awaitable<void> Serve(std::shared_ptr<Connection> conn);
     asio::awaitable<bool> ReadOne(Connection& conn, beast::flat_buffer& buffer);
     asio::awaitable<std::optional<Response>> Dispatch(Request request, const Router::Route* route);
-    asio::awaitable<void> WriteResponse(Connection& conn, Response res, const std::string& id, bool keep_alive,
-                                        unsigned version);
+    asio::awaitable<void> WriteResponse(
+        Connection& conn, Response res, const std::string& id, bool keep_alive, unsigned version
+    );
     asio::awaitable<void> RejectAndClose(Connection& conn, int status, std::string_view message);
-    void Observe(const Request& req, const Response& res, const std::string& route, const std::string& pattern,
-                 std::chrono::steady_clock::time_point start);
+    void Observe(
+        const Request& req,
+        const Response& res,
+        const std::string& route,
+        const std::string& pattern,
+        std::chrono::steady_clock::time_point start
+    );
 };
 
 // Runs a blocking handler on the worker pool. A free function with by-value parameters (not a
@@ -162,15 +171,21 @@ asio::awaitable<std::optional<Response>> HttpServer::Impl::Dispatch(Request requ
     // Bounded queue: past the limit we answer at once instead of letting latency grow unbounded.
     if (queued.fetch_add(1) >= options.max_queued_requests) {
         queued.fetch_sub(1);
-        co_return Response::ErrorWithStatus(503, "The server is overloaded; retry later").WithHeader("Retry-After", "1");
+        co_return Response::ErrorWithStatus(503, "The server is overloaded; retry later")
+            .WithHeader("Retry-After", "1");
     }
     auto res = co_await asio::co_spawn(workers, RunHandler(route, std::move(request)), asio::use_awaitable);
     queued.fetch_sub(1);
     co_return res;
 }
 
-void HttpServer::Impl::Observe(const Request& req, const Response& res, const std::string& route,
-                               const std::string& pattern, std::chrono::steady_clock::time_point start) {
+void HttpServer::Impl::Observe(
+    const Request& req,
+    const Response& res,
+    const std::string& route,
+    const std::string& pattern,
+    std::chrono::steady_clock::time_point start
+) {
     const auto elapsed =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
     if (observer) {
@@ -178,18 +193,21 @@ void HttpServer::Impl::Observe(const Request& req, const Response& res, const st
     }
     if (options.access_log || res.status >= 500) {
         const log::ScopedContext ctx(req.request_id, "");
-        ORCH_LOG(res.status >= 500 ? log::Level::kWarn : log::Level::kInfo,
-                 "request",
-                 {{"method", req.method},
-                  {"path", req.path},
-                  {"route", route},
-                  {"status", res.status},
-                  {"duration_ms", static_cast<double>(elapsed.count()) / 1000.0}});
+        ORCH_LOG(
+            res.status >= 500 ? log::Level::kWarn : log::Level::kInfo,
+            "request",
+            {{"method", req.method},
+             {"path", req.path},
+             {"route", route},
+             {"status", res.status},
+             {"duration_ms", static_cast<double>(elapsed.count()) / 1000.0}}
+        );
     }
 }
 
-asio::awaitable<void> HttpServer::Impl::WriteResponse(Connection& conn, Response res, const std::string& id,
-                                                      bool keep_alive, unsigned version) {
+asio::awaitable<void> HttpServer::Impl::WriteResponse(
+    Connection& conn, Response res, const std::string& id, bool keep_alive, unsigned version
+) {
     auto out = ToBeast(std::move(res), id, keep_alive, version);
     conn.stream.expires_after(options.write_timeout);
     co_await bhttp::async_write(conn.stream, out, kUseTuple);
@@ -243,7 +261,9 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             break;
         }
         if (hec == bhttp::error::body_limit) {
-            co_await RejectAndClose(*conn, 413, "Request body larger than " + std::to_string(options.body_limit) + " bytes");
+            co_await RejectAndClose(
+                *conn, 413, "Request body larger than " + std::to_string(options.body_limit) + " bytes"
+            );
             break;
         }
         if (hec == beast::error::timeout) {
@@ -251,8 +271,9 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             break;
         }
         if (hec) {
-            if (hec != bhttp::error::end_of_stream && hec != beast::error::timeout && hec != asio::error::operation_aborted &&
-                hec != asio::error::connection_reset && hec != asio::error::eof) {
+            if (hec != bhttp::error::end_of_stream && hec != beast::error::timeout &&
+                hec != asio::error::operation_aborted && hec != asio::error::connection_reset &&
+                hec != asio::error::eof) {
                 co_await RejectAndClose(*conn, 400, "Malformed HTTP request: " + hec.message());
             }
             break;
@@ -273,7 +294,9 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             bec = read_ec;
         }
         if (bec == bhttp::error::body_limit) {
-            co_await RejectAndClose(*conn, 413, "Request body larger than " + std::to_string(options.body_limit) + " bytes");
+            co_await RejectAndClose(
+                *conn, 413, "Request body larger than " + std::to_string(options.body_limit) + " bytes"
+            );
             break;
         }
         if (bec) {
@@ -392,7 +415,9 @@ HttpServer::~HttpServer() {
     impl_->workers.join();
 }
 
-void HttpServer::SetObserver(RequestObserver observer) { impl_->observer = std::move(observer); }
+void HttpServer::SetObserver(RequestObserver observer) {
+    impl_->observer = std::move(observer);
+}
 
 Status HttpServer::Start() {
     const std::string& listen = impl_->options.listen;
@@ -439,7 +464,9 @@ Status HttpServer::Start() {
     return Ok();
 }
 
-int HttpServer::port() const { return impl_->bound_port; }
+int HttpServer::port() const {
+    return impl_->bound_port;
+}
 
 void HttpServer::Run() {
     // Work guards keep run() alive while stopping, until Stop() decides everything drained.

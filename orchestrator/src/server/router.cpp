@@ -30,9 +30,7 @@ bool IsParam(const std::string& segment) {
 }
 
 bool MatchSegments(
-    const Router::Route& route,
-    const std::vector<std::string_view>& parts,
-    std::map<std::string, std::string>& params
+    const Router::Route& route, const std::vector<std::string_view>& parts, std::map<std::string, std::string>& params
 ) {
     if (route.segments.size() != parts.size()) {
         return false;
@@ -67,8 +65,9 @@ void Router::Add(std::string method, const std::string& pattern, Handler handler
     routes_.push_back(std::move(route));
 }
 
-void Router::AddDropping(std::string method, const std::string& pattern, DroppingHandler handler,
-                         RouteOptions options) {
+void Router::AddDropping(
+    std::string method, const std::string& pattern, DroppingHandler handler, RouteOptions options
+) {
     Add(std::move(method), pattern, Handler(), std::move(options));
     routes_.back().dropping_handler = std::move(handler);
 }

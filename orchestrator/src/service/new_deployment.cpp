@@ -1,9 +1,9 @@
 #include "orchestrator/service/new_deployment.hpp"
 
-#include <algorithm>
-
 #include "common/uuid.hpp"
 #include "orchestrator/placement/usage.hpp"
+
+#include <algorithm>
 
 namespace orch::service {
 
@@ -13,18 +13,24 @@ Status CheckInstanceCap(const tosca::DeploymentSpec& spec, const DeploymentLimit
         instances += std::max(0, node.count);
     }
     if (instances > limits.max_instances) {
-        return Error::InvalidArgument("The template asks for " + std::to_string(instances) +
-                                      " node instances; a deployment may have at most " +
-                                      std::to_string(limits.max_instances) + " (deployments.max_instances)");
+        return Error::InvalidArgument(
+            "The template asks for " + std::to_string(instances) + " node instances; a deployment may have at most " +
+            std::to_string(limits.max_instances) + " (deployments.max_instances)"
+        );
     }
     return Ok();
 }
 
-Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templates, const DeploymentDraft& draft,
-                                                const DeploymentLimits& limits, domain::TimePoint now) {
+Result<store::NewDeployment> BuildNewDeployment(
+    workflow::TemplateService& templates,
+    const DeploymentDraft& draft,
+    const DeploymentLimits& limits,
+    domain::TimePoint now
+) {
     const Json& accepted = draft.parameters_accepted ? draft.parameters : workflow::NoAcceptedParameters();
-    ORCH_ASSIGN_OR_RETURN(const tosca::DeploymentSpec spec,
-                          templates.Build(draft.template_text, draft.parameters, accepted));
+    ORCH_ASSIGN_OR_RETURN(
+        const tosca::DeploymentSpec spec, templates.Build(draft.template_text, draft.parameters, accepted)
+    );
     ORCH_RETURN_IF_ERROR(CheckInstanceCap(spec, limits));
     store::NewDeployment created;
     domain::Deployment& d = created.deployment;
@@ -44,8 +50,9 @@ Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templ
     return created;
 }
 
-std::vector<domain::Resource> ResourcesFor(const tosca::DeploymentSpec& spec, const std::string& deployment_id,
-                                           domain::TimePoint now) {
+std::vector<domain::Resource> ResourcesFor(
+    const tosca::DeploymentSpec& spec, const std::string& deployment_id, domain::TimePoint now
+) {
     std::vector<domain::Resource> out;
     for (const auto& node : spec.nodes) {
         for (int i = 0; i < std::max(0, node.count); ++i) {
@@ -64,7 +71,9 @@ std::vector<domain::Resource> ResourcesFor(const tosca::DeploymentSpec& spec, co
     return out;
 }
 
-void SummariseRequest(const tosca::DeploymentSpec& spec, double& cpus, std::int64_t& mem_mb, int& gpus, int& instances) {
+void SummariseRequest(
+    const tosca::DeploymentSpec& spec, double& cpus, std::int64_t& mem_mb, int& gpus, int& instances
+) {
     // Exactly placement's definition, so stored totals and quota checks agree.
     const auto totals = placement::RequestedResources(spec);
     cpus = totals.cpus;

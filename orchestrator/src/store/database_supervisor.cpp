@@ -7,7 +7,9 @@ namespace orch::store {
 
 DatabaseSupervisor::DatabaseSupervisor(PgPool& pool) : pool_(pool) {}
 
-DatabaseSupervisor::~DatabaseSupervisor() { Stop(); }
+DatabaseSupervisor::~DatabaseSupervisor() {
+    Stop();
+}
 
 void DatabaseSupervisor::Start() {
     if (!thread_.joinable()) {
@@ -56,7 +58,8 @@ Status DatabaseSupervisor::CheckReady() {
 
 bool DatabaseSupervisor::WaitReady(std::chrono::milliseconds timeout) {
     std::unique_lock lock(mutex_);
-    return wake_.wait_for(lock, timeout, [this] { return schema_ready_.load() || stop_.load(); }) && schema_ready_.load();
+    return wake_.wait_for(lock, timeout, [this] { return schema_ready_.load() || stop_.load(); }) &&
+           schema_ready_.load();
 }
 
 }  // namespace orch::store

@@ -1,8 +1,8 @@
 #include "orchestrator/store/migrations.hpp"
 
-#include <charconv>
-
 #include "common/log.hpp"
+
+#include <charconv>
 
 namespace orch::store {
 namespace {
@@ -30,13 +30,17 @@ Result<int> ApplyMigrations(PgPool& pool) {
         for (const auto& [name, sql] : EmbeddedMigrations()) {
             const int version = VersionOf(name);
             if (version < 0) {
-                return Error::Internal("migration file '" + std::string(name) + "' does not start with a version number");
+                return Error::Internal(
+                    "migration file '" + std::string(name) + "' does not start with a version number"
+                );
             }
             if (!tx.exec_params("SELECT 1 FROM schema_migrations WHERE version = $1", version).empty()) {
                 continue;
             }
             tx.exec0(std::string(sql));
-            tx.exec_params0("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", version, std::string(name));
+            tx.exec_params0(
+                "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", version, std::string(name)
+            );
             ++applied;
             ORCH_LOG_INFO("migration applied", {{"version", version}, {"name", std::string(name)}});
         }

@@ -23,14 +23,16 @@ std::string Joined(const std::vector<SortKey>& sort, const std::string& fallback
 Json ResourcesJson(const std::vector<domain::Resource>& resources) {
     Json rows = Json::array();
     for (const auto& r : resources) {
-        rows.push_back({{"id", r.id},
-                        {"created_us", ToMicros(r.created_at)},
-                        {"state", std::string(domain::NodeStateName(r.state))},
-                        {"node_type", r.node_type},
-                        {"node_name", r.node_name},
-                        {"type_chain", r.type_chain},
-                        {"instance_index", r.instance_index},
-                        {"metadata", r.metadata}});
+        rows.push_back(
+            {{"id", r.id},
+             {"created_us", ToMicros(r.created_at)},
+             {"state", std::string(domain::NodeStateName(r.state))},
+             {"node_type", r.node_type},
+             {"node_name", r.node_name},
+             {"type_chain", r.type_chain},
+             {"instance_index", r.instance_index},
+             {"metadata", r.metadata}}
+        );
     }
     return rows;
 }
@@ -39,8 +41,9 @@ Json ResourcesJson(const std::vector<domain::Resource>& resources) {
 // no single statement (and its JSON parameter) grows with the instance count.
 constexpr std::size_t kResourceBatch = 500;
 
-void InsertResourceBatch(pqxx::transaction_base& tx, const std::string& deployment_id,
-                         const std::vector<domain::Resource>& resources) {
+void InsertResourceBatch(
+    pqxx::transaction_base& tx, const std::string& deployment_id, const std::vector<domain::Resource>& resources
+) {
     tx.exec_params(
         "INSERT INTO resources (id, deployment_id, created_at, updated_at, state, node_type, node_name, type_chain, "
         "instance_index, metadata) "
@@ -53,11 +56,16 @@ void InsertResourceBatch(pqxx::transaction_base& tx, const std::string& deployme
     );
 }
 
-void InsertResources(pqxx::transaction_base& tx, const std::string& deployment_id,
-                     const std::vector<domain::Resource>& resources, std::size_t from = 0) {
+void InsertResources(
+    pqxx::transaction_base& tx,
+    const std::string& deployment_id,
+    const std::vector<domain::Resource>& resources,
+    std::size_t from = 0
+) {
     for (std::size_t start = from; start < resources.size(); start += kResourceBatch) {
         const auto first = resources.begin() + static_cast<std::ptrdiff_t>(start);
-        const auto last = resources.begin() + static_cast<std::ptrdiff_t>(std::min(resources.size(), start + kResourceBatch));
+        const auto last =
+            resources.begin() + static_cast<std::ptrdiff_t>(std::min(resources.size(), start + kResourceBatch));
         InsertResourceBatch(tx, deployment_id, std::vector<domain::Resource>(first, last));
     }
 }
@@ -211,11 +219,19 @@ ListShape ShapeOf(const ListQuery& q) {
 
 std::optional<std::string> SortColumnFor(const std::string& property) {
     static const std::vector<std::pair<std::string, std::string>> kColumns = {
-        {"createdAt", "created_at"}, {"creationTime", "created_at"}, {"updatedAt", "updated_at"},
-        {"updateTime", "updated_at"}, {"status", "status"},          {"task", "task"},
-        {"cloudProviderName", "cloud_provider_name"},                {"userGroup", "user_group"},
-        {"uuid", "id"},              {"id", "id"},                   {"state", "state"},
-        {"toscaNodeName", "node_name"}, {"toscaNodeType", "node_type"}};
+        {"createdAt", "created_at"},
+        {"creationTime", "created_at"},
+        {"updatedAt", "updated_at"},
+        {"updateTime", "updated_at"},
+        {"status", "status"},
+        {"task", "task"},
+        {"cloudProviderName", "cloud_provider_name"},
+        {"userGroup", "user_group"},
+        {"uuid", "id"},
+        {"id", "id"},
+        {"state", "state"},
+        {"toscaNodeName", "node_name"},
+        {"toscaNodeType", "node_type"}};
     for (const auto& [name, column] : kColumns) {
         if (name == property) {
             return column;
@@ -246,7 +262,8 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created) 
     const int no_value = -1;
     const std::vector<domain::Resource> first_batch(
         created.resources.begin(),
-        created.resources.begin() + static_cast<std::ptrdiff_t>(std::min(created.resources.size(), kResourceBatch)));
+        created.resources.begin() + static_cast<std::ptrdiff_t>(std::min(created.resources.size(), kResourceBatch))
+    );
     tx.conn().prepare("deployments_insert", kInsert);
     tx.exec_prepared(
         "deployments_insert",
@@ -285,7 +302,8 @@ Status PgDeploymentStore::Create(const NewDeployment& created) {
 Result<std::optional<domain::Deployment>> PgDeploymentStore::Get(const std::string& id) {
     return pool_.Run([&](pqxx::connection& conn) -> std::optional<domain::Deployment> {
         pqxx::read_transaction tx(conn);
-        const auto r = tx.exec_params(std::string("SELECT ") + kDeploymentColumns + " FROM deployments WHERE id = $1::uuid", id);
+        const auto r =
+            tx.exec_params(std::string("SELECT ") + kDeploymentColumns + " FROM deployments WHERE id = $1::uuid", id);
         if (r.empty()) {
             return std::nullopt;
         }
@@ -334,11 +352,13 @@ Result<Page<domain::Resource>> PgDeploymentStore::ListResources(
                                        : "deployment_id = $1::uuid AND $2 = $2";
         const std::string type_param = type.value_or("");
         const auto total = tx.exec_params("SELECT count(*) FROM resources WHERE " + where, deployment_id, type_param);
-        const auto rows = tx.exec_params(std::string("SELECT ") + kResourceColumns + " FROM resources WHERE " + where +
-                                             " ORDER BY " + Joined(sort, "created_at DESC") + " LIMIT " +
-                                             std::to_string(size) + " OFFSET " +
-                                             std::to_string(static_cast<std::int64_t>(page) * size),
-                                         deployment_id, type_param);
+        const auto rows = tx.exec_params(
+            std::string("SELECT ") + kResourceColumns + " FROM resources WHERE " + where + " ORDER BY " +
+                Joined(sort, "created_at DESC") + " LIMIT " + std::to_string(size) + " OFFSET " +
+                std::to_string(static_cast<std::int64_t>(page) * size),
+            deployment_id,
+            type_param
+        );
         Page<domain::Resource> out;
         out.total = total[0][0].as<std::int64_t>();
         for (const auto& row : rows) {
@@ -348,13 +368,17 @@ Result<Page<domain::Resource>> PgDeploymentStore::ListResources(
     });
 }
 
-Result<std::optional<domain::Resource>> PgDeploymentStore::GetResource(const std::string& deployment_id,
-                                                                       const std::string& resource_id) {
+Result<std::optional<domain::Resource>> PgDeploymentStore::GetResource(
+    const std::string& deployment_id, const std::string& resource_id
+) {
     return pool_.Run([&](pqxx::connection& conn) -> std::optional<domain::Resource> {
         pqxx::read_transaction tx(conn);
-        const auto r = tx.exec_params(std::string("SELECT ") + kResourceColumns +
-                                          " FROM resources WHERE deployment_id = $1::uuid AND id = $2::uuid",
-                                      deployment_id, resource_id);
+        const auto r = tx.exec_params(
+            std::string("SELECT ") + kResourceColumns +
+                " FROM resources WHERE deployment_id = $1::uuid AND id = $2::uuid",
+            deployment_id,
+            resource_id
+        );
         if (r.empty()) {
             return std::nullopt;
         }
@@ -378,11 +402,16 @@ Status PgDeploymentStore::BeginDelete(const std::string& id, bool force) {
             }
             return Error::Conflict("Deployment already in " + std::string(domain::StatusName(*status)) + " state.");
         }
-        tx.exec_params("UPDATE resources SET state = 'DELETING', updated_at = now() WHERE deployment_id = $1::uuid", id);
+        tx.exec_params(
+            "UPDATE resources SET state = 'DELETING', updated_at = now() WHERE deployment_id = $1::uuid", id
+        );
         // Removing the pending step cancels it; a worker still running it loses its lease fence.
         tx.exec_params("DELETE FROM jobs WHERE deployment_id = $1::uuid AND workflow", id);
-        tx.exec_params("INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'delete', $2::jsonb)", id,
-                       WithRequestId(Json{{"force", force}}).dump());
+        tx.exec_params(
+            "INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'delete', $2::jsonb)",
+            id,
+            WithRequestId(Json{{"force", force}}).dump()
+        );
         tx.commit();
         return Ok();
     });
@@ -400,23 +429,35 @@ Status PgDeploymentStore::BeginUpdate(const UpdateRequest& u) {
             "req_gpus = $11, req_instances = $12, "
             "deadline = CASE WHEN $5 = -1 THEN NULL ELSE now() + make_interval(mins => $5) END "
             "WHERE id = $1::uuid AND status IN ('CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_FAILED') RETURNING id",
-            u.id, u.template_text, u.parameters.dump(), u.callback, u.options.timeout_mins.value_or(no_value),
-            u.options.provider_timeout_mins.value_or(no_value), u.options.max_providers_retry.value_or(no_value),
-            u.options.keep_last_attempt, u.req_cpus, u.req_mem_mb, u.req_gpus, u.req_instances
+            u.id,
+            u.template_text,
+            u.parameters.dump(),
+            u.callback,
+            u.options.timeout_mins.value_or(no_value),
+            u.options.provider_timeout_mins.value_or(no_value),
+            u.options.max_providers_retry.value_or(no_value),
+            u.options.keep_last_attempt,
+            u.req_cpus,
+            u.req_mem_mb,
+            u.req_gpus,
+            u.req_instances
         );
         if (r.empty()) {
             auto status = CurrentStatus(tx, u.id);
             if (!status) {
                 return status.error();
             }
-            return Error::Conflict("Cannot update a deployment in " + std::string(domain::StatusName(*status)) + " state");
+            return Error::Conflict(
+                "Cannot update a deployment in " + std::string(domain::StatusName(*status)) + " state"
+            );
         }
         InsertResources(tx, u.id, u.added);
         if (!u.removed_resource_ids.empty()) {
             tx.exec_params(
                 "UPDATE resources SET state = 'DELETING', updated_at = now() WHERE deployment_id = $1::uuid AND "
                 "id::text = ANY (ARRAY(SELECT jsonb_array_elements_text($2::jsonb)))",
-                u.id, Json(u.removed_resource_ids).dump()
+                u.id,
+                Json(u.removed_resource_ids).dump()
             );
         }
         tx.exec_params(
@@ -445,7 +486,9 @@ Status PgDeploymentStore::ResetToDeleteFailed(const std::string& id) {
             if (!status) {
                 return status.error();
             }
-            return Error::Conflict("Cannot reset a deployment in " + std::string(domain::StatusName(*status)) + " state");
+            return Error::Conflict(
+                "Cannot reset a deployment in " + std::string(domain::StatusName(*status)) + " state"
+            );
         }
         tx.exec_params("DELETE FROM jobs WHERE deployment_id = $1::uuid AND workflow", id);
         tx.commit();
@@ -469,7 +512,9 @@ Result<std::vector<domain::Attempt>> PgDeploymentStore::ListAttempts(const std::
             "SELECT seq, provider_id, provider_name, service_id, (extract(epoch from started_at)*1000000)::bigint, "
             "(extract(epoch from finished_at)*1000000)::bigint, outcome, reason FROM attempts "
             "WHERE deployment_id = $1::uuid ORDER BY seq LIMIT $2",
-            id, kMaxListedAttempts);
+            id,
+            kMaxListedAttempts
+        );
         std::vector<domain::Attempt> out;
         out.reserve(rows.size());
         for (const auto& row : rows) {
@@ -498,16 +543,20 @@ Result<Json> PgDeploymentStore::GetPlacement(const std::string& id) {
     });
 }
 
-Status PgDeploymentStore::BeginAction(const std::string& id, const std::string& resource_id, const std::string& action) {
+Status PgDeploymentStore::BeginAction(
+    const std::string& id, const std::string& resource_id, const std::string& action
+) {
     return pool_.Run([&](pqxx::connection& conn) -> Status {
         pqxx::work tx(conn);
         auto status = LockedStatus(tx, id);
         if (!status) {
             return status.error();
         }
-        if (*status != DStatus::kCreateComplete && *status != DStatus::kUpdateComplete && *status != DStatus::kUpdateFailed) {
-            return Error::Conflict("Cannot perform actions on deployment in " + std::string(domain::StatusName(*status)) +
-                                   " state");
+        if (*status != DStatus::kCreateComplete && *status != DStatus::kUpdateComplete &&
+            *status != DStatus::kUpdateFailed) {
+            return Error::Conflict(
+                "Cannot perform actions on deployment in " + std::string(domain::StatusName(*status)) + " state"
+            );
         }
         const auto res = tx.exec_params(
             "SELECT state FROM resources WHERE deployment_id = $1::uuid AND id::text = $2 FOR UPDATE", id, resource_id
@@ -518,10 +567,16 @@ Status PgDeploymentStore::BeginAction(const std::string& id, const std::string& 
         const std::string state = res[0][0].as<std::string>();
         const bool start = action == "start";
         if ((start && state != "STOPPED") || (!start && state != "STARTED")) {
-            return Error::InvalidArgument(std::string(start ? "Cannot start" : "Cannot stop") + " node in state " + state);
+            return Error::InvalidArgument(
+                std::string(start ? "Cannot start" : "Cannot stop") + " node in state " + state
+            );
         }
-        tx.exec_params("UPDATE resources SET state = $3, updated_at = now() WHERE deployment_id = $1::uuid AND id::text = $2",
-                       id, resource_id, std::string(start ? "STARTING" : "STOPPING"));
+        tx.exec_params(
+            "UPDATE resources SET state = $3, updated_at = now() WHERE deployment_id = $1::uuid AND id::text = $2",
+            id,
+            resource_id,
+            std::string(start ? "STARTING" : "STOPPING")
+        );
         if (auto queued = QueueWorkflowJob(tx, id, "action", Json{{"resource", resource_id}, {"action", action}});
             !queued) {
             return queued;

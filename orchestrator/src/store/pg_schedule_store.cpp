@@ -1,9 +1,9 @@
 #include "orchestrator/store/pg_schedule_store.hpp"
 
+#include "pg_rows.hpp"
+
 #include <algorithm>
 #include <map>
-
-#include "pg_rows.hpp"
 
 namespace orch::store {
 namespace {
@@ -53,15 +53,19 @@ std::string Window(int page, int size) {
 }
 
 // Deployments of a page of events, in one query.
-std::map<std::string, domain::Deployment> DeploymentsById(pqxx::read_transaction& tx, const std::vector<std::string>& ids) {
+std::map<std::string, domain::Deployment> DeploymentsById(
+    pqxx::read_transaction& tx, const std::vector<std::string>& ids
+) {
     std::map<std::string, domain::Deployment> out;
     if (ids.empty()) {
         return out;
     }
-    const auto rows = tx.exec_params(std::string("SELECT ") + kDeploymentColumns +
-                                         " FROM deployments WHERE id::text = ANY (ARRAY(SELECT "
-                                         "jsonb_array_elements_text($1::jsonb)))",
-                                     Json(ids).dump());
+    const auto rows = tx.exec_params(
+        std::string("SELECT ") + kDeploymentColumns +
+            " FROM deployments WHERE id::text = ANY (ARRAY(SELECT "
+            "jsonb_array_elements_text($1::jsonb)))",
+        Json(ids).dump()
+    );
     for (const auto& row : rows) {
         auto d = RowToDeployment(row);
         out.emplace(d.id, std::move(d));
@@ -78,9 +82,18 @@ Status PgScheduleStore::Create(const domain::Schedule& s) {
             "INSERT INTO schedules (id, created_at, updated_at, status, file_expression, replication_expression, "
             "number_of_replicas, callback, owner_issuer, owner_subject, template, parameters) VALUES ($1::uuid, "
             "to_timestamp($2 / 1e6), to_timestamp($3 / 1e6), $4, $5, $6, $7, NULLIF($8, ''), $9, $10, $11, $12::jsonb)",
-            s.id, ToMicros(s.created_at), ToMicros(s.updated_at), s.status, s.file_expression, s.replication_expression,
-            s.number_of_replicas, s.callback, s.owner ? s.owner->issuer : std::string(),
-            s.owner ? s.owner->subject : std::string(), s.template_text, s.parameters.dump()
+            s.id,
+            ToMicros(s.created_at),
+            ToMicros(s.updated_at),
+            s.status,
+            s.file_expression,
+            s.replication_expression,
+            s.number_of_replicas,
+            s.callback,
+            s.owner ? s.owner->issuer : std::string(),
+            s.owner ? s.owner->subject : std::string(),
+            s.template_text,
+            s.parameters.dump()
         );
         tx.commit();
     });
@@ -89,7 +102,8 @@ Status PgScheduleStore::Create(const domain::Schedule& s) {
 Result<std::optional<domain::Schedule>> PgScheduleStore::Get(const std::string& id) {
     return pool_.Run([&](pqxx::connection& conn) -> std::optional<domain::Schedule> {
         pqxx::read_transaction tx(conn);
-        const auto r = tx.exec_params(std::string("SELECT ") + kScheduleColumns + " FROM schedules WHERE id = $1::uuid", id);
+        const auto r =
+            tx.exec_params(std::string("SELECT ") + kScheduleColumns + " FROM schedules WHERE id = $1::uuid", id);
         if (r.empty()) {
             return std::nullopt;
         }
@@ -104,11 +118,13 @@ Result<Page<domain::Schedule>> PgScheduleStore::List(const ScheduleQuery& q) {
         std::string where = "true";
         AppendOwnerFilter(q.owner, where, params);
         pqxx::read_transaction tx(conn);
-        const auto total = tx.exec_params("SELECT count(*) FROM schedules WHERE " + where,
-                                          pqxx::prepare::make_dynamic_params(params));
-        const auto rows = tx.exec_params(std::string("SELECT ") + kScheduleColumns + " FROM schedules WHERE " + where +
-                                             " ORDER BY " + order + Window(q.page, q.size),
-                                         pqxx::prepare::make_dynamic_params(params));
+        const auto total =
+            tx.exec_params("SELECT count(*) FROM schedules WHERE " + where, pqxx::prepare::make_dynamic_params(params));
+        const auto rows = tx.exec_params(
+            std::string("SELECT ") + kScheduleColumns + " FROM schedules WHERE " + where + " ORDER BY " + order +
+                Window(q.page, q.size),
+            pqxx::prepare::make_dynamic_params(params)
+        );
         Page<domain::Schedule> page;
         page.total = total[0][0].as<std::int64_t>();
         for (const auto& row : rows) {
@@ -118,17 +134,19 @@ Result<Page<domain::Schedule>> PgScheduleStore::List(const ScheduleQuery& q) {
     });
 }
 
-Result<std::vector<RunningSchedule>> PgScheduleStore::ListRunning(const OwnerFilter& owner, const std::string& after_id,
-                                                                  int limit) {
+Result<std::vector<RunningSchedule>> PgScheduleStore::ListRunning(
+    const OwnerFilter& owner, const std::string& after_id, int limit
+) {
     return pool_.Run([&](pqxx::connection& conn) {
         std::vector<std::string> params{after_id, std::to_string(limit)};
         std::string where = "status = 'RUNNING' AND ($1 = '' OR id > $1::uuid)";
         AppendOwnerFilter(owner, where, params);
         pqxx::read_transaction tx(conn);
         // Keyset paging on the partial index: cost per page does not grow with the offset.
-        const auto rows = tx.exec_params("SELECT id::text, file_expression FROM schedules WHERE " + where +
-                                             " ORDER BY id LIMIT $2::bigint",
-                                         pqxx::prepare::make_dynamic_params(params));
+        const auto rows = tx.exec_params(
+            "SELECT id::text, file_expression FROM schedules WHERE " + where + " ORDER BY id LIMIT $2::bigint",
+            pqxx::prepare::make_dynamic_params(params)
+        );
         std::vector<RunningSchedule> out;
         for (const auto& row : rows) {
             out.push_back({row[0].as<std::string>(), row[1].as<std::string>()});
@@ -137,16 +155,19 @@ Result<std::vector<RunningSchedule>> PgScheduleStore::ListRunning(const OwnerFil
     });
 }
 
-Result<Page<domain::ScheduleEvent>> PgScheduleStore::ListEvents(const std::string& schedule_id, int page, int size,
-                                                                const std::vector<SortKey>& sort) {
+Result<Page<domain::ScheduleEvent>> PgScheduleStore::ListEvents(
+    const std::string& schedule_id, int page, int size, const std::vector<SortKey>& sort
+) {
     ORCH_ASSIGN_OR_RETURN(const std::string order, OrderBy(sort, {"created_at", "updated_at", "id"}));
     return pool_.Run([&](pqxx::connection& conn) {
         pqxx::read_transaction tx(conn);
-        const auto total = tx.exec_params("SELECT count(*) FROM schedule_events WHERE schedule_id = $1::uuid", schedule_id);
-        const auto rows = tx.exec_params(std::string("SELECT ") + kEventColumns +
-                                             " FROM schedule_events WHERE schedule_id = $1::uuid ORDER BY " + order +
-                                             Window(page, size),
-                                         schedule_id);
+        const auto total =
+            tx.exec_params("SELECT count(*) FROM schedule_events WHERE schedule_id = $1::uuid", schedule_id);
+        const auto rows = tx.exec_params(
+            std::string("SELECT ") + kEventColumns + " FROM schedule_events WHERE schedule_id = $1::uuid ORDER BY " +
+                order + Window(page, size),
+            schedule_id
+        );
         Page<domain::ScheduleEvent> out;
         out.total = total[0][0].as<std::int64_t>();
         std::vector<std::string> deployment_ids;
@@ -192,7 +213,13 @@ Result<bool> PgScheduleStore::CreateEvent(const domain::ScheduleEvent& e, const 
             "INSERT INTO schedule_events (id, schedule_id, deployment_id, created_at, updated_at, scope, name, "
             "replication_status) VALUES ($1::uuid, $2::uuid, $3::uuid, to_timestamp($4 / 1e6), to_timestamp($4 / 1e6), "
             "$5, $6, NULLIF($7, '')) ON CONFLICT (schedule_id, scope, name) DO NOTHING RETURNING id",
-            e.id, e.schedule_id, deployment.deployment.id, ToMicros(e.created_at), e.scope, e.name, e.replication_status
+            e.id,
+            e.schedule_id,
+            deployment.deployment.id,
+            ToMicros(e.created_at),
+            e.scope,
+            e.name,
+            e.replication_status
         );
         if (inserted.empty()) {
             tx.abort();

@@ -62,7 +62,9 @@ void ApplyDeployment(pqxx::work& tx, const std::string& id, const Transition& t)
         add_nullable("cloud_provider_name", *t.provider_name);
     }
     if (t.provider_endpoint) {
-        add_nullable("cloud_provider_endpoint", t.provider_endpoint->is_null() ? "" : t.provider_endpoint->dump(), "::jsonb");
+        add_nullable(
+            "cloud_provider_endpoint", t.provider_endpoint->is_null() ? "" : t.provider_endpoint->dump(), "::jsonb"
+        );
     }
     if (t.outputs) {
         add("outputs", t.outputs->dump(), "::jsonb");
@@ -82,7 +84,9 @@ void ApplyDeployment(pqxx::work& tx, const std::string& id, const Transition& t)
     if (t.log) {
         add("log", *t.log);
     }
-    tx.exec_params("UPDATE deployments SET " + set + " WHERE id = $1::uuid", pqxx::prepare::make_dynamic_params(params));
+    tx.exec_params(
+        "UPDATE deployments SET " + set + " WHERE id = $1::uuid", pqxx::prepare::make_dynamic_params(params)
+    );
 }
 
 void ApplyResources(pqxx::work& tx, const std::string& id, const Transition& t) {
@@ -91,19 +95,30 @@ void ApplyResources(pqxx::work& tx, const std::string& id, const Transition& t) 
         tx.exec_params("DELETE FROM resources WHERE deployment_id = $1::uuid AND state = 'DELETING'", id);
     }
     if (t.resources_state) {
-        tx.exec_params("UPDATE resources SET state = $2, updated_at = now() WHERE deployment_id = $1::uuid AND "
-                       "state <> 'DELETED'",
-                       id, std::string(domain::NodeStateName(*t.resources_state)));
+        tx.exec_params(
+            "UPDATE resources SET state = $2, updated_at = now() WHERE deployment_id = $1::uuid AND "
+            "state <> 'DELETED'",
+            id,
+            std::string(domain::NodeStateName(*t.resources_state))
+        );
     }
     for (const auto& c : t.resource_changes) {
-        const std::string where = c.id.empty() ? "deployment_id = $1::uuid AND node_name = $2 AND instance_index = $3::int"
-                                               : "deployment_id = $1::uuid AND id::text = $2 AND $3::int = $3::int";
+        const std::string where = c.id.empty()
+                                      ? "deployment_id = $1::uuid AND node_name = $2 AND instance_index = $3::int"
+                                      : "deployment_id = $1::uuid AND id::text = $2 AND $3::int = $3::int";
         const std::string key = c.id.empty() ? c.node : c.id;
-        tx.exec_params("UPDATE resources SET updated_at = now(), state = COALESCE(NULLIF($4, ''), state), "
-                       "physical_id = COALESCE(NULLIF($5, ''), physical_id), "
-                       "metadata = CASE WHEN $6 = '' THEN metadata ELSE $6::jsonb END WHERE " + where,
-                       id, key, c.index, c.state ? std::string(domain::NodeStateName(*c.state)) : std::string(),
-                       c.physical_id.value_or(""), c.metadata ? c.metadata->dump() : std::string());
+        tx.exec_params(
+            "UPDATE resources SET updated_at = now(), state = COALESCE(NULLIF($4, ''), state), "
+            "physical_id = COALESCE(NULLIF($5, ''), physical_id), "
+            "metadata = CASE WHEN $6 = '' THEN metadata ELSE $6::jsonb END WHERE " +
+                where,
+            id,
+            key,
+            c.index,
+            c.state ? std::string(domain::NodeStateName(*c.state)) : std::string(),
+            c.physical_id.value_or(""),
+            c.metadata ? c.metadata->dump() : std::string()
+        );
     }
 }
 
@@ -133,7 +148,9 @@ Result<std::vector<Job>> PgWorkflowStore::Claim(const std::string& owner, int ma
             "attempts = attempts + 1 WHERE id IN (SELECT id FROM jobs WHERE run_at <= now() AND "
             "(lease_until IS NULL OR lease_until < now()) ORDER BY run_at LIMIT $3 FOR UPDATE SKIP LOCKED) "
             "RETURNING id, deployment_id::text, kind, workflow, payload::text, attempts",
-            owner, static_cast<std::int64_t>(lease.count()), max
+            owner,
+            static_cast<std::int64_t>(lease.count()),
+            max
         );
         tx.commit();
         std::vector<Job> jobs;
@@ -152,9 +169,9 @@ Result<std::vector<Job>> PgWorkflowStore::Claim(const std::string& owner, int ma
     });
 }
 
-Result<std::vector<std::int64_t>> PgWorkflowStore::Heartbeat(const std::string& owner,
-                                                             const std::vector<std::int64_t>& ids,
-                                                             std::chrono::milliseconds lease) {
+Result<std::vector<std::int64_t>> PgWorkflowStore::Heartbeat(
+    const std::string& owner, const std::vector<std::int64_t>& ids, std::chrono::milliseconds lease
+) {
     return pool_.Run([&](pqxx::connection& conn) {
         pqxx::work tx(conn);
         const auto rows = tx.exec_params(
@@ -177,10 +194,12 @@ Result<std::vector<std::int64_t>> PgWorkflowStore::Heartbeat(const std::string& 
 Result<std::optional<workflow::WorkflowState>> PgWorkflowStore::Load(const std::string& deployment_id) {
     return pool_.Run([&](pqxx::connection& conn) -> std::optional<workflow::WorkflowState> {
         pqxx::read_transaction tx(conn);
-        const auto d = tx.exec_params(std::string("SELECT ") + kDeploymentColumns +
-                                          ", (placement->'candidates')::text, candidate_index, handle::text, "
-                                          "(extract(epoch from deadline)*1000000)::bigint FROM deployments WHERE id = $1::uuid",
-                                      deployment_id);
+        const auto d = tx.exec_params(
+            std::string("SELECT ") + kDeploymentColumns +
+                ", (placement->'candidates')::text, candidate_index, handle::text, "
+                "(extract(epoch from deadline)*1000000)::bigint FROM deployments WHERE id = $1::uuid",
+            deployment_id
+        );
         if (d.empty()) {
             return std::nullopt;
         }
@@ -213,9 +232,11 @@ Result<std::optional<workflow::WorkflowState>> PgWorkflowStore::Load(const std::
             a.cleaned = row[9].as<bool>();
             s.attempts.push_back(std::move(a));
         }
-        const auto resources = tx.exec_params(std::string("SELECT ") + kResourceColumns +
-                                                  " FROM resources WHERE deployment_id = $1::uuid ORDER BY created_at, id",
-                                              deployment_id);
+        const auto resources = tx.exec_params(
+            std::string("SELECT ") + kResourceColumns +
+                " FROM resources WHERE deployment_id = $1::uuid ORDER BY created_at, id",
+            deployment_id
+        );
         for (const auto& row : resources) {
             s.resources.push_back(RowToResource(row));
         }
@@ -232,7 +253,12 @@ Status PgWorkflowStore::StartAttempt(const Job& job, const std::string& owner, c
         tx.exec_params(
             "INSERT INTO attempts (deployment_id, seq, provider_id, provider_name, service_id, target) "
             "VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb) ON CONFLICT (deployment_id, seq) DO NOTHING",
-            job.deployment_id, a.seq, a.provider_id, a.provider_name, a.service_id, a.target.dump()
+            job.deployment_id,
+            a.seq,
+            a.provider_id,
+            a.provider_name,
+            a.service_id,
+            a.target.dump()
         );
         tx.commit();
         return Ok();
@@ -263,14 +289,18 @@ Status PgWorkflowStore::Commit(const Job& job, const std::string& owner, const T
     });
 }
 
-Status PgWorkflowStore::Retry(const Job& job, const std::string& owner, std::chrono::milliseconds delay,
-                              const std::string& error) {
+Status PgWorkflowStore::Retry(
+    const Job& job, const std::string& owner, std::chrono::milliseconds delay, const std::string& error
+) {
     return pool_.Run([&](pqxx::connection& conn) -> Status {
         pqxx::work tx(conn);
         const auto r = tx.exec_params(
             "UPDATE jobs SET lease_owner = NULL, lease_until = NULL, last_error = $3, "
             "run_at = now() + make_interval(secs => $4 / 1000.0) WHERE id = $1 AND lease_owner = $2 RETURNING id",
-            job.id, owner, error.substr(0, 2000), static_cast<std::int64_t>(delay.count())
+            job.id,
+            owner,
+            error.substr(0, 2000),
+            static_cast<std::int64_t>(delay.count())
         );
         tx.commit();
         return r.empty() ? Status(kLeaseLost) : Ok();
@@ -280,8 +310,10 @@ Status PgWorkflowStore::Retry(const Job& job, const std::string& owner, std::chr
 Result<std::pair<std::int64_t, std::int64_t>> PgWorkflowStore::QueueDepth() {
     return pool_.Run([&](pqxx::connection& conn) {
         pqxx::read_transaction tx(conn);
-        const auto r = tx.exec1("SELECT count(*) FILTER (WHERE lease_until IS NULL OR lease_until < now()), "
-                                "count(*) FILTER (WHERE lease_until >= now()) FROM jobs");
+        const auto r = tx.exec1(
+            "SELECT count(*) FILTER (WHERE lease_until IS NULL OR lease_until < now()), "
+            "count(*) FILTER (WHERE lease_until >= now()) FROM jobs"
+        );
         return std::make_pair(r[0].as<std::int64_t>(), r[1].as<std::int64_t>());
     });
 }
@@ -295,7 +327,8 @@ Result<std::int64_t> PgWorkflowStore::PurgeDeleted(std::chrono::milliseconds ret
             "DELETE FROM deployments WHERE id IN (SELECT id FROM deployments d WHERE status = 'DELETE_COMPLETE' "
             "AND updated_at < now() - make_interval(secs => $1 / 1000.0) "
             "AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.deployment_id = d.id) LIMIT $2 FOR UPDATE SKIP LOCKED)",
-            static_cast<std::int64_t>(retention.count()), limit
+            static_cast<std::int64_t>(retention.count()),
+            limit
         );
         tx.commit();
         return static_cast<std::int64_t>(r.affected_rows());

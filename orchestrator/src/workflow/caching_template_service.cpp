@@ -45,8 +45,9 @@ Result<TemplateCacheOptions> TemplateCacheOptionsFromConfig(const ConfigTree& co
 CachingTemplateService::CachingTemplateService(TemplateService& inner, TemplateCacheOptions options)
     : inner_(inner), capacity_(std::max<std::size_t>(1, options.max_entries)), max_bytes_(options.max_bytes) {}
 
-Result<tosca::DeploymentSpec> CachingTemplateService::Build(const std::string& template_text, const Json& parameters,
-                                                            const Json& accepted) {
+Result<tosca::DeploymentSpec> CachingTemplateService::Build(
+    const std::string& template_text, const Json& parameters, const Json& accepted
+) {
     std::string key = KeyOf(template_text, parameters);
     const std::size_t hash = std::hash<std::string>{}(key);
     if (auto cached = Find(key, hash); cached && AcceptsAll(accepted, cached->accepted_unknown_parameters)) {

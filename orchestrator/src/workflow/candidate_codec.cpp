@@ -4,9 +4,14 @@ namespace orch::workflow {
 namespace {
 
 Json TargetToJson(const connectors::SiteTarget& t) {
-    return Json{{"site_id", t.site_id},   {"service_id", t.service_id}, {"kind", connectors::TargetKindName(t.kind)},
-                {"endpoint", t.endpoint}, {"region", t.region},         {"project", t.project},
-                {"options", t.options}};
+    return Json{
+        {"site_id", t.site_id},
+        {"service_id", t.service_id},
+        {"kind", connectors::TargetKindName(t.kind)},
+        {"endpoint", t.endpoint},
+        {"region", t.region},
+        {"project", t.project},
+        {"options", t.options}};
 }
 
 Result<connectors::SiteTarget> TargetFromJson(const Json& j) {
@@ -31,8 +36,12 @@ Result<connectors::SiteTarget> TargetFromJson(const Json& j) {
 }  // namespace
 
 std::optional<connectors::TargetKind> ParseTargetKind(std::string_view name) {
-    for (auto kind : {connectors::TargetKind::kOpenStack, connectors::TargetKind::kMarathon, connectors::TargetKind::kChronos,
-                      connectors::TargetKind::kKubernetes, connectors::TargetKind::kSlurm}) {
+    for (auto kind :
+         {connectors::TargetKind::kOpenStack,
+          connectors::TargetKind::kMarathon,
+          connectors::TargetKind::kChronos,
+          connectors::TargetKind::kKubernetes,
+          connectors::TargetKind::kSlurm}) {
         if (connectors::TargetKindName(kind) == name) {
             return kind;
         }
@@ -43,14 +52,18 @@ std::optional<connectors::TargetKind> ParseTargetKind(std::string_view name) {
 Json CandidateToJson(const placement::Candidate& c) {
     Json placements = Json::object();
     for (const auto& [node, p] : c.placements) {
-        placements[node] = {{"flavor_id", p.flavor_id}, {"flavor_name", p.flavor_name}, {"image_id", p.image_id},
-                            {"image_name", p.image_name}};
+        placements[node] = {
+            {"flavor_id", p.flavor_id},
+            {"flavor_name", p.flavor_name},
+            {"image_id", p.image_id},
+            {"image_name", p.image_name}};
     }
-    return Json{{"target", TargetToJson(c.target)},
-                {"placements", placements},
-                {"provider_name", c.provider_name},
-                {"endpoint", c.endpoint},
-                {"score", c.score}};
+    return Json{
+        {"target", TargetToJson(c.target)},
+        {"placements", placements},
+        {"provider_name", c.provider_name},
+        {"endpoint", c.endpoint},
+        {"score", c.score}};
 }
 
 Result<placement::Candidate> CandidateFromJson(const Json& j) {
@@ -61,8 +74,8 @@ Result<placement::Candidate> CandidateFromJson(const Json& j) {
     ORCH_ASSIGN_OR_RETURN(c.target, TargetFromJson(j.value("target", Json::object())));
     const Json placements = j.value("placements", Json::object());  // named: items() must not outlive it
     for (const auto& [node, p] : placements.items()) {
-        c.placements[node] = connectors::NodePlacement{p.value("flavor_id", ""), p.value("flavor_name", ""),
-                                                       p.value("image_id", ""), p.value("image_name", "")};
+        c.placements[node] = connectors::NodePlacement{
+            p.value("flavor_id", ""), p.value("flavor_name", ""), p.value("image_id", ""), p.value("image_name", "")};
     }
     c.provider_name = j.value("provider_name", "");
     c.endpoint = j.value("endpoint", Json::object());
@@ -71,8 +84,11 @@ Result<placement::Candidate> CandidateFromJson(const Json& j) {
 }
 
 Json HandleToJson(const connectors::Handle& h) {
-    return Json{{"deployment_id", h.deployment_id}, {"physical_id", h.physical_id}, {"target", TargetToJson(h.target)},
-                {"state", h.state}};
+    return Json{
+        {"deployment_id", h.deployment_id},
+        {"physical_id", h.physical_id},
+        {"target", TargetToJson(h.target)},
+        {"state", h.state}};
 }
 
 Result<connectors::Handle> HandleFromJson(const Json& j) {

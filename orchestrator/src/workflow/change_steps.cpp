@@ -20,7 +20,7 @@ Transition UpdateFailed(const std::string& reason) {
 Transition ActionFailed(const WorkflowState& st, const std::string& resource_id, const std::string& reason) {
     Transition t;
     t.status = st.deployment.status == domain::Status::kCreateComplete ? domain::Status::kCreateFailed
-                                                                        : domain::Status::kUpdateFailed;
+                                                                       : domain::Status::kUpdateFailed;
     t.status_reason = reason;
     t.task = domain::Task::kNone;
     t.resource_changes.push_back(StateOf(resource_id, domain::NodeState::kError));
@@ -59,8 +59,9 @@ Result<Current> CurrentTarget(StepServices& s, const WorkflowState& st) {
         return Error::Internal("no connector for the deployment's site");
     }
     ORCH_ASSIGN_OR_RETURN(c.handle, WithCredentials(s, std::move(c.handle), st.deployment.owner));
-    ORCH_ASSIGN_OR_RETURN(c.spec,
-                          s.templates.Build(st.deployment.template_text, st.deployment.parameters, st.deployment.parameters));
+    ORCH_ASSIGN_OR_RETURN(
+        c.spec, s.templates.Build(st.deployment.template_text, st.deployment.parameters, st.deployment.parameters)
+    );
     c.placements = CurrentPlacements(st);
     return c;
 }
@@ -191,8 +192,8 @@ StepResult Action(StepServices& s, const Job& job, const CancelToken& cancel) {
     }
     Json payload = job.payload;
     payload["physical_id"] = physical_id;
-    payload["started_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now().time_since_epoch())
-                                .count();
+    payload["started_ms"] =
+        std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now().time_since_epoch()).count();
     payload["polls"] = 0;
     return StepResult::Commit(Then(NextJob{JobKind::kActionPoll, payload, s.options.first_poll, true}));
 }

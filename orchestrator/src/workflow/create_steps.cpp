@@ -61,8 +61,13 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
     return StepResult::Commit(std::move(t));
 }
 
-StepResult CreateOn(StepServices& s, const WorkflowState& st, const tosca::DeploymentSpec& spec, const Job& job,
-                    const CancelToken& cancel) {
+StepResult CreateOn(
+    StepServices& s,
+    const WorkflowState& st,
+    const tosca::DeploymentSpec& spec,
+    const Job& job,
+    const CancelToken& cancel
+) {
     const int seq = st.candidate_index;
     const Json& stored = st.candidates[static_cast<std::size_t>(seq)];
     auto candidate = CandidateFromJson(stored);
@@ -84,8 +89,9 @@ StepResult CreateOn(StepServices& s, const WorkflowState& st, const tosca::Deplo
     }
     connectors::Connector* connector = s.connectors.Find(candidate->target.kind);
     if (connector == nullptr) {
-        return StepResult::Commit(NextSite(st, seq, "no connector for " +
-                                                        std::string(connectors::TargetKindName(candidate->target.kind))));
+        return StepResult::Commit(
+            NextSite(st, seq, "no connector for " + std::string(connectors::TargetKindName(candidate->target.kind)))
+        );
     }
     connectors::DeployRequest request;
     request.deployment_id = st.deployment.id;
@@ -176,10 +182,12 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
         Transition t = FailCreate(st, std::string(kTimeoutReason));
         return StepResult::Commit(std::move(t));
     }
-    const int provider_mins = st.deployment.options.provider_timeout_mins.value_or(s.options.default_provider_timeout_mins);
+    const int provider_mins =
+        st.deployment.options.provider_timeout_mins.value_or(s.options.default_provider_timeout_mins);
     if (s.clock.now() > attempt.started_at + std::chrono::minutes(provider_mins)) {
-        return StepResult::Commit(NextSite(st, seq, "Provider timeout during deployment (" + std::to_string(provider_mins) +
-                                                        " minutes)"));
+        return StepResult::Commit(
+            NextSite(st, seq, "Provider timeout during deployment (" + std::to_string(provider_mins) + " minutes)")
+        );
     }
     auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters, st.deployment.parameters);
     if (!spec) {
@@ -192,7 +200,9 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
     auto with_creds = WithCredentials(s, *handle, st.deployment.owner);
     connectors::Connector* connector = s.connectors.Find(handle->target.kind);
     if (!with_creds || connector == nullptr) {
-        return StepResult::Commit(NextSite(st, seq, with_creds ? "no connector for the site" : with_creds.error().message));
+        return StepResult::Commit(
+            NextSite(st, seq, with_creds ? "no connector for the site" : with_creds.error().message)
+        );
     }
     const auto observed = connector->Poll(*with_creds, *spec);
     if (auto failed = StepForFailure(s, job, observed, [&](const connectors::Failure& failure) {

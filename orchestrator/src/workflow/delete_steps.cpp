@@ -48,8 +48,9 @@ Transition GiveUp(const Attempt& a, bool force, const std::string& reason) {
     return t;
 }
 
-Result<std::pair<connectors::Connector*, connectors::Handle>> Prepare(StepServices& s, const WorkflowState& st,
-                                                                      const Attempt& a) {
+Result<std::pair<connectors::Connector*, connectors::Handle>> Prepare(
+    StepServices& s, const WorkflowState& st, const Attempt& a
+) {
     ORCH_ASSIGN_OR_RETURN(auto handle, HandleOf(a, st.deployment.id));
     connectors::Connector* connector = s.connectors.Find(handle.target.kind);
     if (connector == nullptr) {
@@ -59,7 +60,9 @@ Result<std::pair<connectors::Connector*, connectors::Handle>> Prepare(StepServic
     return std::make_pair(connector, std::move(handle));
 }
 
-Result<std::optional<WorkflowState>> LoadFor(StepServices& s, const Job& job) { return s.store.Load(job.deployment_id); }
+Result<std::optional<WorkflowState>> LoadFor(StepServices& s, const Job& job) {
+    return s.store.Load(job.deployment_id);
+}
 
 // Attempt `a` holds nothing on its site any more: mark it cleaned and, on the main line, go on
 // with the next attempt (or finish the delete).
@@ -109,8 +112,10 @@ StepResult PollGone(StepServices& s, const Job& job, const WorkflowState& st, co
     const auto waited = PollDelay(s.options, polls) * polls;
     if (waited > s.options.delete_wait) {
         const std::string reason = obs != nullptr ? obs->reason : std::get<connectors::Failure>(observed).message;
-        return StepResult::Commit(main_line ? GiveUp(a, force, "timed out waiting for deletion: " + reason)
-                                            : MarkCleaned(a, "cleanup gave up: " + reason));
+        return StepResult::Commit(
+            main_line ? GiveUp(a, force, "timed out waiting for deletion: " + reason)
+                      : MarkCleaned(a, "cleanup gave up: " + reason)
+        );
     }
     Transition t;
     Json payload = job.payload;

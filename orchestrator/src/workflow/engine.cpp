@@ -1,15 +1,15 @@
 #include "orchestrator/workflow/engine.hpp"
 
-#include <algorithm>
-
 #include "common/log.hpp"
+
+#include <algorithm>
 
 namespace orch::workflow {
 namespace {
 
 // Stands in when EngineOptions names no observer, so the engine reports unconditionally.
 class NoObserver final : public EngineObserver {
-public:
+   public:
     void ReadyJobs(std::size_t) override {}
     void RunningSteps(std::size_t) override {}
     void StepFinished(std::string_view, StepOutcome, double) override {}
@@ -24,7 +24,9 @@ EngineObserver& Observer(const EngineOptions& options) {
 
 Engine::Engine(WorkflowStore& store, EngineOptions options) : store_(store), options_(std::move(options)) {}
 
-Engine::~Engine() { Stop(); }
+Engine::~Engine() {
+    Stop();
+}
 
 void Engine::Register(JobKind kind, StepFn step) {
     steps_[kind] = std::move(step);
@@ -86,7 +88,8 @@ void Engine::Dispatch() {
         std::size_t free = 0;
         {
             std::unique_lock lock(mutex_);
-            free = static_cast<std::size_t>(options_.workers) - std::min(busy_ + ready_.size(), static_cast<std::size_t>(options_.workers));
+            free = static_cast<std::size_t>(options_.workers) -
+                   std::min(busy_ + ready_.size(), static_cast<std::size_t>(options_.workers));
         }
         std::size_t claimed = 0;
         if (free > 0) {
@@ -96,7 +99,8 @@ void Engine::Dispatch() {
                 if (claim_failures++ % 20 == 0) {
                     ORCH_LOG_WARN("workflow: cannot claim jobs", {{"error", jobs.error().message}});
                 }
-                error_backoff = std::min(std::chrono::milliseconds(5000), error_backoff * 2 + std::chrono::milliseconds(100));
+                error_backoff =
+                    std::min(std::chrono::milliseconds(5000), error_backoff * 2 + std::chrono::milliseconds(100));
                 std::unique_lock lock(mutex_);
                 wake_.wait_for(lock, error_backoff, [this] { return stop_.load(); });
                 continue;
@@ -231,8 +235,11 @@ void Engine::Beat() {
 
 void Engine::Housekeep() {
     // Every process runs it; the purge skips rows another one holds, so they share the work.
-    const auto period = std::clamp(options_.deleted_retention / 2, std::chrono::milliseconds(100),
-                                   std::chrono::milliseconds(std::chrono::minutes(10)));
+    const auto period = std::clamp(
+        options_.deleted_retention / 2,
+        std::chrono::milliseconds(100),
+        std::chrono::milliseconds(std::chrono::minutes(10))
+    );
     constexpr int kBatch = 500;  // one short transaction each; a backlog drains batch by batch
     std::unique_lock lock(mutex_);
     while (!stop_.load()) {

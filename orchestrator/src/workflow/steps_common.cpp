@@ -13,8 +13,9 @@ Result<connectors::Handle> HandleOf(const Attempt& attempt, const std::string& d
     return h;
 }
 
-Result<connectors::Handle> WithCredentials(StepServices& s, connectors::Handle handle,
-                                           const std::optional<domain::Owner>& owner) {
+Result<connectors::Handle> WithCredentials(
+    StepServices& s, connectors::Handle handle, const std::optional<domain::Owner>& owner
+) {
     ORCH_ASSIGN_OR_RETURN(handle.target.credentials, s.credentials.For(handle.target, owner));
     return handle;
 }
@@ -64,8 +65,9 @@ std::string ExhaustedMessage(const WorkflowState& st) {
     return out;
 }
 
-std::vector<ResourceChange> InstanceChanges(const std::vector<connectors::InstanceState>& instances,
-                                            std::optional<domain::NodeState> state) {
+std::vector<ResourceChange> InstanceChanges(
+    const std::vector<connectors::InstanceState>& instances, std::optional<domain::NodeState> state
+) {
     std::vector<ResourceChange> out;
     for (const auto& inst : instances) {
         ResourceChange c;
@@ -77,7 +79,8 @@ std::vector<ResourceChange> InstanceChanges(const std::vector<connectors::Instan
         c.state = state ? state : domain::ParseNodeState(inst.state);
         if (inst.attributes.is_object() && !inst.attributes.empty()) {
             // The dashboard reads VirtualMachineInfo as a JSON *string* with RADL-style vmProperties.
-            Json system = {{"class", "system"}, {"id", inst.node}, {"instance_id", inst.physical_id}, {"state", inst.state}};
+            Json system = {
+                {"class", "system"}, {"id", inst.node}, {"instance_id", inst.physical_id}, {"state", inst.state}};
             for (const auto& [key, value] : inst.attributes.items()) {
                 system[key] = value;
             }

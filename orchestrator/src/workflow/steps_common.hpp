@@ -72,8 +72,9 @@ std::optional<StepResult> StepForFailure(
 Result<connectors::Handle> HandleOf(const Attempt& attempt, const std::string& deployment_id);
 
 /// Fills in credentials for the call.
-Result<connectors::Handle> WithCredentials(StepServices& s, connectors::Handle handle,
-                                           const std::optional<domain::Owner>& owner);
+Result<connectors::Handle> WithCredentials(
+    StepServices& s, connectors::Handle handle, const std::optional<domain::Owner>& owner
+);
 
 /// The outcome "this create failed for good".
 Transition FailCreate(const WorkflowState& st, const std::string& reason);
@@ -87,8 +88,9 @@ Transition NextSite(const WorkflowState& st, int seq, const std::string& reason)
 std::string ExhaustedMessage(const WorkflowState& st);
 
 /// Node attributes → resource rows (physical ids, states, VirtualMachineInfo for VMs).
-std::vector<ResourceChange> InstanceChanges(const std::vector<connectors::InstanceState>& instances,
-                                            std::optional<domain::NodeState> state);
+std::vector<ResourceChange> InstanceChanges(
+    const std::vector<connectors::InstanceState>& instances, std::optional<domain::NodeState> state
+);
 
 int CandidateCount(const WorkflowState& st);
 

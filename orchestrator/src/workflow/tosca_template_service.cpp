@@ -2,8 +2,9 @@
 
 namespace orch::workflow {
 
-Result<tosca::DeploymentSpec> ToscaTemplateService::Build(const std::string& template_text, const Json& parameters,
-                                                          const Json& accepted) {
+Result<tosca::DeploymentSpec> ToscaTemplateService::Build(
+    const std::string& template_text, const Json& parameters, const Json& accepted
+) {
     tosca::TemplateRequest request;
     request.inputs = parameters;
     request.accepted_parameters = &accepted;

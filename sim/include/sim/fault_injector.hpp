@@ -12,11 +12,11 @@
 namespace orch::sim {
 
 enum class FaultKind {
-    kStatus,     ///< answer with `status` and the API's own error body
-    kSlow,       ///< wait `delay_ms`, then answer normally
-    kReset,      ///< close the connection without answering
-    kMalformed,  ///< answer normally but with a truncated, unparsable JSON body
-    kCapacity,   ///< the API's cluster behaves as if `resource` were used up (until cleared)
+    kStatus,        ///< answer with `status` and the API's own error body
+    kSlow,          ///< wait `delay_ms`, then answer normally
+    kReset,         ///< close the connection without answering
+    kMalformed,     ///< answer normally but with a truncated, unparsable JSON body
+    kCapacity,      ///< the API's cluster behaves as if `resource` were used up (until cleared)
     kUnconfigured,  ///< IM: the infrastructure this create makes ends `unconfigured` (Ansible fails)
     kVmFailed,      ///< IM: the VMs of the infrastructure this create makes end `failed`
 };

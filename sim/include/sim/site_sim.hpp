@@ -27,8 +27,8 @@ enum class SimApi { kMarathon, kChronos, kKubernetes, kIm };
 std::string_view SimApiName(SimApi api);
 
 /// One simulated site: Marathon and Chronos on a shared Mesos cluster, a Kubernetes cluster and
-/// an Infrastructure Manager (IM; VMs and their contextualisation), behind one lock, with authentication, fault injection and the admin endpoints every port
-/// serves under /__sim/:
+/// an Infrastructure Manager (IM; VMs and their contextualisation), behind one lock, with authentication, fault
+/// injection and the admin endpoints every port serves under /__sim/:
 ///   GET  /__sim/objects      every object of every simulator (leak checks)
 ///   GET|POST|DELETE /__sim/faults   list, add (a rule or a list of rules), clear fault rules
 ///   GET|POST /__sim/clock    read, or advance simulated time ({"advance_seconds": n})

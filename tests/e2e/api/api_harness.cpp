@@ -20,8 +20,8 @@ std::string WriteConfig(const std::string& name, const std::string& extra_yaml) 
         << "auth:\n  mode: disabled\n"
         << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": " << SharedDir()
         << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
-        << "placement:\n  catalogue: {type: file, path: " << dir << "/catalogue.yaml}\n  sla: {type: file, path: " << dir
-        << "/sla.yaml}\n"
+        << "placement:\n  catalogue: {type: file, path: " << dir
+        << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
         << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n"
         << extra_yaml;
     return dir + "/orchestrator.yaml";
@@ -38,8 +38,9 @@ ApiHarness::ApiHarness(const std::string& name, const std::string& extra_yaml)
     REQUIRE(WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
 }
 
-http::ClientResponse ApiHarness::Call(const std::string& method, const std::string& path, const std::string& body,
-                                      http::Headers headers) {
+http::ClientResponse ApiHarness::Call(
+    const std::string& method, const std::string& path, const std::string& body, http::Headers headers
+) {
     http::ClientRequest req;
     req.method = method;
     req.url = path.rfind("http", 0) == 0 ? path : process_.BaseUrl() + path;

@@ -2,14 +2,14 @@
 // catalogue (so creates end CREATE_FAILED with the placement's reasons), quick workflow polls.
 #pragma once
 
+#include "test_support/process.hpp"
+#include "test_support/test_env.hpp"
+
 #include <common/http_client.hpp>
 #include <common/json.hpp>
 
 #include <memory>
 #include <string>
-
-#include "test_support/process.hpp"
-#include "test_support/test_env.hpp"
 
 namespace orch::test {
 
@@ -17,7 +17,7 @@ namespace orch::test {
 std::string MarathonTemplate();
 
 class ApiHarness {
-public:
+   public:
     /// Callbacks may reach 127.0.0.1 (the contract tests' callback targets): the egress policy
     /// refuses loopback addresses unless allow-listed.
     static constexpr const char* kLoopbackCallbacks = "egress:\n  allowed: [127.0.0.1]\n";
@@ -26,8 +26,12 @@ public:
     /// to it (top-level sections other than auth, tosca, placement and workflow).
     explicit ApiHarness(const std::string& name, const std::string& extra_yaml = kLoopbackCallbacks);
 
-    http::ClientResponse Call(const std::string& method, const std::string& path, const std::string& body = "",
-                              http::Headers headers = {{"Content-Type", "application/json"}});
+    http::ClientResponse Call(
+        const std::string& method,
+        const std::string& path,
+        const std::string& body = "",
+        http::Headers headers = {{"Content-Type", "application/json"}}
+    );
 
     /// Polls GET /deployments/{id} until `status`; fails the test after 20 s.
     Json WaitFor(const std::string& id, const std::string& status);
@@ -37,7 +41,7 @@ public:
     /// What the orchestrator logged so far.
     std::string Log() { return process_.process().Log(); }
 
-private:
+   private:
     TestDatabase db_;
     OrchestratorProcess process_;
     std::unique_ptr<http::Client> client_;

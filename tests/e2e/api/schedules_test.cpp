@@ -2,6 +2,10 @@
 // notification endpoint: the real binary with auth disabled, real PostgreSQL, the real TOSCA
 // engine, and an empty catalogue (so an event's deployment ends CREATE_FAILED in placement,
 // which proves it went through the workflow).
+#include "api_harness.hpp"
+#include "test_support/process.hpp"
+#include "test_support/test_env.hpp"
+
 #include <common/http_client.hpp>
 #include <common/json.hpp>
 #include <common/uuid.hpp>
@@ -12,25 +16,22 @@
 #include <set>
 #include <thread>
 
-#include "api_harness.hpp"
-#include "test_support/process.hpp"
-#include "test_support/test_env.hpp"
-
 namespace {
 
 using orch::Json;
-using orch::test::MarathonTemplate;
 using orch::http::ClientResponse;
+using orch::test::MarathonTemplate;
 
 Json ScheduleBody() {
-    return Json{{"template", MarathonTemplate()},
-                {"fileExpression", "user\\.alice:.*\\.root"},
-                {"replicationExpression", "CNAF_DISK"},
-                {"numberOfReplicas", 2}};
+    return Json{
+        {"template", MarathonTemplate()},
+        {"fileExpression", "user\\.alice:.*\\.root"},
+        {"replicationExpression", "CNAF_DISK"},
+        {"numberOfReplicas", 2}};
 }
 
 class Api : public orch::test::ApiHarness {
-public:
+   public:
     Api() : ApiHarness("schedules") {}
 
     Json CreateSchedule(Json body = ScheduleBody()) {
@@ -101,8 +102,20 @@ TEST_CASE("POST /schedules answers 201 with the Schedule shape, readable by id a
     for (const auto& [key, value] : s.items()) {
         keys.insert(key);
     }
-    CHECK(keys == std::set<std::string>{"uuid", "creationTime", "updateTime", "status", "fileExpression",
-                                        "replicationExpression", "numberOfReplicas", "callback", "createdBy", "links"});
+    CHECK(
+        keys ==
+        std::set<std::string>{
+            "uuid",
+            "creationTime",
+            "updateTime",
+            "status",
+            "fileExpression",
+            "replicationExpression",
+            "numberOfReplicas",
+            "callback",
+            "createdBy",
+            "links"}
+    );
 
     const auto got = api.Call("GET", "/schedules/" + id);
     CHECK(got.status == 200);
@@ -123,30 +136,45 @@ TEST_CASE("bad schedule bodies get the contract's 400 and 415 messages and store
         body.erase(field);
         return body.dump();
     };
-    CHECK(ErrorMessage(api.Call("POST", "/schedules", without("template")), 400) == "A TOSCA template must be provided");
-    CHECK(ErrorMessage(api.Call("POST", "/schedules", without("fileExpression")), 400) ==
-          "The expression to be used to monitor new files available");
-    CHECK(ErrorMessage(api.Call("POST", "/schedules", without("replicationExpression")), 400) ==
-          "The expression to be used to replicate the files");
-    CHECK(ErrorMessage(api.Call("POST", "/schedules", without("numberOfReplicas")), 400) ==
-          "The number of file replicas required");
+    CHECK(
+        ErrorMessage(api.Call("POST", "/schedules", without("template")), 400) == "A TOSCA template must be provided"
+    );
+    CHECK(
+        ErrorMessage(api.Call("POST", "/schedules", without("fileExpression")), 400) ==
+        "The expression to be used to monitor new files available"
+    );
+    CHECK(
+        ErrorMessage(api.Call("POST", "/schedules", without("replicationExpression")), 400) ==
+        "The expression to be used to replicate the files"
+    );
+    CHECK(
+        ErrorMessage(api.Call("POST", "/schedules", without("numberOfReplicas")), 400) ==
+        "The number of file replicas required"
+    );
     Json null_field = ScheduleBody();
     null_field["numberOfReplicas"] = nullptr;
-    CHECK(ErrorMessage(api.Call("POST", "/schedules", null_field.dump()), 400) == "The number of file replicas required");
+    CHECK(
+        ErrorMessage(api.Call("POST", "/schedules", null_field.dump()), 400) == "The number of file replicas required"
+    );
     Json bad_regex = ScheduleBody();
     bad_regex["fileExpression"] = "user:(unclosed";
-    CHECK(ErrorMessage(api.Call("POST", "/schedules", bad_regex.dump()), 400)
-              .rfind("fileExpression is not a valid regular expression", 0) == 0);
-    CHECK(ErrorMessage(api.Call("POST", "/schedules", "x=1", {{"Content-Type", "text/plain"}}), 415) ==
-          "Content type 'text/plain' not supported");
+    CHECK(
+        ErrorMessage(api.Call("POST", "/schedules", bad_regex.dump()), 400)
+            .rfind("fileExpression is not a valid regular expression", 0) == 0
+    );
+    CHECK(
+        ErrorMessage(api.Call("POST", "/schedules", "x=1", {{"Content-Type", "text/plain"}}), 415) ==
+        "Content type 'text/plain' not supported"
+    );
     CHECK(ErrorMessage(api.Call("POST", "/schedules", "{not json"), 400).rfind("Could not read document", 0) == 0);
 
     // Template and request-field errors are exactly those of POST /deployments for the same body.
     const std::vector<std::pair<const char*, Json>> deployment_errors = {
         {"template", "tosca_definitions_version: nope\n"},
-        {"template", "tosca_definitions_version: tosca_simple_yaml_1_0\ntopology_template:\n  inputs:\n"
-                     "    needed: {type: string}\n  node_templates:\n    n:\n      type: tosca.nodes.Root\n"
-                     "      properties: {x: {get_input: needed}}\n"},
+        {"template",
+         "tosca_definitions_version: tosca_simple_yaml_1_0\ntopology_template:\n  inputs:\n"
+         "    needed: {type: string}\n  node_templates:\n    n:\n      type: tosca.nodes.Root\n"
+         "      properties: {x: {get_input: needed}}\n"},
         {"parameters", nullptr},
         {"callback", "ftp://x"},
         {"maxProvidersRetry", 0},
@@ -164,7 +192,9 @@ TEST_CASE("bad schedule bodies get the contract's 400 and 415 messages and store
     CHECK(Json::parse(api.Call("GET", "/schedules").body)["page"]["totalElements"] == 0);
 }
 
-TEST_CASE("unknown schedules are 404 with the deployment text, have no events, and PUT or DELETE are 405", "[e2e][schedules]") {
+TEST_CASE(
+    "unknown schedules are 404 with the deployment text, have no events, and PUT or DELETE are 405", "[e2e][schedules]"
+) {
     Api api;
     const std::string unknown = orch::RandomUuid();
     const std::string text = "The deployment <" + unknown + "> doesn't exist";
@@ -222,21 +252,31 @@ TEST_CASE("schedule lists page with the contract's links and createdBy rules", "
     CHECK(mine["page"]["totalElements"] == 12);
     CHECK(Rels(mine) == std::vector<std::string>{"self"});
     CHECK(Href(mine, "self") == api.base() + "/schedules?createdBy=me");
-    const auto named = Json::parse(api.Call("GET", "/schedules?createdBy=local-user@local").body);  // the local user is admin
+    const auto named =
+        Json::parse(api.Call("GET", "/schedules?createdBy=local-user@local").body);  // the local user is admin
     CHECK(named["page"]["totalElements"] == 12);
     CHECK(Href(named, "self") == api.base() + "/schedules?createdBy=local-user@local");
-    CHECK(Href(named, "next") == api.base() + "/schedules?createdBy=local-user@local&page=1&size=10&sort=createdAt,desc");
+    CHECK(
+        Href(named, "next") == api.base() + "/schedules?createdBy=local-user@local&page=1&size=10&sort=createdAt,desc"
+    );
     CHECK(Json::parse(api.Call("GET", "/schedules?createdBy=someone@local").body)["page"]["totalElements"] == 0);
-    CHECK(ErrorMessage(api.Call("GET", "/schedules?createdBy=nobody"), 400) == "Value nobody for param createdBy is illegal");
+    CHECK(
+        ErrorMessage(api.Call("GET", "/schedules?createdBy=nobody"), 400) ==
+        "Value nobody for param createdBy is illegal"
+    );
     const auto oldest = Json::parse(api.Call("GET", "/schedules?size=1&sort=createdAt,asc").body);
     CHECK(oldest["content"][0]["uuid"] == ids.front());
     CHECK(Href(oldest, "next") == api.base() + "/schedules?page=1&size=1&sort=createdAt,asc");
-    CHECK(ErrorMessage(api.Call("GET", "/schedules?sort=cloudProviderName"), 400) ==
-          "No property cloud_provider_name found for sorting");
+    CHECK(
+        ErrorMessage(api.Call("GET", "/schedules?sort=cloudProviderName"), 400) ==
+        "No property cloud_provider_name found for sorting"
+    );
 }
 
-TEST_CASE("a matching file creates one event whose deployment is nested in events and listed in deployments",
-          "[e2e][schedules]") {
+TEST_CASE(
+    "a matching file creates one event whose deployment is nested in events and listed in deployments",
+    "[e2e][schedules]"
+) {
     Api api;
     const std::string matching = api.CreateSchedule()["uuid"];
     Json other_body = ScheduleBody();
@@ -261,9 +301,13 @@ TEST_CASE("a matching file creates one event whose deployment is nested in event
 
     const auto events = Json::parse(api.Call("GET", "/schedules/" + matching + "/events").body);
     CHECK(events["page"] == Json{{"size", 10}, {"totalElements", 1}, {"totalPages", 1}, {"number", 0}});
-    CHECK(events["links"] == Json::array({{{"rel", "self"},
-                                           {"href", api.base() + "/schedules/" + matching +
-                                                        "/events?page=0&size=10&sort=createdAt,desc"}}}));
+    CHECK(
+        events["links"] ==
+        Json::array(
+            {{{"rel", "self"},
+              {"href", api.base() + "/schedules/" + matching + "/events?page=0&size=10&sort=createdAt,desc"}}}
+        )
+    );
     REQUIRE(events["content"].size() == 1);
     const auto& e = events["content"][0];
     CHECK(e["uuid"] == event_id);
@@ -310,13 +354,26 @@ TEST_CASE("event lists page, and bad notifications get 400 and 415", "[e2e][sche
     CHECK(Href(last, "self") == events + "?page=1&size=2&sort=createdAt,desc");
     CHECK(Json::parse(api.Call("GET", "/deployments").body)["page"]["totalElements"] == 3);
 
-    CHECK(ErrorMessage(api.Call("POST", "/schedules/notifications", Json{{"name", "x"}}.dump()), 400) ==
-          "A file scope must be provided");
-    CHECK(ErrorMessage(api.Call("POST", "/schedules/notifications", Json{{"scope", "user.alice"}}.dump()), 400) ==
-          "A file name must be provided");
-    CHECK(ErrorMessage(api.Call("POST", "/schedules/notifications",
-                                Json{{"scope", "user.alice"}, {"name", std::string(1025, 'n')}}.dump()),
-                       400) == "A file name must be at most 1024 bytes");
-    CHECK(ErrorMessage(api.Call("POST", "/schedules/notifications", "x", {{"Content-Type", "text/plain"}}), 415) ==
-          "Content type 'text/plain' not supported");
+    CHECK(
+        ErrorMessage(api.Call("POST", "/schedules/notifications", Json{{"name", "x"}}.dump()), 400) ==
+        "A file scope must be provided"
+    );
+    CHECK(
+        ErrorMessage(api.Call("POST", "/schedules/notifications", Json{{"scope", "user.alice"}}.dump()), 400) ==
+        "A file name must be provided"
+    );
+    CHECK(
+        ErrorMessage(
+            api.Call(
+                "POST",
+                "/schedules/notifications",
+                Json{{"scope", "user.alice"}, {"name", std::string(1025, 'n')}}.dump()
+            ),
+            400
+        ) == "A file name must be at most 1024 bytes"
+    );
+    CHECK(
+        ErrorMessage(api.Call("POST", "/schedules/notifications", "x", {{"Content-Type", "text/plain"}}), 415) ==
+        "Content type 'text/plain' not supported"
+    );
 }

@@ -1,9 +1,9 @@
 // Parameters that name no input of the template (issue 19), against the real binary: every
 // request path that takes parameters (create, placement dry run, schedule) answers the same 400
 // naming the parameter and the closest input; a known parameter still goes through.
-#include <catch2/catch.hpp>
-
 #include "api_harness.hpp"
+
+#include <catch2/catch.hpp>
 
 namespace {
 
@@ -43,8 +43,9 @@ TEST_CASE("a parameter that is no input is refused on every path, naming the clo
     CHECK(Message(api.Call("POST", "/schedules", schedule.dump())) == expected);
     // Nothing close: the parameter alone.
     const Json far = {{"template", kGpuTemplate}, {"parameters", {{"colour", "red"}}}};
-    CHECK(Message(api.Call("POST", "/deployments", far.dump())) ==
-          "Parameter 'colour' is not an input of the template");
+    CHECK(
+        Message(api.Call("POST", "/deployments", far.dump())) == "Parameter 'colour' is not an input of the template"
+    );
     // The input itself is fine.
     const Json good = {{"template", kGpuTemplate}, {"parameters", {{"num_gpus", 2}}}};
     CHECK(api.Call("POST", "/deployments", good.dump()).status == 201);

@@ -20,7 +20,8 @@ std::string WriteConfig(const AuthedSetup& setup) {
     std::ofstream(dir + "/sla.yaml") << setup.sla_yaml;
     std::ofstream config(dir + "/orchestrator.yaml");
     // Client credentials are the test provider's; the token key is a fixed test value.
-    config << "auth:\n  mode: oidc\n  token_key: " << std::string(64, '7') << "\n" << setup.auth_extra << "  issuers:\n";
+    config << "auth:\n  mode: oidc\n  token_key: " << std::string(64, '7') << "\n"
+           << setup.auth_extra << "  issuers:\n";
     for (const auto& [name, issuer] : setup.issuers) {
         config << "    " << name << ":\n      issuer: " << issuer
                << "\n      client_id: orchestrator\n      client_secret: orchestrator-secret\n"
@@ -28,8 +29,8 @@ std::string WriteConfig(const AuthedSetup& setup) {
     }
     config << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": " << SharedDir()
            << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
-           << "placement:\n  catalogue: {type: file, path: " << dir << "/catalogue.yaml}\n  sla: {type: file, path: "
-           << dir << "/sla.yaml}\n";
+           << "placement:\n  catalogue: {type: file, path: " << dir
+           << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n";
     if (!setup.default_group.empty()) {
         config << "  default_group: " << setup.default_group << "\n";
     }
@@ -54,8 +55,9 @@ AuthedOrchestrator::AuthedOrchestrator(const AuthedSetup& setup)
     REQUIRE(WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
 }
 
-http::ClientResponse AuthedOrchestrator::CallWithHeader(const std::string& method, const std::string& path,
-                                                        const std::string& authorization, const std::string& body) {
+http::ClientResponse AuthedOrchestrator::CallWithHeader(
+    const std::string& method, const std::string& path, const std::string& authorization, const std::string& body
+) {
     http::ClientRequest req;
     req.method = method;
     req.url = process_.BaseUrl() + path;
@@ -70,8 +72,9 @@ http::ClientResponse AuthedOrchestrator::CallWithHeader(const std::string& metho
     return *res;
 }
 
-http::ClientResponse AuthedOrchestrator::Call(const std::string& method, const std::string& path,
-                                              const std::string& token, const std::string& body) {
+http::ClientResponse AuthedOrchestrator::Call(
+    const std::string& method, const std::string& path, const std::string& token, const std::string& body
+) {
     return CallWithHeader(method, path, token.empty() ? "" : "Bearer " + token, body);
 }
 
@@ -86,13 +89,17 @@ std::string AuthedOrchestrator::Create(const std::string& token, const std::stri
     return Json::parse(res.body)["uuid"];
 }
 
-Json AuthedOrchestrator::WaitFor(const std::string& id, const std::string& status, const std::string& token,
-                                 int seconds) {
-    return WaitFor(id, status, [&token] { return token; }, seconds);
+Json AuthedOrchestrator::WaitFor(
+    const std::string& id, const std::string& status, const std::string& token, int seconds
+) {
+    return WaitFor(
+        id, status, [&token] { return token; }, seconds
+    );
 }
 
-Json AuthedOrchestrator::WaitFor(const std::string& id, const std::string& status,
-                                 const std::function<std::string()>& token, int seconds) {
+Json AuthedOrchestrator::WaitFor(
+    const std::string& id, const std::string& status, const std::function<std::string()>& token, int seconds
+) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     Json last;
     while (std::chrono::steady_clock::now() < deadline) {

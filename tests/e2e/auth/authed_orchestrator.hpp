@@ -1,5 +1,8 @@
 #pragma once
 
+#include "test_support/process.hpp"
+#include "test_support/test_env.hpp"
+
 #include <common/http_client.hpp>
 #include <common/json.hpp>
 
@@ -8,9 +11,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "test_support/process.hpp"
-#include "test_support/test_env.hpp"
 
 namespace orch::test {
 
@@ -28,15 +28,20 @@ struct AuthedSetup {
 
 /// The real orchestrator binary with `auth.mode: oidc` on a fresh database.
 class AuthedOrchestrator {
-public:
+   public:
     explicit AuthedOrchestrator(const AuthedSetup& setup);
 
     /// One API call with `Authorization: Bearer <token>` (no header when `token` is empty).
-    http::ClientResponse Call(const std::string& method, const std::string& path, const std::string& token,
-                              const std::string& body = "");
+    http::ClientResponse Call(
+        const std::string& method, const std::string& path, const std::string& token, const std::string& body = ""
+    );
     /// Same, with the Authorization header exactly as given.
-    http::ClientResponse CallWithHeader(const std::string& method, const std::string& path,
-                                        const std::string& authorization, const std::string& body = "");
+    http::ClientResponse CallWithHeader(
+        const std::string& method,
+        const std::string& path,
+        const std::string& authorization,
+        const std::string& body = ""
+    );
 
     /// POST /deployments with `template_text` (userGroup "users" unless `body` names one); REQUIREs 201
     /// and returns the uuid.
@@ -44,14 +49,15 @@ public:
     /// Polls GET /deployments/{id} (with `token`) until `status`, or FAILs after `seconds`.
     Json WaitFor(const std::string& id, const std::string& status, const std::string& token, int seconds = 30);
     /// Same, asking `token()` before every poll (for tokens that expire while waiting).
-    Json WaitFor(const std::string& id, const std::string& status, const std::function<std::string()>& token,
-                 int seconds);
+    Json WaitFor(
+        const std::string& id, const std::string& status, const std::function<std::string()>& token, int seconds
+    );
 
     std::string BaseUrl() const { return process_.BaseUrl(); }
     std::string dsn() const { return db_.dsn(); }
     std::string Log() { return process_.process().Log(); }
 
-private:
+   private:
     TestDatabase db_;
     OrchestratorProcess process_;
     std::unique_ptr<http::Client> client_;

@@ -2,6 +2,10 @@
 // token the token keeper stored at create time (RFC 8693 exchange), so create and delete complete
 // after the user's token expired. Real binary, real PostgreSQL, a private test provider whose access
 // tokens all live a few seconds, and a site-sim whose Marathon tasks take longer than that to start.
+#include "../../integration/auth/oidc_provider.hpp"
+#include "authed_orchestrator.hpp"
+#include "test_support/site_sim_process.hpp"
+
 #include <common/json.hpp>
 
 #include <catch2/catch.hpp>
@@ -9,10 +13,6 @@
 #include <chrono>
 #include <functional>
 #include <thread>
-
-#include "../../integration/auth/oidc_provider.hpp"
-#include "test_support/site_sim_process.hpp"
-#include "authed_orchestrator.hpp"
 
 namespace {
 
@@ -29,12 +29,17 @@ std::string Catalogue(const std::string& marathon, const std::string& issuer) {
     const std::string idps = "        supported_idps: [{name: short, issuer: \"" + issuer + "\"}]\n";
     return "providers:\n"
            "  - id: SIM-A\n    name: sim-a\n    services:\n"
-           "      SIM-A_mesos:\n        service_type: eu.indigo-datacloud.mesos\n        endpoint: " + marathon + "\n"
-           "        type: compute\n        iam_enabled: true\n" + idps +
+           "      SIM-A_mesos:\n        service_type: eu.indigo-datacloud.mesos\n        endpoint: " +
+           marathon +
+           "\n"
+           "        type: compute\n        iam_enabled: true\n" +
+           idps +
            "        properties: {num_cpus: 48, mem_total: 196608}\n"
-           "      SIM-A_marathon:\n        service_type: eu.indigo-datacloud.marathon\n        endpoint: " + marathon + "\n"
-           "        type: compute\n        iam_enabled: true\n        service_parent_id: SIM-A_mesos\n" + idps +
-           "        properties: {load_balancer_ips: [127.0.0.1]}\n";
+           "      SIM-A_marathon:\n        service_type: eu.indigo-datacloud.marathon\n        endpoint: " +
+           marathon +
+           "\n"
+           "        type: compute\n        iam_enabled: true\n        service_parent_id: SIM-A_mesos\n" +
+           idps + "        properties: {load_balancer_ips: [127.0.0.1]}\n";
 }
 
 std::string Slas() {
@@ -92,13 +97,16 @@ TEST_CASE("a deployment whose owner's token expired still completes and is delet
     setup.default_group = "users";
     AuthedOrchestrator api(setup);
 
-    const auto user = provider->UserToken("bob", "openid profile offline_access", "dashboard",
-                                          "&ttl=" + std::to_string(kUserTokenSeconds));
+    const auto user = provider->UserToken(
+        "bob", "openid profile offline_access", "dashboard", "&ttl=" + std::to_string(kUserTokenSeconds)
+    );
     const auto started = std::chrono::steady_clock::now();
     const std::string id = api.Create(user.access_token, kTemplate);
 
     // Watching is done by the admin (same issuer); each poll uses a token fresh at that moment.
-    const std::function<std::string()> admin = [&] { return provider->UserToken("alice").access_token; };
+    const std::function<std::string()> admin = [&] {
+        return provider->UserToken("alice").access_token;
+    };
     const Json done = api.WaitFor(id, "CREATE_COMPLETE", admin, 60);
     const auto took = std::chrono::steady_clock::now() - started;
     INFO(api.Log());

@@ -1,16 +1,15 @@
 // Refused requests over HTTP: status, WWW-Authenticate and the contract's {code,title,message}
 // body, for a representative set of the authenticator's rules (each rule is tested exhaustively at
 // the authenticator level in tests/integration/auth). The real binary, real issuers.
-#include <common/json.hpp>
+#include "../../integration/auth/oidc_provider.hpp"
+#include "authed_orchestrator.hpp"
 
+#include <common/json.hpp>
 #include <orchestrator/auth/base64.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <chrono>
-
-#include "../../integration/auth/oidc_provider.hpp"
-#include "authed_orchestrator.hpp"
 
 namespace {
 
@@ -20,18 +19,20 @@ using orch::test::ErrorMessage;
 using orch::test::OidcProvider;
 
 long long Now() {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 // Claims like the provider's own tokens, for tokens it would never mint.
 Json Claims(const OidcProvider& issuer, const std::string& sub) {
-    return {{"iss", issuer.issuer()},
-            {"sub", sub},
-            {"aud", "https://orchestrator.test/"},
-            {"iat", Now() - 10},
-            {"exp", Now() + 600},
-            {"scope", "openid profile offline_access"},
-            {"groups", {"users"}}};
+    return {
+        {"iss", issuer.issuer()},
+        {"sub", sub},
+        {"aud", "https://orchestrator.test/"},
+        {"iat", Now() - 10},
+        {"exp", Now() + 600},
+        {"scope", "openid profile offline_access"},
+        {"groups", {"users"}}};
 }
 
 std::string Part(const Json& json) {
@@ -42,9 +43,10 @@ struct Setup {
     OidcProvider& alpha = OidcProvider::Shared("alpha");
     OidcProvider& beta = OidcProvider::Shared("beta");
     // Audiences are checked, so a token minted for another service is refused.
-    AuthedOrchestrator api{{{{"alpha", alpha.issuer()}, {"beta", beta.issuer()}},
-                            "",
-                            "      audiences: [\"https://orchestrator.test/\"]\n"}};
+    AuthedOrchestrator api{
+        {{{"alpha", alpha.issuer()}, {"beta", beta.issuer()}},
+         "",
+         "      audiences: [\"https://orchestrator.test/\"]\n"}};
     std::string bob_sub = alpha.Users()["bob"]["sub"];
 };
 
@@ -87,11 +89,14 @@ TEST_CASE("bad tokens get 401 with the contract body and say why", "[e2e][auth]"
         const std::string message = ErrorMessage(res, 401);
         INFO(message);
         // The test providers name their first key alike ("rsa1"): found by kid, refused by signature.
-        CHECK((message == "Invalid token: the signature does not verify" ||
-               message.rfind("Invalid token: no signing key with this key id", 0) == 0));
+        CHECK(
+            (message == "Invalid token: the signature does not verify" ||
+             message.rfind("Invalid token: no signing key with this key id", 0) == 0)
+        );
     }
     SECTION("alg none") {
-        const std::string token = Part({{"alg", "none"}, {"typ", "JWT"}}) + "." + Part(Claims(t.alpha, t.bob_sub)) + ".";
+        const std::string token =
+            Part({{"alg", "none"}, {"typ", "JWT"}}) + "." + Part(Claims(t.alpha, t.bob_sub)) + ".";
         CheckInvalidToken(api, token, "algorithm 'none' is never accepted");
     }
     SECTION("tampered payload") {
@@ -103,8 +108,9 @@ TEST_CASE("bad tokens get 401 with the contract body and say why", "[e2e][auth]"
         CheckInvalidToken(api, forged, "the signature does not verify");
     }
     SECTION("minted for another service") {
-        const auto other =
-            t.alpha.UserToken("bob", "openid profile offline_access", "dashboard", "&resource=https%3A%2F%2Fother-service.test%2F");
+        const auto other = t.alpha.UserToken(
+            "bob", "openid profile offline_access", "dashboard", "&resource=https%3A%2F%2Fother-service.test%2F"
+        );
         CHECK(other.claims["aud"] == "https://other-service.test/");
         CheckInvalidToken(api, other.access_token, "the token is not meant for this service (audience)");
     }
@@ -130,18 +136,24 @@ TEST_CASE("writes need the write scopes and a userGroup of the user's own", "[e2
     CHECK(post.Header("WWW-Authenticate").find("error=\"insufficient_scope\"") != std::string::npos);
 
     const std::string id = api.Create(bob, create["template"]);
-    CHECK(ErrorMessage(api.Call("DELETE", "/deployments/" + id, read_only), 403)
-              .rfind("Insufficient scope for this resource", 0) == 0);
+    CHECK(
+        ErrorMessage(api.Call("DELETE", "/deployments/" + id, read_only), 403)
+            .rfind("Insufficient scope for this resource", 0) == 0
+    );
 
     Json with_group = create;
     with_group["userGroup"] = "chemistry";
-    CHECK(ErrorMessage(api.Call("POST", "/deployments", bob, with_group.dump()), 403) ==
-          "The group chemistry is not in the user's authorized groups");
+    CHECK(
+        ErrorMessage(api.Call("POST", "/deployments", bob, with_group.dump()), 403) ==
+        "The group chemistry is not in the user's authorized groups"
+    );
     with_group["userGroup"] = "physics";
     CHECK(api.Call("POST", "/deployments", bob, with_group.dump()).status == 201);
     const auto carol = t.alpha.UserToken("carol").access_token;  // no groups at all
-    CHECK(ErrorMessage(api.Call("POST", "/deployments", carol, with_group.dump()), 403) ==
-          "User's token does not contain a group claim or it is empty");
+    CHECK(
+        ErrorMessage(api.Call("POST", "/deployments", carol, with_group.dump()), 403) ==
+        "User's token does not contain a group claim or it is empty"
+    );
 }
 
 TEST_CASE("a group claim the token carries empty is checked like any other (v4.0.1)", "[e2e][auth]") {

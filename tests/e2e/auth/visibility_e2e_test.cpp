@@ -1,13 +1,13 @@
 // Who sees what over HTTP (api-contract.md §5): the real binary trusting two real issuers.
 // Deployments end CREATE_FAILED at placement (empty catalogue); ownership is all that matters here.
+#include "../../integration/auth/oidc_provider.hpp"
+#include "authed_orchestrator.hpp"
+
 #include <common/json.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <set>
-
-#include "../../integration/auth/oidc_provider.hpp"
-#include "authed_orchestrator.hpp"
 
 namespace {
 
@@ -30,7 +30,8 @@ std::set<std::string> ListedIds(AuthedOrchestrator& api, const std::string& quer
 }
 
 struct TwoIssuers {
-    explicit TwoIssuers(std::string auth_extra = "") : api{{{{"alpha", alpha.issuer()}, {"beta", beta.issuer()}}, auth_extra}} {}
+    explicit TwoIssuers(std::string auth_extra = "")
+        : api{{{{"alpha", alpha.issuer()}, {"beta", beta.issuer()}}, auth_extra}} {}
 
     OidcProvider& alpha = OidcProvider::Shared("alpha");
     OidcProvider& beta = OidcProvider::Shared("beta");  // IAM's default profile: groups by introspection
@@ -65,40 +66,57 @@ TEST_CASE("tokens of two issuers work and each user sees what the contract allow
         CHECK(ListedIds(api, "", t.alice) == std::set<std::string>{by_bob, by_alice});
         CHECK(ListedIds(api, "", t.beta_bob) == std::set<std::string>{by_beta_bob});
         CHECK(ListedIds(api, "?createdBy=me", t.alice) == std::set<std::string>{by_alice});
-        CHECK(ListedIds(api, "?createdBy=" + t.bob_sub + "@" + t.alpha.issuer(), t.alice) ==
-              std::set<std::string>{by_bob});
-        CHECK(ListedIds(api, "?createdBy=" + t.bob_sub + "@" + t.alpha.issuer(), t.bob) ==
-              std::set<std::string>{by_bob});
+        CHECK(
+            ListedIds(api, "?createdBy=" + t.bob_sub + "@" + t.alpha.issuer(), t.alice) == std::set<std::string>{by_bob}
+        );
+        CHECK(
+            ListedIds(api, "?createdBy=" + t.bob_sub + "@" + t.alpha.issuer(), t.bob) == std::set<std::string>{by_bob}
+        );
     }
     SECTION("createdBy of another subject is for admins only, and must be sub@iss") {
         const std::string other = t.alice_sub + "@" + t.alpha.issuer();
-        CHECK(ErrorMessage(api.Call("GET", "/deployments?createdBy=" + other, t.bob), 403) ==
-              "Only admin can retrieve deployments for " + other);
-        CHECK(ErrorMessage(api.Call("GET", "/deployments?createdBy=nobody", t.bob), 400) ==
-              "Value nobody for param createdBy is illegal");
+        CHECK(
+            ErrorMessage(api.Call("GET", "/deployments?createdBy=" + other, t.bob), 403) ==
+            "Only admin can retrieve deployments for " + other
+        );
+        CHECK(
+            ErrorMessage(api.Call("GET", "/deployments?createdBy=nobody", t.bob), 400) ==
+            "Value nobody for param createdBy is illegal"
+        );
     }
     SECTION("same issuer may read, only the owner may delete (admins too), another issuer gets 404") {
         CHECK(api.Call("GET", "/deployments/" + by_alice, t.bob).status == 200);
-        CHECK(ErrorMessage(api.Call("DELETE", "/deployments/" + by_alice, t.bob), 403) ==
-              "Only the owner of the deployment can perform this operation");
-        CHECK(ErrorMessage(api.Call("GET", "/deployments/" + by_bob, t.beta_bob), 404) ==
-              "The deployment <" + by_bob + "> doesn't exist");
-        CHECK(ErrorMessage(api.Call("DELETE", "/deployments/" + by_bob, t.beta_bob), 404) ==
-              "The deployment <" + by_bob + "> doesn't exist");
-        CHECK(ErrorMessage(api.Call("GET", "/deployments/" + by_beta_bob, t.alice), 404) ==
-              "The deployment <" + by_beta_bob + "> doesn't exist");
+        CHECK(
+            ErrorMessage(api.Call("DELETE", "/deployments/" + by_alice, t.bob), 403) ==
+            "Only the owner of the deployment can perform this operation"
+        );
+        CHECK(
+            ErrorMessage(api.Call("GET", "/deployments/" + by_bob, t.beta_bob), 404) ==
+            "The deployment <" + by_bob + "> doesn't exist"
+        );
+        CHECK(
+            ErrorMessage(api.Call("DELETE", "/deployments/" + by_bob, t.beta_bob), 404) ==
+            "The deployment <" + by_bob + "> doesn't exist"
+        );
+        CHECK(
+            ErrorMessage(api.Call("GET", "/deployments/" + by_beta_bob, t.alice), 404) ==
+            "The deployment <" + by_beta_bob + "> doesn't exist"
+        );
         api.WaitFor(by_bob, "CREATE_FAILED", t.bob);
         // v4.0.1 (contract §5.3): admins are not exempt unless admins_operate_on_any is set.
-        CHECK(ErrorMessage(api.Call("DELETE", "/deployments/" + by_bob, t.alice), 403) ==
-              "Only the owner of the deployment can perform this operation");
-        CHECK(ErrorMessage(api.Call("PUT", "/deployments/" + by_bob, t.alice, Json{{"template", tosca}}.dump()), 403) ==
-              "Only the owner of the deployment can perform this operation");
+        CHECK(
+            ErrorMessage(api.Call("DELETE", "/deployments/" + by_bob, t.alice), 403) ==
+            "Only the owner of the deployment can perform this operation"
+        );
+        CHECK(
+            ErrorMessage(api.Call("PUT", "/deployments/" + by_bob, t.alice, Json{{"template", tosca}}.dump()), 403) ==
+            "Only the owner of the deployment can perform this operation"
+        );
         CHECK(api.Call("DELETE", "/deployments/" + by_bob, t.bob).status == 204);
     }
 }
 
-TEST_CASE("with admins_operate_on_any an admin acts on other users' deployments of the issuer only",
-          "[e2e][auth]") {
+TEST_CASE("with admins_operate_on_any an admin acts on other users' deployments of the issuer only", "[e2e][auth]") {
     TwoIssuers t("  admins_operate_on_any: true\n");
     auto& api = t.api;
     const std::string tosca = orch::test::MarathonTemplate();
@@ -107,9 +125,13 @@ TEST_CASE("with admins_operate_on_any an admin acts on other users' deployments 
     const std::string by_beta_bob = api.Create(t.beta_bob, tosca);
     api.WaitFor(by_bob, "CREATE_FAILED", t.bob);
     api.WaitFor(by_alice, "CREATE_FAILED", t.alice);
-    CHECK(ErrorMessage(api.Call("DELETE", "/deployments/" + by_alice, t.bob), 403) ==
-          "Only the owner of the deployment can perform this operation");  // users: still owners only
-    CHECK(ErrorMessage(api.Call("DELETE", "/deployments/" + by_beta_bob, t.alice), 404) ==
-          "The deployment <" + by_beta_bob + "> doesn't exist");  // another issuer's: not the admin's
+    CHECK(
+        ErrorMessage(api.Call("DELETE", "/deployments/" + by_alice, t.bob), 403) ==
+        "Only the owner of the deployment can perform this operation"
+    );  // users: still owners only
+    CHECK(
+        ErrorMessage(api.Call("DELETE", "/deployments/" + by_beta_bob, t.alice), 404) ==
+        "The deployment <" + by_beta_bob + "> doesn't exist"
+    );                                                                           // another issuer's: not the admin's
     CHECK(api.Call("DELETE", "/deployments/" + by_bob, t.alice).status == 204);  // admin of the same issuer
 }

@@ -2,10 +2,13 @@
 // orchestrator is killed with SIGKILL and restarted at random, its PostgreSQL is restarted once
 // and the simulators inject faults. At the end every deployment is terminal, none was lost or
 // duplicated, and every object the sites hold belongs to a live deployment on that site.
-#include <catch2/catch.hpp>
+#include "../sites/site_rig.hpp"
+#include "test_support/process.hpp"
+#include "test_support/test_env.hpp"
 
 #include <common/uuid.hpp>
 
+#include <catch2/catch.hpp>
 #include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill
 
 #include <atomic>
@@ -16,10 +19,6 @@
 #include <random>
 #include <regex>
 #include <thread>
-
-#include "../sites/site_rig.hpp"
-#include "test_support/process.hpp"
-#include "test_support/test_env.hpp"
 
 namespace {
 
@@ -42,7 +41,7 @@ int Shell(const std::string& script) {
 
 // A private PostgreSQL (scripts/lib/common.sh), so restarting it disturbs no other test.
 class PrivatePg {
-public:
+   public:
     PrivatePg() : dir_(orch::test::BinaryDir() + "/chaos-pg-" + orch::RandomUuid().substr(0, 8)) {
         // Default durability (no "fast": fsync and synchronous_commit on). With them off, the
         // immediate restart below loses commits already answered 201, which a real server keeps.
@@ -61,12 +60,15 @@ public:
 
     /// Immediate stop (no checkpoint, like a crash) and start on the same port and options.
     bool Restart() {
-        return Shell(Lib() + "as_pg_user \"$PG_BIN/pg_ctl\" -D " + dir_ + "/data -l " + dir_ + "/server.log -m immediate -w -t 60 restart && head -1 " +
-                     dir_ + "/data/postmaster.pid >" + dir_ + "/pid") == 0;
+        return Shell(
+                   Lib() + "as_pg_user \"$PG_BIN/pg_ctl\" -D " + dir_ + "/data -l " + dir_ +
+                   "/server.log -m immediate -w -t 60 restart && head -1 " + dir_ + "/data/postmaster.pid >" + dir_ +
+                   "/pid"
+               ) == 0;
     }
     const std::string& dsn() const { return dsn_; }
 
-private:
+   private:
     static std::string Lib() { return "source " + orch::test::SourceDir() + "/scripts/lib/common.sh && "; }
     std::string dir_;
     std::string dsn_;
@@ -75,38 +77,56 @@ private:
 std::string SimConfig(const std::string& tag) {
     return "speed: 20\n"
            "mesos_agents:\n"
-           "  - {hostname: cpu-" + tag + ".sim, cpus: 256, mem_mb: 1048576, disk_mb: 5000000}\n"
-           "  - {hostname: gpu-" + tag + ".sim, cpus: 256, mem_mb: 1048576, disk_mb: 5000000, gpus: 256, "
+           "  - {hostname: cpu-" +
+           tag +
+           ".sim, cpus: 256, mem_mb: 1048576, disk_mb: 5000000}\n"
+           "  - {hostname: gpu-" +
+           tag +
+           ".sim, cpus: 256, mem_mb: 1048576, disk_mb: 5000000, gpus: 256, "
            "attributes: {gpu_model: Tesla-T4}}\n"
            "kube_nodes:\n"
-           "  - {name: gpu-" + tag + ", cpu: 256, memory_mb: 1048576, gpus: 256, gpu_product: Tesla-T4}\n";
+           "  - {name: gpu-" +
+           tag + ", cpu: 256, memory_mb: 1048576, gpus: 256, gpu_product: Tesla-T4}\n";
 }
 
 // Faults that keep coming back at random: 5xx, resets, slow replies and malformed bodies on the
 // write and read paths of all three APIs.
 Json RandomFault(std::mt19937& rng) {
     const std::vector<std::pair<std::string, std::string>> targets = {
-        {"marathon", "/v2/groups"}, {"marathon", "/v2/apps"}, {"chronos", "/v1/scheduler"}, {"kubernetes", "/api"},
+        {"marathon", "/v2/groups"},
+        {"marathon", "/v2/apps"},
+        {"chronos", "/v1/scheduler"},
+        {"kubernetes", "/api"},
         {"kubernetes", "/apis"}};
     const auto& [api, path] = targets[rng() % targets.size()];
     Json rule = {{"api", api}, {"path", path}, {"times", 1 + static_cast<int>(rng() % 4)}, {"skip", rng() % 3}};
     switch (rng() % 4) {
-        case 0: rule["kind"] = "status"; rule["status"] = 500 + static_cast<int>(rng() % 4); break;
-        case 1: rule["kind"] = "reset"; break;
-        case 2: rule["kind"] = "slow"; rule["delay_ms"] = 500 + static_cast<int>(rng() % 1500); break;
-        default: rule["kind"] = "malformed"; break;
+        case 0:
+            rule["kind"] = "status";
+            rule["status"] = 500 + static_cast<int>(rng() % 4);
+            break;
+        case 1:
+            rule["kind"] = "reset";
+            break;
+        case 2:
+            rule["kind"] = "slow";
+            rule["delay_ms"] = 500 + static_cast<int>(rng() % 1500);
+            break;
+        default:
+            rule["kind"] = "malformed";
+            break;
     }
     return rule;
 }
 
 // The orchestrator, restartable: Kill() is SIGKILL, Start() a fresh process on the same config.
 class Orchestrator {
-public:
+   public:
     Orchestrator(std::string dsn, std::string config) : dsn_(std::move(dsn)), config_(std::move(config)) { Start(); }
     void Start() {
         process_.reset();
-        process_ = std::make_unique<orch::test::OrchestratorProcess>(dsn_, std::map<std::string, std::string>{},
-                                                                    config_);
+        process_ =
+            std::make_unique<orch::test::OrchestratorProcess>(dsn_, std::map<std::string, std::string>{}, config_);
         const std::lock_guard lock(mutex_);
         url_ = process_->BaseUrl();
     }
@@ -116,7 +136,7 @@ public:
         return url_;
     }
 
-private:
+   private:
     std::string dsn_;
     std::string config_;
     std::unique_ptr<orch::test::OrchestratorProcess> process_;
@@ -126,8 +146,9 @@ private:
 
 // One REST call against whichever orchestrator process is current (a fresh client per call: the
 // process behind the URL changes).
-orch::http::ClientResponse Call(Orchestrator& o, const std::string& method, const std::string& path,
-                                const std::string& body = "") {
+orch::http::ClientResponse Call(
+    Orchestrator& o, const std::string& method, const std::string& path, const std::string& body = ""
+) {
     Api api(o.Url());
     return api.Call(method, path, body);
 }
@@ -139,13 +160,20 @@ struct Workload {
 
 std::vector<Workload> Workloads() {
     const Json small_marathon = {{"docker_image", "deephdc/deep-oc-generic"}, {"num_gpus", 1}, {"mem_size", "256 MB"}};
-    const Json small_chronos = {{"authorization_token", "t"}, {"config_json", "{}"},
-                                {"futuregateway_uri", "http://fg.example"}, {"mem", "128 MB"}, {"cpus", 0.1},
-                                {"token_service_uri", "http://ts.example"}, {"token_service_user", "u"},
-                                {"token_service_password", "p"}, {"task_id", "42"}};
-    return {{orch::e2e::CorpusTemplate(orch::e2e::kWebdav), small_marathon},
-            {orch::e2e::KeplerWithGpu(""), small_chronos},
-            {orch::e2e::KubernetesWithGpu("Tesla T4"), Json::object()}};
+    const Json small_chronos = {
+        {"authorization_token", "t"},
+        {"config_json", "{}"},
+        {"futuregateway_uri", "http://fg.example"},
+        {"mem", "128 MB"},
+        {"cpus", 0.1},
+        {"token_service_uri", "http://ts.example"},
+        {"token_service_user", "u"},
+        {"token_service_password", "p"},
+        {"task_id", "42"}};
+    return {
+        {orch::e2e::CorpusTemplate(orch::e2e::kWebdav), small_marathon},
+        {orch::e2e::KeplerWithGpu(""), small_chronos},
+        {orch::e2e::KubernetesWithGpu("Tesla T4"), Json::object()}};
 }
 
 const std::set<std::string> kTerminal = {"CREATE_COMPLETE", "CREATE_FAILED", "DELETE_COMPLETE", "DELETE_FAILED"};
@@ -178,7 +206,8 @@ TEST_CASE("chaos: kills, a database restart and site faults lose, duplicate and 
         {SiteSpec{"SITE-A", &a, "Tesla T4", 1000, 1.0, true, true, true},
          SiteSpec{"SITE-B", &b, "Tesla T4", 1000, 0.8, true, true, true},
          SiteSpec{"SITE-C", &c, "Tesla T4", 1000, 0.6, true, true, true}},
-        "  lease: 2s\n  transient_retries: 2\n  connector_call_timeout: 20s\n  workers: 8\n");
+        "  lease: 2s\n  transient_retries: 2\n  connector_call_timeout: 20s\n  workers: 8\n"
+    );
     Orchestrator orch(pg.dsn(), config);
     REQUIRE(orch::test::WaitForStatus(orch.Url() + "/readyz", 200, std::chrono::seconds(30)));
 
@@ -365,8 +394,10 @@ TEST_CASE("chaos: kills, a database restart and site faults lose, duplicate and 
         }
     }
     INFO(failures);
-    WARN("chaos: " << accepted.size() << " accepted, " << lost_answers << " answers lost, " << kills
-                   << " kills, statuses " << Json(by_status).dump() << ", " << redeleted << " deleted again");
+    WARN(
+        "chaos: " << accepted.size() << " accepted, " << lost_answers << " answers lost, " << kills
+                  << " kills, statuses " << Json(by_status).dump() << ", " << redeleted << " deleted again"
+    );
     // A create fails only when every site failed it (faults can hit all three); the reason then
     // names each site, as the original's message does.
     for (const auto& [id, d] : final_state) {

@@ -1,11 +1,11 @@
 // GET /metrics from the real binary: names, labels, and values that move with real requests.
+#include "ops_env.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <sstream>
 #include <thread>
-
-#include "ops_env.hpp"
 
 namespace {
 
@@ -67,8 +67,10 @@ TEST_CASE("GET /metrics exposes request, placement, workflow and database metric
     CHECK(Sample(after, R"(orch_http_requests_total{route="unmatched",method="GET",status="404"})") >= 1);
     // Labels carry route patterns, never raw paths: the deployment id appears nowhere.
     CHECK(after.find(id) == std::string::npos);
-    CHECK(Sample(after, R"(orch_http_request_duration_seconds_count{route="/deployments",method="GET"})") ==
-          Sample(after, list_series));
+    CHECK(
+        Sample(after, R"(orch_http_request_duration_seconds_count{route="/deployments",method="GET"})") ==
+        Sample(after, list_series)
+    );
     CHECK(after.find("# TYPE orch_http_request_duration_seconds histogram") != std::string::npos);
     CHECK(Sample(after, R"(orch_db_pool_connections{state="size"})") > 0);
 

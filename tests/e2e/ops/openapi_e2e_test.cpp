@@ -1,12 +1,11 @@
 // Real responses of the real binary validate against the schemas of the document it serves at
 // GET /openapi.json (validated with the simulators' JSON-schema subset validator).
-#include <sim/json_schema.hpp>
+#include "ops_env.hpp"
 
 #include <catch2/catch.hpp>
+#include <sim/json_schema.hpp>
 
 #include <thread>
-
-#include "ops_env.hpp"
 
 namespace {
 
@@ -48,7 +47,7 @@ Json AsJsonSchema(Json node) {
 }
 
 class ContractChecker {
-public:
+   public:
     explicit ContractChecker(Json document) : document_(std::move(document)) {
         REQUIRE(schemas_.Add("openapi.json", AsJsonSchema(document_)));
     }
@@ -92,7 +91,7 @@ public:
         return violations->empty();
     }
 
-private:
+   private:
     void Validate(const std::string& schema_pointer, const Json& instance) {
         const std::string name = "check-" + std::to_string(++checks_) + ".json";
         REQUIRE(schemas_.Add(name, Json{{"$ref", "openapi.json#" + schema_pointer}}));
@@ -149,20 +148,29 @@ TEST_CASE("responses of real requests validate against the served OpenAPI docume
     const Json content = Json::parse(resources.body)["content"];
     REQUIRE_FALSE(content.empty());
     const std::string rid = content[0]["uuid"];
-    contract.Check("get", "/deployments/{deploymentId}/resources/{resourceId}",
-                   api.Call("GET", "/deployments/" + id + "/resources/" + rid));
+    contract.Check(
+        "get",
+        "/deployments/{deploymentId}/resources/{resourceId}",
+        api.Call("GET", "/deployments/" + id + "/resources/" + rid)
+    );
     contract.Check("get", "/deployments/{deploymentId}/template", api.Call("GET", "/deployments/" + id + "/template"));
     contract.Check("get", "/deployments/{deploymentId}/attempts", api.Call("GET", "/deployments/" + id + "/attempts"));
-    contract.Check("get", "/deployments/{deploymentId}/attempts",
-                   api.Call("GET", "/deployments/" + orch::RandomUuid() + "/attempts"));
+    contract.Check(
+        "get",
+        "/deployments/{deploymentId}/attempts",
+        api.Call("GET", "/deployments/" + orch::RandomUuid() + "/attempts")
+    );
 
     // Errors: 400 (bad body, missing parameter), 404 (unknown deployment), 413 (body too large),
     // 415, 405 and unknown paths (the generic Error schema).
     contract.Check("post", "/deployments", api.Call("POST", "/deployments", "{}"));
     contract.Check("post", "/deployments", api.Call("POST", "/deployments", "{not json"));
     contract.Check("post", "/deployments", api.Call("POST", "/deployments", "x", {{"Content-Type", "text/plain"}}));
-    contract.Check("get", "/deployments/{deploymentId}/resources/filter",
-                   api.Call("GET", "/deployments/" + id + "/resources/filter"));
+    contract.Check(
+        "get",
+        "/deployments/{deploymentId}/resources/filter",
+        api.Call("GET", "/deployments/" + id + "/resources/filter")
+    );
     contract.Check("get", "/deployments/{deploymentId}", api.Call("GET", "/deployments/" + orch::RandomUuid()));
     const auto too_large = api.Call("POST", "/deployments", std::string(11u << 20, ' '));
     REQUIRE(too_large.status == 413);

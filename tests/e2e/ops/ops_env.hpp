@@ -2,6 +2,9 @@
 // with no sites (so a create ends CREATE_FAILED by placement, which is all these tests need).
 #pragma once
 
+#include "test_support/process.hpp"
+#include "test_support/test_env.hpp"
+
 #include <common/http_client.hpp>
 #include <common/json.hpp>
 #include <common/uuid.hpp>
@@ -12,9 +15,6 @@
 #include <map>
 #include <memory>
 #include <string>
-
-#include "test_support/process.hpp"
-#include "test_support/test_env.hpp"
 
 namespace orch::test::ops {
 
@@ -31,23 +31,26 @@ inline std::string WriteOpsConfig(const std::string& extra = "") {
         << "auth:\n  mode: disabled\n"
         << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": " << SharedDir()
         << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
-        << "placement:\n  catalogue: {type: file, path: " << dir << "/catalogue.yaml}\n  sla: {type: file, path: " << dir
-        << "/sla.yaml}\n"
+        << "placement:\n  catalogue: {type: file, path: " << dir
+        << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
         << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n"
         << extra;
     return dir + "/orchestrator.yaml";
 }
 
 class OpsApi {
-public:
+   public:
     explicit OpsApi(const std::string& extra_config = "", std::map<std::string, std::string> env = {})
-        : process_(db_.dsn(), std::move(env), WriteOpsConfig(extra_config)),
-          client_(std::move(*http::MakeClient({}))) {
+        : process_(db_.dsn(), std::move(env), WriteOpsConfig(extra_config)), client_(std::move(*http::MakeClient({}))) {
         REQUIRE(WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
     }
 
-    http::ClientResponse Call(const std::string& method, const std::string& path, const std::string& body = "",
-                              http::Headers headers = {{"Content-Type", "application/json"}}) {
+    http::ClientResponse Call(
+        const std::string& method,
+        const std::string& path,
+        const std::string& body = "",
+        http::Headers headers = {{"Content-Type", "application/json"}}
+    ) {
         http::ClientRequest req;
         req.method = method;
         req.url = process_.BaseUrl() + path;
@@ -67,7 +70,7 @@ public:
     int port() const { return process_.port(); }
     ChildProcess& process() { return process_.process(); }
 
-private:
+   private:
     TestDatabase db_;
     OrchestratorProcess process_;
     std::unique_ptr<http::Client> client_;

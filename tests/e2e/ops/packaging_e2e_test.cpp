@@ -1,6 +1,8 @@
 // The built binaries against the packaging files: the compose configuration is accepted by the
 // real orchestrator, and every shared library the binaries link directly comes from a package
 // the Dockerfile's runtime stage installs (or the base image's essentials).
+#include "test_support/test_env.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -8,8 +10,6 @@
 #include <regex>
 #include <set>
 #include <sstream>
-
-#include "test_support/test_env.hpp"
 
 namespace {
 
@@ -66,10 +66,10 @@ std::string PackageOf(const std::string& binary, const std::string& library) {
 
 TEST_CASE("the compose configuration passes the orchestrator's --check-config", "[packaging]") {
     const std::string dir = orch::test::SourceDir() + "/packaging/compose";
-    const auto res = Run("ORCHESTRATOR_DB_URL=postgresql://x@127.0.0.1:1/x ORCHESTRATOR_PLACEMENT__CATALOGUE__PATH=" + dir +
-                         "/catalogue.yaml ORCHESTRATOR_PLACEMENT__SLA__PATH=" + dir + "/sla.yaml " +
-                         orch::test::BinaryDir() + "/bin/orchestrator --config " + dir +
-                         "/orchestrator.yaml --check-config 2>&1");
+    const auto res =
+        Run("ORCHESTRATOR_DB_URL=postgresql://x@127.0.0.1:1/x ORCHESTRATOR_PLACEMENT__CATALOGUE__PATH=" + dir +
+            "/catalogue.yaml ORCHESTRATOR_PLACEMENT__SLA__PATH=" + dir + "/sla.yaml " + orch::test::BinaryDir() +
+            "/bin/orchestrator --config " + dir + "/orchestrator.yaml --check-config 2>&1");
     INFO(res.output);
     CHECK(res.status == 0);
     CHECK(res.output.find("configuration OK") != std::string::npos);

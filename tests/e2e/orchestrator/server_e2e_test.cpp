@@ -1,29 +1,29 @@
 // The real orchestrator binary, a real PostgreSQL, plain HTTP on loopback.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include "test_support/process.hpp"
+#include "test_support/tcp_proxy.hpp"
+#include "test_support/test_env.hpp"
 
 #include <common/http_client.hpp>
 #include <common/json.hpp>
 #include <common/uuid.hpp>
 
+#include <arpa/inet.h>
 #include <catch2/catch.hpp>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <regex>
-
-#include "test_support/process.hpp"
-#include "test_support/tcp_proxy.hpp"
-#include "test_support/test_env.hpp"
 
 namespace {
 
 using orch::http::ClientRequest;
 using orch::http::ClientResponse;
 
-ClientResponse Call(const std::string& method, const std::string& url, std::string body = "",
-                    orch::http::Headers headers = {}) {
+ClientResponse Call(
+    const std::string& method, const std::string& url, std::string body = "", orch::http::Headers headers = {}
+) {
     static auto client = std::move(*orch::http::MakeClient({}));
     ClientRequest req;
     req.method = method;
@@ -61,8 +61,9 @@ std::string RawPostWithoutExpect(int port, std::size_t body_size) {
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = htons(static_cast<std::uint16_t>(port));
     REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    const std::string head = "POST /deployments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
-                             std::to_string(body_size) + "\r\n\r\n";
+    const std::string head =
+        "POST /deployments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+        std::to_string(body_size) + "\r\n\r\n";
     (void)::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
     const std::string chunk(1 << 16, 'x');
     for (std::size_t sent = 0; sent < body_size; sent += chunk.size()) {
@@ -118,8 +119,9 @@ TEST_CASE("unknown paths and wrong methods get the contract error body", "[e2e][
 TEST_CASE("a 20 MiB body is refused with 413 and the error body, not a dropped connection", "[e2e][server]") {
     orch::test::TestDatabase db;
     orch::test::OrchestratorProcess orch(db.dsn());
-    const auto res = Call("POST", orch.BaseUrl() + "/deployments", std::string(20u << 20, 'a'),
-                          {{"Content-Type", "application/json"}});
+    const auto res = Call(
+        "POST", orch.BaseUrl() + "/deployments", std::string(20u << 20, 'a'), {{"Content-Type", "application/json"}}
+    );
     CheckErrorBody(res, 413, "Payload Too Large");
     const std::string raw = RawPostWithoutExpect(orch.port(), 20u << 20);
     CHECK(raw.rfind("HTTP/1.1 413", 0) == 0);
@@ -149,8 +151,10 @@ TEST_CASE("malformed requests get 400 with the error body", "[e2e][server]") {
     CHECK(answer.find("\"code\":400") != std::string::npos);
 }
 
-TEST_CASE("without a database the server still serves /, /info and /healthz, and /readyz is 503 until it returns",
-          "[e2e][server]") {
+TEST_CASE(
+    "without a database the server still serves /, /info and /healthz, and /readyz is 503 until it returns",
+    "[e2e][server]"
+) {
     orch::test::TestDatabase db;
     orch::test::TcpProxy proxy(PortOf(db.dsn()));
     proxy.SetEnabled(false);
@@ -181,17 +185,23 @@ TEST_CASE("SIGTERM stops the server gracefully with exit code 0", "[e2e][server]
 }
 
 TEST_CASE("a bad configuration stops startup with a message naming the key", "[e2e][server]") {
-    orch::test::ChildProcess child(orch::test::BinaryDir() + "/bin/orchestrator", {"--check-config"},
-                                   {{"ORCHESTRATOR_DB_URL", "postgresql://x/y"}, {"ORCHESTRATOR_SERVER__IO_THREADS", "zero"}},
-                                   orch::test::BinaryDir() + "/bad-config-" + orch::RandomUuid().substr(0, 6) + ".log");
+    orch::test::ChildProcess child(
+        orch::test::BinaryDir() + "/bin/orchestrator",
+        {"--check-config"},
+        {{"ORCHESTRATOR_DB_URL", "postgresql://x/y"}, {"ORCHESTRATOR_SERVER__IO_THREADS", "zero"}},
+        orch::test::BinaryDir() + "/bad-config-" + orch::RandomUuid().substr(0, 6) + ".log"
+    );
     CHECK(child.Wait(std::chrono::seconds(10)) == 2);
     CHECK(child.Log().find("server.io_threads") != std::string::npos);
 }
 
 TEST_CASE("a misspelt configuration key stops startup naming it instead of being ignored", "[e2e][server]") {
-    orch::test::ChildProcess child(orch::test::BinaryDir() + "/bin/orchestrator", {"--check-config"},
-                                   {{"ORCHESTRATOR_DB_URL", "postgresql://x/y"}, {"ORCHESTRATOR_SERVER__IO_THREDS", "2"}},
-                                   orch::test::BinaryDir() + "/bad-key-" + orch::RandomUuid().substr(0, 6) + ".log");
+    orch::test::ChildProcess child(
+        orch::test::BinaryDir() + "/bin/orchestrator",
+        {"--check-config"},
+        {{"ORCHESTRATOR_DB_URL", "postgresql://x/y"}, {"ORCHESTRATOR_SERVER__IO_THREDS", "2"}},
+        orch::test::BinaryDir() + "/bad-key-" + orch::RandomUuid().substr(0, 6) + ".log"
+    );
     CHECK(child.Wait(std::chrono::seconds(10)) == 2);
     CHECK(child.Log().find("'server.io_threds' is not known") != std::string::npos);
 }

@@ -1,6 +1,10 @@
 // GPU quotas end to end: the real binary on real PostgreSQL, placing on a site-sim Marathon site
 // whose SLA gives the group a GPU quota (the demo's format, orchestrator/demo/sla.yaml). Usage is
 // what the group's active deployments hold in the database, so deleting one frees its GPUs.
+#include "test_support/process.hpp"
+#include "test_support/site_sim_process.hpp"
+#include "test_support/test_env.hpp"
+
 #include <common/http_client.hpp>
 #include <common/json.hpp>
 #include <common/uuid.hpp>
@@ -11,10 +15,6 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
-
-#include "test_support/site_sim_process.hpp"
-#include "test_support/process.hpp"
-#include "test_support/test_env.hpp"
 
 namespace {
 
@@ -31,10 +31,14 @@ timing: {task_start: 0.2, kill: 0.2}
 std::string Catalogue(const std::string& marathon) {
     return "providers:\n"
            "  - id: SIM-A\n    name: sim-a\n    services:\n"
-           "      SIM-A_mesos:\n        service_type: eu.indigo-datacloud.mesos\n        endpoint: " + marathon + "\n"
+           "      SIM-A_mesos:\n        service_type: eu.indigo-datacloud.mesos\n        endpoint: " +
+           marathon +
+           "\n"
            "        type: compute\n        iam_enabled: false\n"
            "        properties: {gpu_support: true, gpu_vendor: nvidia, num_gpus: 8, num_cpus: 32, mem_total: 131072}\n"
-           "      SIM-A_marathon:\n        service_type: eu.indigo-datacloud.marathon\n        endpoint: " + marathon + "\n"
+           "      SIM-A_marathon:\n        service_type: eu.indigo-datacloud.marathon\n        endpoint: " +
+           marathon +
+           "\n"
            "        type: compute\n        iam_enabled: false\n        service_parent_id: SIM-A_mesos\n"
            "        properties: {gpu_support: true, gpu_vendor: nvidia, load_balancer_ips: [127.0.0.1]}\n";
 }
@@ -47,8 +51,10 @@ std::string Slas() {
            "        - service_type: compute\n"
            "          priority: [{sla_id: sla-a, service_id: SIM-A_marathon, weight: 1.0}]\n"
            "  sla:\n"
-           "    - {id: sla-a, customer: demo, provider: SIM-A, services: [{type: computing, service_id: SIM-A_marathon, "
-           "targets: [{type: num_gpus, restrictions: {total_limit: " + std::to_string(kQuotaGpus) + "}}]}]}\n";
+           "    - {id: sla-a, customer: demo, provider: SIM-A, services: [{type: computing, service_id: "
+           "SIM-A_marathon, "
+           "targets: [{type: num_gpus, restrictions: {total_limit: " +
+           std::to_string(kQuotaGpus) + "}}]}]}\n";
 }
 
 std::string GpuApp(int gpus) {
@@ -72,7 +78,8 @@ topology_template:
           properties:
             num_cpus: 1.0
             mem_size: 1 GB
-            num_gpus: )" + std::to_string(gpus) + "\n";
+            num_gpus: )" +
+           std::to_string(gpus) + "\n";
 }
 
 std::string WriteConfig(const std::string& marathon) {
@@ -90,7 +97,7 @@ std::string WriteConfig(const std::string& marathon) {
 }
 
 class QuotaSite {
-public:
+   public:
     QuotaSite()
         : sim_(kSimConfig),
           process_(db_.dsn(), {}, WriteConfig(sim_.Url("marathon"))),
@@ -132,11 +139,14 @@ public:
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
-        FAIL("deployment " << id << " did not reach " << status << ": " << d.dump() << "\n" << process_.process().Log());
+        FAIL(
+            "deployment " << id << " did not reach " << status << ": " << d.dump() << "\n"
+                          << process_.process().Log()
+        );
         return {};
     }
 
-private:
+   private:
     orch::sim::test::SiteSimProcess sim_;
     orch::test::TestDatabase db_;
     orch::test::OrchestratorProcess process_;
@@ -154,8 +164,10 @@ TEST_CASE("a group at its GPU quota is refused with the quota named until a depl
     const Json refused = site.WaitFor(second, "CREATE_FAILED");
     const std::string reason = refused["statusReason"];
     INFO(reason);
-    CHECK(reason.find("quota exceeded: group 'demo' may use 2 GPUs on this service (SLA sla-a); 2 are in use by "
-                      "active deployments and this deployment needs 1 more") != std::string::npos);
+    CHECK(
+        reason.find("quota exceeded: group 'demo' may use 2 GPUs on this service (SLA sla-a); 2 are in use by "
+                    "active deployments and this deployment needs 1 more") != std::string::npos
+    );
     // The stored placement explains the site's refusal in the same words.
     const auto placement = site.Call("GET", "/deployments/" + second + "/placement");
     REQUIRE(placement.status == 200);
@@ -163,7 +175,9 @@ TEST_CASE("a group at its GPU quota is refused with the quota named until a depl
     REQUIRE(decision["sites"].size() == 1);
     CHECK(decision["sites"][0]["service_id"] == "SIM-A_marathon");
     CHECK(decision["sites"][0]["accepted"] == false);
-    CHECK(decision["sites"][0]["reasons"].dump().find("quota exceeded: group 'demo' may use 2 GPUs") != std::string::npos);
+    CHECK(
+        decision["sites"][0]["reasons"].dump().find("quota exceeded: group 'demo' may use 2 GPUs") != std::string::npos
+    );
 
     REQUIRE(site.Call("DELETE", "/deployments/" + first).status == 204);
     // Users get 404 once the delete completed; the admin's audit view (auth off: the local user

@@ -1,20 +1,19 @@
 // Bad HTTP against the real binary: oversized, truncated, slow-loris and malformed requests.
 // The server must not crash, must keep serving others, must answer clear errors where it can,
 // and its memory must stay bounded.
+#include "../ops/ops_env.hpp"
+
 #include <arpa/inet.h>
+#include <catch2/catch.hpp>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
-
 #include <chrono>
 #include <fstream>
 #include <thread>
 #include <vector>
-
-#include "../ops/ops_env.hpp"
 
 namespace {
 
@@ -32,7 +31,7 @@ const std::map<std::string, std::string> kEnv = {
 };
 
 class Socket {
-public:
+   public:
     explicit Socket(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
         REQUIRE(fd_ >= 0);
         sockaddr_in addr{};
@@ -45,7 +44,9 @@ public:
     Socket(const Socket&) = delete;
     Socket& operator=(const Socket&) = delete;
 
-    bool Send(std::string_view data) { return ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(data.size()); }
+    bool Send(std::string_view data) {
+        return ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(data.size());
+    }
     void ShutdownWrite() { ::shutdown(fd_, SHUT_WR); }
 
     /// Everything the server sends until it closes the connection or `timeout` passes.
@@ -70,7 +71,7 @@ public:
     }
     bool closed() const { return closed_; }
 
-private:
+   private:
     int fd_;
     bool closed_ = false;
 };
@@ -99,7 +100,9 @@ std::string Raw(int port, const std::string& request, std::chrono::milliseconds 
     return s.ReadUntilClosed(timeout);
 }
 
-bool Healthy(OpsApi& api) { return api.Call("GET", "/healthz", "", {}).status == 200; }
+bool Healthy(OpsApi& api) {
+    return api.Call("GET", "/healthz", "", {}).status == 200;
+}
 
 }  // namespace
 
@@ -143,13 +146,18 @@ TEST_CASE("oversized, truncated and malformed requests get clear errors, never a
         CHECK(res.find("\"code\":431") != std::string::npos);
     }
     SECTION("a body larger than the limit is 413") {
-        const auto res = Raw(port, "POST /deployments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                                   "Content-Length: 5000000\r\n\r\n{");
+        const auto res =
+            Raw(port,
+                "POST /deployments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                "Content-Length: 5000000\r\n\r\n{");
         CHECK(StatusOf(res) == 413);
     }
     SECTION("a body that never completes is 408 after the body timeout") {
         Socket s(port);
-        s.Send("POST /deployments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"te");
+        s.Send(
+            "POST /deployments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+            "100\r\n\r\n{\"te"
+        );
         const auto started = Clock::now();
         const auto res = s.ReadUntilClosed(std::chrono::seconds(10));
         CHECK(s.closed());
@@ -164,11 +172,13 @@ TEST_CASE("oversized, truncated and malformed requests get clear errors, never a
         CHECK(s.closed());
     }
     SECTION("malformed requests are 400 with the error body") {
-        for (const std::string& bad : {std::string("GARBAGE\r\n\r\n"), std::string("GET / HTTP/9.9\r\n\r\n"),
-                                      std::string("GET / HTTP/1.1\r\nContent-Length: -5\r\n\r\n"),
-                                      std::string("GET / HTTP/1.1\r\nBad Header Line\r\n\r\n"),
-                                      std::string("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n"),
-                                      std::string("\x00\xff\xfe GET\r\n\r\n", 10)}) {
+        for (const std::string& bad :
+             {std::string("GARBAGE\r\n\r\n"),
+              std::string("GET / HTTP/9.9\r\n\r\n"),
+              std::string("GET / HTTP/1.1\r\nContent-Length: -5\r\n\r\n"),
+              std::string("GET / HTTP/1.1\r\nBad Header Line\r\n\r\n"),
+              std::string("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n"),
+              std::string("\x00\xff\xfe GET\r\n\r\n", 10)}) {
             INFO("request " << bad);
             const auto res = Raw(port, bad);
             CHECK(StatusOf(res) == 400);
@@ -192,11 +202,14 @@ TEST_CASE("memory stays bounded under repeated bad requests", "[reliability][htt
     const std::string bad_json = R"({"template": 12345, "x": [1, {"y": null}]})";
     for (int round = 0; round < 100; ++round) {
         Raw(port, "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20 << 10, 'a') + "\r\n\r\n");
-        Raw(port, "POST /deployments HTTP/1.1\r\nHost: x\r\nContent-Length: 900000\r\n\r\n" + std::string(64 << 10, 'b'),
+        Raw(port,
+            "POST /deployments HTTP/1.1\r\nHost: x\r\nContent-Length: 900000\r\n\r\n" + std::string(64 << 10, 'b'),
             std::chrono::milliseconds(200));
         Raw(port, "GARBAGE\r\n\r\n");
-        Raw(port, "POST /deployments HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
-                  "Content-Length: " + std::to_string(bad_json.size()) + "\r\n\r\n" + bad_json);
+        Raw(port,
+            "POST /deployments HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+            "Content-Length: " +
+                std::to_string(bad_json.size()) + "\r\n\r\n" + bad_json);
     }
     const long after = VmRssKiB(pid);
     INFO("VmRSS before " << before << " KiB, after " << after << " KiB");

@@ -2,14 +2,14 @@
 // two site-sim processes with different GPU models written into a catalogue by the test, and
 // templates from the corpus. Checks what a user sees (status, outputs, statusReason) and what the
 // sites hold (the simulators' own listings), never the orchestrator's internals alone.
+#include "site_rig.hpp"
+#include "test_support/process.hpp"
+#include "test_support/test_env.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <regex>
 #include <thread>
-
-#include "site_rig.hpp"
-#include "test_support/process.hpp"
-#include "test_support/test_env.hpp"
 
 namespace {
 
@@ -23,8 +23,8 @@ const std::set<std::string> kCreateDone = {"CREATE_COMPLETE", "CREATE_FAILED"};
 const std::set<std::string> kDeleteDone = {"DELETE_COMPLETE", "DELETE_FAILED"};
 
 using orch::e2e::KeplerWithGpu;
-using orch::e2e::KubernetesWithGpu;
 using orch::e2e::kGenericDev;
+using orch::e2e::KubernetesWithGpu;
 using orch::e2e::kWebdav;
 using orch::e2e::WithGpuModel;
 
@@ -33,12 +33,21 @@ using orch::e2e::WithGpuModel;
 std::string SimConfig(const std::string& tag, const std::string& gpu_label) {
     return "speed: 20\n"
            "mesos_agents:\n"
-           "  - {hostname: cpu-" + tag + ".sim, cpus: 16, mem_mb: 65536, disk_mb: 500000}\n"
-           "  - {hostname: gpu-" + tag + ".sim, cpus: 16, mem_mb: 65536, disk_mb: 500000, gpus: 4, "
-           "attributes: {gpu_model: " + gpu_label + "}}\n"
+           "  - {hostname: cpu-" +
+           tag +
+           ".sim, cpus: 16, mem_mb: 65536, disk_mb: 500000}\n"
+           "  - {hostname: gpu-" +
+           tag +
+           ".sim, cpus: 16, mem_mb: 65536, disk_mb: 500000, gpus: 4, "
+           "attributes: {gpu_model: " +
+           gpu_label +
+           "}}\n"
            "kube_nodes:\n"
-           "  - {name: cpu-" + tag + ", cpu: 16, memory_mb: 65536}\n"
-           "  - {name: gpu-" + tag + ", cpu: 16, memory_mb: 65536, gpus: 4, gpu_product: " + gpu_label + "}\n";
+           "  - {name: cpu-" +
+           tag +
+           ", cpu: 16, memory_mb: 65536}\n"
+           "  - {name: gpu-" +
+           tag + ", cpu: 16, memory_mb: 65536, gpus: 4, gpu_product: " + gpu_label + "}\n";
 }
 
 // Two sites: A (Tesla T4, ranked first by SLA weight) and B (Tesla V100), each with Marathon,
@@ -47,11 +56,15 @@ struct TwoSites {
     explicit TwoSites(const std::string& workflow_yaml = "")
         : a(SimConfig("a", "Tesla-T4")),
           b(SimConfig("b", "Tesla-V100-PCIE-32GB")),
-          orchestrator(db.dsn(), {},
-                       orch::e2e::WriteOrchestratorConfig(
-                           {SiteSpec{"SITE-A", &a, "Tesla T4", 8, 1.0, true, true, true},
-                            SiteSpec{"SITE-B", &b, "Tesla V100-PCIE-32GB", 8, 0.5, true, true, true}},
-                           workflow_yaml)),
+          orchestrator(
+              db.dsn(),
+              {},
+              orch::e2e::WriteOrchestratorConfig(
+                  {SiteSpec{"SITE-A", &a, "Tesla T4", 8, 1.0, true, true, true},
+                   SiteSpec{"SITE-B", &b, "Tesla V100-PCIE-32GB", 8, 0.5, true, true, true}},
+                  workflow_yaml
+              )
+          ),
           api(orchestrator.BaseUrl()) {
         REQUIRE(orch::test::WaitForStatus(orchestrator.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
     }
@@ -76,12 +89,19 @@ struct TwoSites {
 // kepler-batch's inputs: required ones, and the optional ones without default that its
 // environment reads (get_input of an absent input without default is an error, as in the original).
 Json KeplerInputs() {
-    return {{"authorization_token", "t"}, {"config_json", "{}"}, {"futuregateway_uri", "http://fg.example"},
-            {"token_service_uri", "http://ts.example"}, {"token_service_user", "u"},
-            {"token_service_password", "p"}, {"task_id", "42"}};
+    return {
+        {"authorization_token", "t"},
+        {"config_json", "{}"},
+        {"futuregateway_uri", "http://fg.example"},
+        {"token_service_uri", "http://ts.example"},
+        {"token_service_user", "u"},
+        {"token_service_password", "p"},
+        {"task_id", "42"}};
 }
 
-std::string ProviderOf(const Json& deployment) { return deployment.value("cloudProviderName", ""); }
+std::string ProviderOf(const Json& deployment) {
+    return deployment.value("cloudProviderName", "");
+}
 
 // The Mesos agent each task of `deployment_id` runs on, from the simulator's listing.
 std::set<std::string> TaskHosts(const SimProcess& sim, const std::string& deployment_id) {
@@ -131,8 +151,9 @@ void CheckNoRejections(const SimProcess& sim) {
 TEST_CASE("corpus GPU Marathon templates complete on the first-ranked site with endpoint outputs", "[e2e][sites]") {
     TwoSites sites;
     std::string id;
-    const Json d = sites.Deploy(orch::e2e::CorpusTemplate(kWebdav), {{"docker_image", "deephdc/deep-oc-generic"},
-                                                                      {"num_gpus", 1}}, id);
+    const Json d = sites.Deploy(
+        orch::e2e::CorpusTemplate(kWebdav), {{"docker_image", "deephdc/deep-oc-generic"}, {"num_gpus", 1}}, id
+    );
     INFO(d.dump(2));
     REQUIRE(d["status"] == "CREATE_COMPLETE");
     CHECK(ProviderOf(d) == "SITE-A");
@@ -151,22 +172,31 @@ TEST_CASE("corpus GPU Marathon templates complete on the first-ranked site with 
 
     // A second corpus template, two GPUs, on the same simulated site.
     std::string dev_id;
-    const Json dev = sites.Deploy(orch::e2e::CorpusTemplate(kGenericDev),
-                                  {{"docker_image", "deephdc/deep-oc-generic-dev:tf1.14.0-gpu"}, {"num_gpus", 2}}, dev_id);
+    const Json dev = sites.Deploy(
+        orch::e2e::CorpusTemplate(kGenericDev),
+        {{"docker_image", "deephdc/deep-oc-generic-dev:tf1.14.0-gpu"}, {"num_gpus", 2}},
+        dev_id
+    );
     INFO(dev.dump(2));
     REQUIRE(dev["status"] == "CREATE_COMPLETE");
     CHECK(ProviderOf(dev) == "SITE-A");
     CHECK(MarathonApp(sites.a, "/" + dev_id + "/marathon")["gpus"] == 2);
-    CHECK(std::regex_match(dev["outputs"]["deepaas_endpoint"].get<std::string>(),
-                           std::regex(R"(http://127\.0\.0\.1:\d+/ui)")));
+    CHECK(std::regex_match(
+        dev["outputs"]["deepaas_endpoint"].get<std::string>(), std::regex(R"(http://127\.0\.0\.1:\d+/ui)")
+    ));
     CheckNoRejections(sites.a);
 }
 
-TEST_CASE("a GPU model request lands on the site that has the model, Marathon, Chronos and Kubernetes", "[e2e][sites]") {
+TEST_CASE(
+    "a GPU model request lands on the site that has the model, Marathon, Chronos and Kubernetes", "[e2e][sites]"
+) {
     TwoSites sites;
     std::string id;
-    const Json d = sites.Deploy(WithGpuModel(orch::e2e::CorpusTemplate(kWebdav), "V100"),
-                                {{"docker_image", "deephdc/deep-oc-generic"}, {"num_gpus", 1}}, id);
+    const Json d = sites.Deploy(
+        WithGpuModel(orch::e2e::CorpusTemplate(kWebdav), "V100"),
+        {{"docker_image", "deephdc/deep-oc-generic"}, {"num_gpus", 1}},
+        id
+    );
     INFO(d.dump(2));
     REQUIRE(d["status"] == "CREATE_COMPLETE");
     CHECK(ProviderOf(d) == "SITE-B");  // A is ranked first but has Tesla T4
@@ -174,9 +204,12 @@ TEST_CASE("a GPU model request lands on the site that has the model, Marathon, C
     CHECK_FALSE(Holds(sites.a, id));
 
     std::string job_id;
-    const Json job = sites.Deploy(KeplerWithGpu("V100"), KeplerInputs(),
+    const Json job = sites.Deploy(
+        KeplerWithGpu("V100"),
+        KeplerInputs(),
 
-                                  job_id);
+        job_id
+    );
     INFO(job.dump(2));
     REQUIRE(job["status"] == "CREATE_COMPLETE");
     CHECK(ProviderOf(job) == "SITE-B");
@@ -221,8 +254,9 @@ void MovesToNextSite(const Json& rule, const std::string& reason_part, const std
     TwoSites sites(workflow_yaml);
     sites.a.AddFault(rule);
     std::string id;
-    const Json d = sites.Deploy(orch::e2e::CorpusTemplate(kWebdav), {{"docker_image", "deephdc/deep-oc-generic"},
-                                                                      {"num_gpus", 1}}, id);
+    const Json d = sites.Deploy(
+        orch::e2e::CorpusTemplate(kWebdav), {{"docker_image", "deephdc/deep-oc-generic"}, {"num_gpus", 1}}, id
+    );
     INFO(d.dump(2));
     REQUIRE(d["status"] == "CREATE_COMPLETE");
     CHECK(ProviderOf(d) == "SITE-B");
@@ -271,39 +305,71 @@ void MovesToNextSite(const Json& rule, const std::string& reason_part, const std
 }  // namespace
 
 TEST_CASE("5xx answers from the first-ranked Marathon move the deployment to the next site", "[e2e][sites][faults]") {
-    MovesToNextSite({{"api", "marathon"}, {"path", "/v2/groups"}, {"method", "POST"}, {"kind", "status"},
-                     {"status", 503}, {"times", -1}},
-                    "failed with HTTP 503", "  transient_retries: 1\n");
+    MovesToNextSite(
+        {{"api", "marathon"},
+         {"path", "/v2/groups"},
+         {"method", "POST"},
+         {"kind", "status"},
+         {"status", 503},
+         {"times", -1}},
+        "failed with HTTP 503",
+        "  transient_retries: 1\n"
+    );
 }
 
-TEST_CASE("connection resets at the first-ranked Marathon move the deployment to the next site", "[e2e][sites][faults]") {
-    MovesToNextSite({{"api", "marathon"}, {"path", "/v2/groups"}, {"method", "POST"}, {"kind", "reset"},
-                     {"times", -1}},
-                    "cannot reach Marathon SITE-A", "  transient_retries: 1\n");
+TEST_CASE(
+    "connection resets at the first-ranked Marathon move the deployment to the next site", "[e2e][sites][faults]"
+) {
+    MovesToNextSite(
+        {{"api", "marathon"}, {"path", "/v2/groups"}, {"method", "POST"}, {"kind", "reset"}, {"times", -1}},
+        "cannot reach Marathon SITE-A",
+        "  transient_retries: 1\n"
+    );
 }
 
 TEST_CASE("no free GPU at the first-ranked Marathon moves the deployment and cleans the site", "[e2e][sites][faults]") {
-    MovesToNextSite({{"api", "marathon"}, {"kind", "capacity"}, {"resource", "gpus"}, {"times", -1}},
-                    "every offer was declined: InsufficientGpus");
+    MovesToNextSite(
+        {{"api", "marathon"}, {"kind", "capacity"}, {"resource", "gpus"}, {"times", -1}},
+        "every offer was declined: InsufficientGpus"
+    );
 }
 
-TEST_CASE("a create reply slower than the call timeout moves on and the late group is removed", "[e2e][sites][faults]") {
+TEST_CASE(
+    "a create reply slower than the call timeout moves on and the late group is removed", "[e2e][sites][faults]"
+) {
     // The simulator creates the group, then answers after 16 s (the connector gives up at 15 s).
-    MovesToNextSite({{"api", "marathon"}, {"path", "/v2/groups"}, {"method", "POST"}, {"kind", "slow"},
-                     {"delay_ms", 16000}, {"times", 1}},
-                    "timed out", "  transient_retries: 0\n  connector_call_timeout: 20s\n");
+    MovesToNextSite(
+        {{"api", "marathon"},
+         {"path", "/v2/groups"},
+         {"method", "POST"},
+         {"kind", "slow"},
+         {"delay_ms", 16000},
+         {"times", 1}},
+        "timed out",
+        "  transient_retries: 0\n  connector_call_timeout: 20s\n"
+    );
 }
 
-TEST_CASE("delete removes the Marathon group, the Chronos jobs and the Kubernetes namespace it created", "[e2e][sites]") {
+TEST_CASE(
+    "delete removes the Marathon group, the Chronos jobs and the Kubernetes namespace it created", "[e2e][sites]"
+) {
     TwoSites sites;
     std::vector<std::pair<std::string, const SimProcess*>> created;
     std::string id;
-    REQUIRE(sites.Deploy(orch::e2e::CorpusTemplate(kWebdav), {{"docker_image", "deephdc/deep-oc-generic"},
-                                                               {"num_gpus", 1}}, id)["status"] == "CREATE_COMPLETE");
+    REQUIRE(
+        sites.Deploy(
+            orch::e2e::CorpusTemplate(kWebdav), {{"docker_image", "deephdc/deep-oc-generic"}, {"num_gpus", 1}}, id
+        )["status"] == "CREATE_COMPLETE"
+    );
     created.emplace_back(id, &sites.a);
-    REQUIRE(sites.Deploy(KeplerWithGpu("V100"), KeplerInputs(),
+    REQUIRE(
+        sites.Deploy(
+            KeplerWithGpu("V100"),
+            KeplerInputs(),
 
-                         id)["status"] == "CREATE_COMPLETE");
+            id
+        )["status"] == "CREATE_COMPLETE"
+    );
     created.emplace_back(id, &sites.b);
     REQUIRE(sites.Deploy(KubernetesWithGpu("Tesla T4"), Json::object(), id)["status"] == "CREATE_COMPLETE");
     created.emplace_back(id, &sites.a);

@@ -98,9 +98,10 @@ std::unique_ptr<OidcProvider> OidcProvider::StartOwn(
     const std::string ttl =
         access_token_ttl > 0 ? "OIDC_TEST_ACCESS_TOKEN_TTL=" + std::to_string(access_token_ttl) + " " : "";
     // The provider watches this process, so even a test killed mid-way leaves no server behind.
-    const std::string issuer = Trimmed(Run(
-        ttl + Script("start") + " '" + dir + "' " + name + " " + profile + " " + std::to_string(getpid()) + " 2>/dev/null"
-    ));
+    const std::string issuer = Trimmed(
+        Run(ttl + Script("start") + " '" + dir + "' " + name + " " + profile + " " + std::to_string(getpid()) +
+            " 2>/dev/null")
+    );
     return std::unique_ptr<OidcProvider>(new OidcProvider(dir, issuer, true));
 }
 

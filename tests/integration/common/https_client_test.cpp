@@ -1,5 +1,8 @@
 // The HTTP client against a real TLS server (openssl s_server) with a certificate made here:
 // trusted through a custom CA file it connects; without it, or for another host name, it refuses.
+#include "test_support/process.hpp"
+#include "test_support/test_env.hpp"
+
 #include <common/http_client.hpp>
 #include <common/uuid.hpp>
 
@@ -8,9 +11,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <thread>
-
-#include "test_support/process.hpp"
-#include "test_support/test_env.hpp"
 
 namespace {
 
@@ -21,16 +21,27 @@ struct TlsServer {
 
     explicit TlsServer(const std::string& common_name) {
         dir = orch::test::BinaryDir() + "/tls-" + orch::RandomUuid().substr(0, 8);
-        const std::string cmd = "mkdir -p " + dir + " && openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=" +
-                                common_name + " -addext subjectAltName=DNS:" + common_name + " -keyout " + dir +
-                                "/key.pem -out " + dir + "/cert.pem >/dev/null 2>&1";
+        const std::string cmd = "mkdir -p " + dir +
+                                " && openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=" + common_name +
+                                " -addext subjectAltName=DNS:" + common_name + " -keyout " + dir + "/key.pem -out " +
+                                dir + "/cert.pem >/dev/null 2>&1";
         REQUIRE(std::system(cmd.c_str()) == 0);  // NOLINT(cert-env33-c,concurrency-mt-unsafe): test setup
         port = orch::test::FreePort();
         process = std::make_unique<orch::test::ChildProcess>(
             "/usr/bin/openssl",
-            std::vector<std::string>{"s_server", "-accept", "127.0.0.1:" + std::to_string(port), "-cert", dir + "/cert.pem",
-                                     "-key", dir + "/key.pem", "-www", "-quiet"},
-            std::map<std::string, std::string>{}, dir + "/server.log");
+            std::vector<std::string>{
+                "s_server",
+                "-accept",
+                "127.0.0.1:" + std::to_string(port),
+                "-cert",
+                dir + "/cert.pem",
+                "-key",
+                dir + "/key.pem",
+                "-www",
+                "-quiet"},
+            std::map<std::string, std::string>{},
+            dir + "/server.log"
+        );
         REQUIRE(WaitListening());
     }
 
@@ -72,7 +83,8 @@ TEST_CASE("HTTPS with a custom CA file verifies certificate and host name", "[co
     CHECK(untrusted.error().code == orch::ErrorCode::kUnavailable);
 
     // Same trusted certificate, but reached under a name it was not issued for.
-    const auto wrong_name = Get({.ca_file = server.dir + "/cert.pem"}, "https://127.0.0.1:" + std::to_string(server.port) + "/");
+    const auto wrong_name =
+        Get({.ca_file = server.dir + "/cert.pem"}, "https://127.0.0.1:" + std::to_string(server.port) + "/");
     REQUIRE_FALSE(wrong_name);
     CHECK(wrong_name.error().message.find("TLS handshake") != std::string::npos);
 }

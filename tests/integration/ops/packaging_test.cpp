@@ -1,5 +1,7 @@
 // Packaging checks that need no Docker engine: Debian's docker-compose parses and validates
 // docker-compose.yml, and the Dockerfile installs what scripts/install-deps lists.
+#include "test_support/test_env.hpp"
+
 #include <orchestrator/ops/openapi.hpp>
 
 #include <catch2/catch.hpp>
@@ -9,8 +11,6 @@
 #include <regex>
 #include <set>
 #include <sstream>
-
-#include "test_support/test_env.hpp"
 
 namespace {
 
@@ -50,8 +50,9 @@ std::set<std::string> Lines(const std::string& text) {
 // An array of scripts/install-deps (PACKAGES: building and running; TEST_PACKAGES: the tests'
 // extras), evaluated by bash itself (comments, line breaks).
 std::set<std::string> InstallDepsArray(const std::string& name) {
-    const auto res = Run("bash -c 'eval \"$(sed -n \"/^" + name + "=(/,/^)/p\" " + orch::test::SourceDir() +
-                         "/scripts/install-deps)\"; printf \"%s\\n\" \"${" + name + "[@]}\"'");
+    const auto res =
+        Run("bash -c 'eval \"$(sed -n \"/^" + name + "=(/,/^)/p\" " + orch::test::SourceDir() +
+            "/scripts/install-deps)\"; printf \"%s\\n\" \"${" + name + "[@]}\"'");
     REQUIRE(res.status == 0);
     return Lines(res.output);
 }
@@ -74,8 +75,10 @@ TEST_CASE("docker-compose config accepts the compose file and it has the four se
     // The simulator and the OIDC provider share the orchestrator's loopback.
     CHECK(s["site-sim"]["network_mode"] == "service:orchestrator");
     CHECK(s["oidc"]["network_mode"] == "service:orchestrator");
-    CHECK(s["orchestrator"]["environment"]["ORCHESTRATOR_DB_URL"].get<std::string>().find("@postgres:5432/") !=
-          std::string::npos);
+    CHECK(
+        s["orchestrator"]["environment"]["ORCHESTRATOR_DB_URL"].get<std::string>().find("@postgres:5432/") !=
+        std::string::npos
+    );
     // Build targets name stages that exist in the Dockerfile.
     const std::string dockerfile = orch::test::ReadFile(orch::test::SourceDir() + "/Dockerfile");
     for (const char* service : {"orchestrator", "site-sim"}) {
@@ -84,15 +87,16 @@ TEST_CASE("docker-compose config accepts the compose file and it has the four se
     }
 }
 
-TEST_CASE("scripts/install-deps run installs the run-time set only, the default adds the tests' extras",
-          "[packaging]") {
+TEST_CASE(
+    "scripts/install-deps run installs the run-time set only, the default adds the tests' extras", "[packaging]"
+) {
     const auto run = InstallDepsArray("PACKAGES");
     const auto test = InstallDepsArray("TEST_PACKAGES");
     CHECK(run.count("libpqxx-dev") == 1);
     CHECK(run.count("postgresql-15") == 1);
     // What only the tests start stays out of a newcomer's first `scripts/run`.
-    for (const char* extra : {"slurmctld", "python3-nova", "rabbitmq-server", "prometheus", "clang", "docker-compose",
-                              "catch2"}) {
+    for (const char* extra :
+         {"slurmctld", "python3-nova", "rabbitmq-server", "prometheus", "clang", "docker-compose", "catch2"}) {
         INFO(extra);
         CHECK(run.count(extra) == 0);
         CHECK(test.count(extra) == 1);
@@ -102,8 +106,10 @@ TEST_CASE("scripts/install-deps run installs the run-time set only, the default 
     CHECK(run_script.find("tosca-check") != std::string::npos);
 }
 
-TEST_CASE("the Dockerfile installs exactly scripts/install-deps' run-time packages plus their runtime libraries",
-          "[packaging]") {
+TEST_CASE(
+    "the Dockerfile installs exactly scripts/install-deps' run-time packages plus their runtime libraries",
+    "[packaging]"
+) {
     const auto packages = InstallDepsArray("PACKAGES");
     REQUIRE(packages.count("libpqxx-dev") == 1);
     const std::string dockerfile = orch::test::ReadFile(orch::test::SourceDir() + "/Dockerfile");

@@ -1,11 +1,11 @@
+#include "test_support/test_env.hpp"
+
 #include <orchestrator/store/database_supervisor.hpp>
 #include <orchestrator/store/migrations.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <thread>
-
-#include "test_support/test_env.hpp"
 
 using orch::store::PgPool;
 using orch::store::PgPoolOptions;

@@ -1,11 +1,11 @@
+#include "test_support/test_env.hpp"
+
 #include <orchestrator/store/pg_pool.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <atomic>
 #include <thread>
-
-#include "test_support/test_env.hpp"
 
 using orch::ErrorCode;
 using orch::store::PgPool;

@@ -1,5 +1,8 @@
 // PgScheduleStore on a real PostgreSQL: create/get/list with the owner filters and paging,
 // RUNNING keyset pages, events once per file with their deployment created in the same transaction.
+#include "owner_scope.hpp"
+#include "test_support/test_env.hpp"
+
 #include <common/uuid.hpp>
 #include <orchestrator/auth/principal.hpp>
 #include <orchestrator/store/migrations.hpp>
@@ -10,9 +13,6 @@
 
 #include <set>
 #include <thread>
-
-#include "owner_scope.hpp"
-#include "test_support/test_env.hpp"
 
 namespace {
 
@@ -129,8 +129,9 @@ TEST_CASE("schedule lists filter by owner and issuer and page newest first", "[s
     REQUIRE(twin);
     CHECK(twin->total == 0);  // alice@other is not iam's to list, whoever of iam asks
 
-    const auto oldest_first = f.schedules.List({.owner = Scope("https://iam/", "https://iam/", "alice"), .size = 1,
-                                                .sort = {{"created_at", false}}});
+    const auto oldest_first = f.schedules.List(
+        {.owner = Scope("https://iam/", "https://iam/", "alice"), .size = 1, .sort = {{"created_at", false}}}
+    );
     REQUIRE(oldest_first);
     CHECK(oldest_first->items.at(0).id == alice[0]);
     const auto bad_sort = f.schedules.List({.owner = Scope({}), .sort = {{"cloud_provider_name", true}}});

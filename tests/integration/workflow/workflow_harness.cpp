@@ -1,10 +1,9 @@
 #include "workflow_harness.hpp"
 
+#include <common/uuid.hpp>
 #include <orchestrator/service/new_deployment.hpp>
 #include <orchestrator/store/migrations.hpp>
 #include <orchestrator/workflow/deployment_steps.hpp>
-
-#include <common/uuid.hpp>
 
 #include <stdexcept>
 #include <thread>
@@ -30,7 +29,8 @@ WorkflowHarness::WorkflowHarness(std::vector<std::string> sites)
       placer(std::move(sites)),
       registry(connector),
       http(std::move(*http::MakeClient({}))),
-      services{workflow_store, templates, placer, registry, credentials, *http, clock, nullptr, nullptr, FastOptions()} {
+      services{
+          workflow_store, templates, placer, registry, credentials, *http, clock, nullptr, nullptr, FastOptions()} {
     if (!store::ApplyMigrations(pool)) {
         throw std::runtime_error("migrations failed");
     }
@@ -44,7 +44,9 @@ WorkflowHarness::WorkflowHarness(std::vector<std::string> sites)
     engine = StartEngine("engine-a");
 }
 
-WorkflowHarness::~WorkflowHarness() { engine->Stop(); }
+WorkflowHarness::~WorkflowHarness() {
+    engine->Stop();
+}
 
 std::unique_ptr<workflow::Engine> WorkflowHarness::StartEngine(const std::string& owner) {
     workflow::EngineOptions options;
@@ -81,8 +83,9 @@ std::string WorkflowHarness::Create(const Json& parameters, domain::RequestOptio
     return d.id;
 }
 
-domain::Deployment WorkflowHarness::WaitFor(const std::string& id, std::initializer_list<domain::Status> statuses,
-                                            std::chrono::milliseconds timeout) {
+domain::Deployment WorkflowHarness::WaitFor(
+    const std::string& id, std::initializer_list<domain::Status> statuses, std::chrono::milliseconds timeout
+) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     domain::Deployment last;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -97,8 +100,9 @@ domain::Deployment WorkflowHarness::WaitFor(const std::string& id, std::initiali
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    throw std::runtime_error("deployment " + id + " stuck in " + std::string(domain::StatusName(last.status)) + ": " +
-                             last.status_reason);
+    throw std::runtime_error(
+        "deployment " + id + " stuck in " + std::string(domain::StatusName(last.status)) + ": " + last.status_reason
+    );
 }
 
 bool WorkflowHarness::WaitIdle(std::chrono::milliseconds timeout) {

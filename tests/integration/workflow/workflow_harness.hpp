@@ -1,6 +1,9 @@
 #pragma once
 
 // A real database, the real stores, engine and steps; fake template service, placer and sites.
+#include "test_support/fakes.hpp"
+#include "test_support/test_env.hpp"
+
 #include <common/clock.hpp>
 #include <common/http_client.hpp>
 #include <orchestrator/store/pg_deployment_store.hpp>
@@ -13,14 +16,11 @@
 #include <string_view>
 #include <vector>
 
-#include "test_support/fakes.hpp"
-#include "test_support/test_env.hpp"
-
 namespace orch::test {
 
 /// Records what the engine reports to its observer (EngineObserver).
 class RecordingEngineObserver final : public workflow::EngineObserver {
-public:
+   public:
     struct Step {
         std::string kind;
         workflow::StepOutcome outcome;
@@ -44,14 +44,14 @@ public:
         return running_;
     }
 
-private:
+   private:
     mutable std::mutex mutex_;
     std::vector<Step> steps_;
     std::vector<std::size_t> running_;
 };
 
 class WorkflowHarness {
-public:
+   public:
     explicit WorkflowHarness(std::vector<std::string> sites);
     ~WorkflowHarness();
 
@@ -61,8 +61,11 @@ public:
     /// Creates a deployment as POST /deployments does (minus HTTP) and returns its id.
     std::string Create(const Json& parameters = Json::object(), domain::RequestOptions options = {});
     /// Waits until the deployment reaches one of `statuses`; returns the final deployment.
-    domain::Deployment WaitFor(const std::string& id, std::initializer_list<domain::Status> statuses,
-                               std::chrono::milliseconds timeout = std::chrono::seconds(30));
+    domain::Deployment WaitFor(
+        const std::string& id,
+        std::initializer_list<domain::Status> statuses,
+        std::chrono::milliseconds timeout = std::chrono::seconds(30)
+    );
     /// Waits until no job is left (side jobs included).
     bool WaitIdle(std::chrono::milliseconds timeout = std::chrono::seconds(30));
 

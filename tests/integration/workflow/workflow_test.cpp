@@ -1,11 +1,11 @@
+#include "workflow_harness.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <thread>
 
-#include "workflow_harness.hpp"
-
-using orch::domain::Status;
 using orch::connectors::FailureKind;
+using orch::domain::Status;
 using orch::test::WorkflowHarness;
 
 namespace {
@@ -89,8 +89,11 @@ TEST_CASE("when every site fails, statusReason keeps every attempt's site and re
     const auto d = h.WaitFor(id, {Status::kCreateComplete, Status::kCreateFailed});
     CHECK(d.status == Status::kCreateFailed);
     CHECK(d.status_reason.rfind("Retries on cloud providers exhausted. Error list is:\n", 0) == 0);
-    CHECK(d.status_reason.find("Cloud Provider site-a\nCloud Provider Service site-a-marathon\n\nfake create failure on site-a") !=
-          std::string::npos);
+    CHECK(
+        d.status_reason.find(
+            "Cloud Provider site-a\nCloud Provider Service site-a-marathon\n\nfake create failure on site-a"
+        ) != std::string::npos
+    );
     CHECK(d.status_reason.find("Cloud Provider site-b\n") != std::string::npos);
     CHECK(d.status_reason.find("fake failure reported by site-b") != std::string::npos);
     REQUIRE(h.WaitIdle());

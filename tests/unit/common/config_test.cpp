@@ -5,8 +5,11 @@
 using orch::ConfigTree;
 
 TEST_CASE("config reads typed values and fallbacks", "[common][config]") {
-    auto tree = ConfigTree::FromYaml("server:\n  listen: 0.0.0.0:9000\n  body_limit: 5MiB\n  read_timeout: 250ms\n"
-                                     "  io_threads: 3\nauth:\n  enabled: yes\n", "test.yaml");
+    auto tree = ConfigTree::FromYaml(
+        "server:\n  listen: 0.0.0.0:9000\n  body_limit: 5MiB\n  read_timeout: 250ms\n"
+        "  io_threads: 3\nauth:\n  enabled: yes\n",
+        "test.yaml"
+    );
     REQUIRE(tree);
     CHECK(*tree->GetString("server.listen", "x") == "0.0.0.0:9000");
     CHECK(*tree->GetBytes("server.body_limit", 1) == 5u * 1024 * 1024);

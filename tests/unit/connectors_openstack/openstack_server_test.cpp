@@ -152,6 +152,8 @@ TEST_CASE("cloud-init: the contextualisation key reaches a sudo account on every
         const std::string text = Decode(Build(request, node)["server"]["user_data"]);
         CHECK_THAT(text, Catch::StartsWith("Content-Type: multipart/mixed; boundary="));
         CHECK_THAT(text, Catch::Contains("Content-Type: text/x-shellscript\n\n#!/bin/sh\necho hi\n"));
-        CHECK_THAT(text, Catch::Contains("Content-Type: text/cloud-config\n\n#cloud-config\nusers:\n  - default\n" + account));
+        CHECK_THAT(
+            text, Catch::Contains("Content-Type: text/cloud-config\n\n#cloud-config\nusers:\n  - default\n" + account)
+        );
     }
 }

@@ -1,6 +1,8 @@
 // The decorators that meter connectors and placement, around the test fakes, and the observers
 // of the workflow engine and the placer: counts and latencies land under bounded labels, and the
 // calls pass through unchanged.
+#include "test_support/fakes.hpp"
+
 #include <orchestrator/ops/metered_connector.hpp>
 #include <orchestrator/ops/metered_placer.hpp>
 #include <orchestrator/ops/request_metrics.hpp>
@@ -11,8 +13,6 @@
 #include <cmath>
 #include <sstream>
 #include <variant>
-
-#include "test_support/fakes.hpp"
 
 namespace {
 
@@ -56,10 +56,24 @@ TEST_CASE("connector calls are counted by site, kind, operation and outcome", "[
     (void)connector->Poll(std::get<orch::connectors::Handle>(ok), spec);
     CHECK(fake.TotalCreates() == 2);  // calls went through
     const auto text = registry.Render();
-    CHECK(Sample(text, R"(orch_connector_calls_total{site="site-a",kind="MARATHON",operation="create",outcome="ok"})") == 1);
-    CHECK(Sample(text, R"(orch_connector_calls_total{site="site-b",kind="MARATHON",operation="create",outcome="try_another_site"})") == 1);
-    CHECK(Sample(text, R"(orch_connector_calls_total{site="site-a",kind="MARATHON",operation="poll",outcome="ok"})") == 1);
-    CHECK(Sample(text, R"(orch_connector_call_duration_seconds_count{site="site-a",kind="MARATHON",operation="create"})") == 1);
+    CHECK(
+        Sample(text, R"(orch_connector_calls_total{site="site-a",kind="MARATHON",operation="create",outcome="ok"})") ==
+        1
+    );
+    CHECK(
+        Sample(
+            text,
+            R"(orch_connector_calls_total{site="site-b",kind="MARATHON",operation="create",outcome="try_another_site"})"
+        ) == 1
+    );
+    CHECK(
+        Sample(text, R"(orch_connector_calls_total{site="site-a",kind="MARATHON",operation="poll",outcome="ok"})") == 1
+    );
+    CHECK(
+        Sample(
+            text, R"(orch_connector_call_duration_seconds_count{site="site-a",kind="MARATHON",operation="create"})"
+        ) == 1
+    );
 }
 
 TEST_CASE("placement decisions are counted by outcome", "[metrics][ops]") {

@@ -1,5 +1,8 @@
 // docs/openapi.yaml (embedded in the binary) against the router main builds: every route is
 // described and every described operation is served, except those marked not-implemented.
+#include "test_support/fakes.hpp"
+#include "test_support/test_env.hpp"
+
 #include <orchestrator/api/http_file_notification_source.hpp>
 #include <orchestrator/app/routes.hpp>
 #include <orchestrator/auth/authenticator.hpp>
@@ -12,9 +15,6 @@
 #include <algorithm>
 #include <regex>
 #include <set>
-
-#include "test_support/fakes.hpp"
-#include "test_support/test_env.hpp"
 
 namespace {
 
@@ -55,7 +55,8 @@ std::set<std::string> RegisteredRoutes() {
     auto authenticator = orch::auth::MakeDisabledAuthenticator();
     const orch::auth::AuthConfig auth_config;
     const orch::ManualClock clock;
-    orch::api::ApiContext context{store, templates, *authenticator, nullptr, auth_config, clock, nullptr, "", [] {}};
+    orch::api::ApiContext context{store, templates, *authenticator, nullptr, auth_config, clock, nullptr, "", [] {
+                                  }};
     orch::metrics::Registry registry;
     orch::server::Router router;
     orch::store::PgScheduleStore schedule_store(pool);

@@ -1,3 +1,5 @@
+#include "test_support/test_env.hpp"
+
 #include <orchestrator/app/app_config.hpp>
 #include <orchestrator/app/contextualisation_config.hpp>
 
@@ -5,14 +7,15 @@
 
 #include <fstream>
 
-#include "test_support/test_env.hpp"
-
 using orch::app::LoadConfig;
 
 TEST_CASE("defaults plus the environment make a valid configuration", "[orchestrator][config]") {
-    auto config = LoadConfig("", {{"ORCHESTRATOR_DB_URL", "postgresql://x@127.0.0.1:1/db"},
-                                  {"ORCHESTRATOR_LISTEN", "127.0.0.1:9999"},
-                                  {"ORCHESTRATOR_SERVER__BODY_LIMIT", "1MiB"}});
+    auto config = LoadConfig(
+        "",
+        {{"ORCHESTRATOR_DB_URL", "postgresql://x@127.0.0.1:1/db"},
+         {"ORCHESTRATOR_LISTEN", "127.0.0.1:9999"},
+         {"ORCHESTRATOR_SERVER__BODY_LIMIT", "1MiB"}}
+    );
     REQUIRE(config);
     CHECK(config->server.listen == "127.0.0.1:9999");
     CHECK(config->server.body_limit == 1u << 20);

@@ -12,8 +12,8 @@ namespace {
 // Counts builds and names the spec after its inputs, so a wrong cache hit shows.
 class CountingTemplates final : public orch::workflow::TemplateService {
    public:
-    orch::Result<orch::tosca::DeploymentSpec> Build(const std::string& text, const Json& parameters,
-                                                    const Json&) override {
+    orch::Result<orch::tosca::DeploymentSpec> Build(const std::string& text, const Json& parameters, const Json&)
+        override {
         ++builds;
         if (text == "bad") {
             return orch::Error::InvalidArgument("Error parsing TOSCA template");
@@ -134,8 +134,8 @@ namespace {
 // Refuses the parameter "legacy" (no input) unless accepted, as the TOSCA engine does.
 class LegacyParameters final : public orch::workflow::TemplateService {
    public:
-    orch::Result<orch::tosca::DeploymentSpec> Build(const std::string&, const Json& parameters,
-                                                    const Json& accepted) override {
+    orch::Result<orch::tosca::DeploymentSpec> Build(const std::string&, const Json& parameters, const Json& accepted)
+        override {
         ++builds;
         orch::tosca::DeploymentSpec spec;
         if (parameters.contains("legacy")) {

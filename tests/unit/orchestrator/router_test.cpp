@@ -11,7 +11,9 @@ namespace {
 
 Router MakeRouter() {
     Router r;
-    const auto h = [](const Request&) { return Response::Empty(204); };
+    const auto h = [](const Request&) {
+        return Response::Empty(204);
+    };
     r.Add("GET", "/deployments", h);
     r.Add("POST", "/deployments", h);
     r.Add("GET", "/deployments/{id}", h);

@@ -105,7 +105,8 @@ struct Harness {
     MemorySchedules schedules;
     orch::auth::AuthConfig auth_config;
     orch::ManualClock clock;
-    orch::api::ApiContext ctx{deployments, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
+    orch::api::ApiContext ctx{
+        deployments, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
     orch::api::ScheduleApi schedule_api{ctx, schedules};
     orch::server::Router router;
     orch::api::HttpFileNotificationSource source{router, ctx};

@@ -217,7 +217,9 @@ void CheckRankedInOrder(const placement::PlacementDecision& decision) {
     REQUIRE(open >= 5);
     const auto key = [](const placement::SiteVerdict& v) {
         return std::make_tuple(
-            v.score_breakdown.at("circuit_breaker") == "open", -v.score_breakdown.at("sla_weight").get<double>(), -v.score,
+            v.score_breakdown.at("circuit_breaker") == "open",
+            -v.score_breakdown.at("sla_weight").get<double>(),
+            -v.score,
             std::string(v.service_id)
         );
     };

@@ -63,7 +63,7 @@ TEST_CASE("scenario A rejections name the filter that fired", "[placement]") {
 
 // Counts what the placer reports, by filter.
 class CountingObserver final : public placement::PlacementObserver {
-public:
+   public:
     void Rejected(placement::RejectionFilter filter, std::size_t reasons) override {
         counts[filter] += reasons;
         ++calls;

@@ -77,7 +77,6 @@ TEST_CASE("typed details become headers: Retry-After and WWW-Authenticate", "[se
     CHECK(Json::parse(scope.body)["message"] == "Insufficient scope for this resource, scope=\"a b\"");
 }
 
-
 // Retry-After and WWW-Authenticate were decided by reading the message text: any 409 whose text
 // said "concurrent update" was told to retry at once, and a 403 worded like a scope error got a
 // challenge whatever caused it. Only the typed details decide now. Failed before the fix (the

@@ -86,10 +86,14 @@ policy_types:
     std::string odd = text;
     odd.replace(odd.find("mime_type"), 9, "colour");
     const auto report = Check(odd);
-    CHECK(Find(report, "an artifact type has an unknown key 'colour' (ignored)", "colour", Severity::kWarning) != nullptr);
+    CHECK(
+        Find(report, "an artifact type has an unknown key 'colour' (ignored)", "colour", Severity::kWarning) != nullptr
+    );
     std::string odd_node = text;
     odd_node.replace(odd_node.find("artifacts: {}}"), 9, "triggers");
-    CHECK(Find(Check(odd_node), "a node type has an unknown key 'triggers'", "triggers", Severity::kWarning) != nullptr);
+    CHECK(
+        Find(Check(odd_node), "a node type has an unknown key 'triggers'", "triggers", Severity::kWarning) != nullptr
+    );
 }
 
 TEST_CASE("unknown grammar keys: warning in compatibility mode, error in strict mode", "[tosca][engine]") {
@@ -394,14 +398,16 @@ TEST_CASE("template-defined types derive from imported and normative ones", "[to
 }
 
 TEST_CASE("long derivation chains and HostedOn cycles are bounded", "[tosca][engine][limits]") {
-    std::string types = "tosca_definitions_version: tosca_simple_yaml_1_3\nnode_types:\n  t.T0: {derived_from: tosca.nodes.Root}\n";
+    std::string types =
+        "tosca_definitions_version: tosca_simple_yaml_1_3\nnode_types:\n  t.T0: {derived_from: tosca.nodes.Root}\n";
     for (int i = 1; i < 5000; ++i) {
         types += "  t.T" + std::to_string(i) + ": {derived_from: t.T" + std::to_string(i - 1) + "}\n";
     }
     CHECK(Find(Check(types), "derives through more than 64 levels") != nullptr);
     const std::string loop =
         "tosca_definitions_version: tosca_simple_yaml_1_0\ntopology_template:\n  node_templates:\n"
-        "    a: {type: tosca.nodes.SoftwareComponent, requirements: [{host: b}], properties: {component_version: {get_property: [HOST, nothing]}}}\n"
+        "    a: {type: tosca.nodes.SoftwareComponent, requirements: [{host: b}], properties: {component_version: "
+        "{get_property: [HOST, nothing]}}}\n"
         "    b: {type: tosca.nodes.Container.Runtime, requirements: [{host: a}]}\n";
     const auto check = Check(loop);
     CHECK(Find(check, "Found node depencency loop") != nullptr);

@@ -103,7 +103,9 @@ const ResolvedType* TypeRegistry::ResolveOne(
     }
     if (visiting.size() >= kMaxDerivationDepth) {
         ctx.sink.Error(
-            DiagnosticCode::kLimitExceeded, def.at, path,
+            DiagnosticCode::kLimitExceeded,
+            def.at,
+            path,
             "type " + name + " derives through more than " + std::to_string(kMaxDerivationDepth) + " levels"
         );
         return nullptr;

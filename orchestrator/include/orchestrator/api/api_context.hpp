@@ -1,9 +1,5 @@
 #pragma once
 
-#include <functional>
-#include <string>
-#include <string_view>
-
 #include "common/clock.hpp"
 #include "common/egress_policy.hpp"
 #include "common/result.hpp"
@@ -19,6 +15,10 @@
 #include "orchestrator/store/deployment_store.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 
+#include <functional>
+#include <string>
+#include <string_view>
+
 namespace orch::api {
 
 /// What the REST handlers work with; built in main and outliving the router.
@@ -28,11 +28,11 @@ struct ApiContext {
     auth::Authenticator& authenticator;
     auth::TokenKeeper* token_keeper = nullptr;  ///< null: no acting for users later (tests)
     const auth::AuthConfig& auth_config;
-    const Clock& clock;                         ///< creation times of deployments, schedules, resources
-    placement::Placer* placer = nullptr;        ///< null: dry runs and /configuration say so
+    const Clock& clock;                   ///< creation times of deployments, schedules, resources
+    placement::Placer* placer = nullptr;  ///< null: dry runs and /configuration say so
     std::string external_base_url;
-    std::function<void()> wake_workflow;        ///< a deployment was queued: look for work now
-    const http::EgressPolicy* egress = nullptr;  ///< checks callback URLs; null: public addresses only
+    std::function<void()> wake_workflow;            ///< a deployment was queued: look for work now
+    const http::EgressPolicy* egress = nullptr;     ///< checks callback URLs; null: public addresses only
     service::DeploymentLimits deployment_limits{};  ///< instance cap of creates and updates
 };
 
@@ -69,8 +69,9 @@ Result<bool> IncludeDeleted(const server::Request& request, const auth::Principa
 /// Loads the deployment of the request's `{id}` that the principal may see: 404 "The deployment
 /// <id> doesn't exist" otherwise (also for another issuer's deployment, and for a deleted one
 /// unless an admin's GET says includeDeleted=true). With `owner_only`, 403 unless owner (or admin).
-Result<domain::Deployment> LoadVisible(ApiContext& ctx, const auth::Principal& principal,
-                                       const server::Request& request, bool owner_only);
+Result<domain::Deployment> LoadVisible(
+    ApiContext& ctx, const auth::Principal& principal, const server::Request& request, bool owner_only
+);
 
 /// page/size/sort query parameters with Spring Data's defaults and bounds; an unknown sort
 /// property is 400 (the original answered 500).

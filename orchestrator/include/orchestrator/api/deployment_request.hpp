@@ -1,12 +1,12 @@
 #pragma once
 
-#include <optional>
-#include <string>
-
 #include "common/json.hpp"
 #include "common/result.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/server/request.hpp"
+
+#include <optional>
+#include <string>
 
 namespace orch::api {
 

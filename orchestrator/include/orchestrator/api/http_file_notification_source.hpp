@@ -1,11 +1,11 @@
 #pragma once
 
-#include <atomic>
-#include <mutex>
-
 #include "orchestrator/api/api_context.hpp"
 #include "orchestrator/schedule/file_notification.hpp"
 #include "orchestrator/server/router.hpp"
+
+#include <atomic>
+#include <mutex>
 
 namespace orch::api {
 
@@ -15,14 +15,14 @@ namespace orch::api {
 /// another notification is being processed. An admin's notification fires only the schedules of
 /// the admin's issuer (and unowned ones).
 class HttpFileNotificationSource final : public schedule::FileNotificationSource {
-public:
+   public:
     /// Registers the route on `router`; both must outlive the server.
     HttpFileNotificationSource(server::Router& router, ApiContext& ctx);
 
     void Start(schedule::FileNotificationSink& sink) override { sink_.store(&sink); }
     void Stop() override { sink_.store(nullptr); }
 
-private:
+   private:
     Result<server::Response> Handle(const server::Request& request);
 
     ApiContext& ctx_;

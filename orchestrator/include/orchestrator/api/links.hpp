@@ -1,14 +1,14 @@
 #pragma once
 
+#include "common/json_writer.hpp"
+#include "orchestrator/server/request.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "common/json_writer.hpp"
-#include "orchestrator/server/request.hpp"
 
 namespace orch::api {
 

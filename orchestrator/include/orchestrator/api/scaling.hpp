@@ -1,11 +1,11 @@
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "common/result.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "tosca/deployment_spec.hpp"
+
+#include <string>
+#include <vector>
 
 namespace orch::api {
 
@@ -19,7 +19,11 @@ struct ScalingPlan {
 /// newest surplus instances beyond `count`; missing instances are added; nodes that left the
 /// template are removed. An unknown uuid in a removal_list is 400 (the original failed later,
 /// in the workflow, with "Unknown resource with id ..."). Added instances are created at `now`.
-Result<ScalingPlan> PlanScaling(const tosca::DeploymentSpec& spec, const std::vector<domain::Resource>& existing,
-                                const std::string& deployment_id, domain::TimePoint now);
+Result<ScalingPlan> PlanScaling(
+    const tosca::DeploymentSpec& spec,
+    const std::vector<domain::Resource>& existing,
+    const std::string& deployment_id,
+    domain::TimePoint now
+);
 
 }  // namespace orch::api

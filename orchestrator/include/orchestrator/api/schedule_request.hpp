@@ -1,10 +1,10 @@
 #pragma once
 
-#include <string>
-
 #include "common/result.hpp"
 #include "orchestrator/api/deployment_request.hpp"
 #include "orchestrator/server/request.hpp"
+
+#include <string>
 
 namespace orch::api {
 

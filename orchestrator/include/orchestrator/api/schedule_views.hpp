@@ -1,9 +1,9 @@
 #pragma once
 
-#include <string>
-
 #include "common/json.hpp"
 #include "orchestrator/domain/schedule.hpp"
+
+#include <string>
 
 namespace orch::api {
 

@@ -1,11 +1,11 @@
 #pragma once
 
-#include <string>
-#include <string_view>
-
 #include "common/json.hpp"
 #include "common/json_writer.hpp"
 #include "orchestrator/domain/deployment.hpp"
+
+#include <string>
+#include <string_view>
 
 namespace orch::api {
 

@@ -1,10 +1,5 @@
 #pragma once
 
-#include <chrono>
-#include <map>
-#include <memory>
-#include <string>
-
 #include "common/config.hpp"
 #include "common/egress_policy.hpp"
 #include "common/log.hpp"
@@ -12,6 +7,11 @@
 #include "orchestrator/server/http_server.hpp"
 #include "orchestrator/service/deployment_limits.hpp"
 #include "orchestrator/store/pg_pool.hpp"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
 
 namespace orch::app {
 
@@ -22,7 +22,7 @@ struct AppConfig {
     std::string external_base_url;  ///< e.g. https://paas.example.org/orchestrator; empty = from the request
     store::PgPoolOptions database;
     log::Level log_level = log::Level::kInfo;
-    std::string instance_id;        ///< names this process in job leases (default host:pid)
+    std::string instance_id;  ///< names this process in job leases (default host:pid)
     /// What user-directed requests (callbacks) may reach: egress.allowed widens the default.
     std::shared_ptr<const http::EgressPolicy> egress = std::make_shared<const http::EgressPolicy>();
     service::DeploymentLimits deployment_limits;

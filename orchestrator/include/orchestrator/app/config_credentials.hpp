@@ -1,11 +1,11 @@
 #pragma once
 
-#include <map>
-#include <string>
-
 #include "common/config.hpp"
 #include "orchestrator/auth/token_keeper.hpp"
 #include "orchestrator/workflow/deployment_steps.hpp"
+
+#include <map>
+#include <string>
 
 namespace orch::app {
 
@@ -14,13 +14,13 @@ namespace orch::app {
 /// client_key_file, ca_file. For sites whose catalogue entry says `iam_enabled`, the owner's
 /// current IAM access token (kept fresh by the TokenKeeper) is the bearer token instead.
 class ConfigCredentialSource final : public workflow::CredentialSource {
-public:
+   public:
     static Result<ConfigCredentialSource> FromConfig(const ConfigTree& tree, auth::TokenKeeper* keeper);
 
-    Result<connectors::Credentials> For(const connectors::SiteTarget& target,
-                                        const std::optional<domain::Owner>& owner) override;
+    Result<connectors::Credentials> For(const connectors::SiteTarget& target, const std::optional<domain::Owner>& owner)
+        override;
 
-private:
+   private:
     std::map<std::string, connectors::Credentials> by_key_;
     auth::TokenKeeper* keeper_ = nullptr;
 };

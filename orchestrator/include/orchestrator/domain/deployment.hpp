@@ -1,5 +1,8 @@
 #pragma once
 
+#include "common/json.hpp"
+#include "tosca/deployment_spec.hpp"
+
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -8,9 +11,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "common/json.hpp"
-#include "tosca/deployment_spec.hpp"
 
 namespace orch::domain {
 
@@ -37,8 +37,18 @@ std::string_view TaskName(Task task);
 
 /// Resource (node instance) state, the contract's NodeStates plus DELETED [post-4.0.1].
 enum class NodeState {
-    kInitial, kCreating, kCreated, kConfiguring, kConfigured, kStarting, kStarted,
-    kStopping, kStopped, kDeleting, kDeleted, kError,
+    kInitial,
+    kCreating,
+    kCreated,
+    kConfiguring,
+    kConfigured,
+    kStarting,
+    kStarted,
+    kStopping,
+    kStopped,
+    kDeleting,
+    kDeleted,
+    kError,
 };
 std::string_view NodeStateName(NodeState state);
 std::optional<NodeState> ParseNodeState(std::string_view name);

@@ -1,10 +1,10 @@
 #pragma once
 
-#include <optional>
-#include <string>
-
 #include "common/json.hpp"
 #include "orchestrator/domain/deployment.hpp"
+
+#include <optional>
+#include <string>
 
 namespace orch::domain {
 

@@ -1,11 +1,11 @@
 #pragma once
 
+#include "common/metrics.hpp"
+#include "connectors/connector.hpp"
+
 #include <map>
 #include <memory>
 #include <mutex>
-
-#include "common/metrics.hpp"
-#include "connectors/connector.hpp"
 
 namespace orch::ops {
 
@@ -14,14 +14,14 @@ namespace orch::ops {
 /// orch_connector_call_duration_seconds). No connector is edited: main passes this registry to
 /// the workflow instead of the concrete one.
 class MeteredConnectorRegistry final : public connectors::ConnectorRegistry {
-public:
+   public:
     MeteredConnectorRegistry(connectors::ConnectorRegistry& inner, metrics::Registry& registry);
     ~MeteredConnectorRegistry() override;
     MeteredConnectorRegistry(const MeteredConnectorRegistry&) = delete;
     MeteredConnectorRegistry& operator=(const MeteredConnectorRegistry&) = delete;
     connectors::Connector* Find(connectors::TargetKind kind) override;
 
-private:
+   private:
     connectors::ConnectorRegistry& inner_;
     metrics::Family<metrics::Counter>& calls_;
     metrics::Family<metrics::Histogram>& latency_;

@@ -9,14 +9,14 @@ namespace orch::ops {
 /// Counts placement decisions by outcome ("placed", "no_candidate", "error") and records how long
 /// they took; rejections by filter are counted by PlacementRejectionMetrics, the placer's observer.
 class MeteredPlacer final : public placement::Placer {
-public:
+   public:
     MeteredPlacer(placement::Placer& inner, metrics::Registry& registry);
     Result<placement::PlacementDecision> Place(const placement::PlacementRequest& request) override;
     std::map<std::string, std::string> ConfigurationEndpoints() const override {
         return inner_.ConfigurationEndpoints();
     }
 
-private:
+   private:
     placement::Placer& inner_;
     metrics::Family<metrics::Counter>& decisions_;
     metrics::Family<metrics::Histogram>& latency_;
@@ -25,11 +25,11 @@ private:
 /// Counts the reasons placements gave for rejecting services, by filter
 /// (orch_placement_rejections_total); main makes it the default placer's observer.
 class PlacementRejectionMetrics final : public placement::PlacementObserver {
-public:
+   public:
     explicit PlacementRejectionMetrics(metrics::Registry& registry);
     void Rejected(placement::RejectionFilter filter, std::size_t reasons) override;
 
-private:
+   private:
     metrics::Family<metrics::Counter>& rejections_;
 };
 

@@ -1,9 +1,9 @@
 #pragma once
 
-#include <string_view>
-
 #include "common/json.hpp"
 #include "common/result.hpp"
+
+#include <string_view>
 
 namespace orch::ops {
 

@@ -1,11 +1,11 @@
 #pragma once
 
-#include <chrono>
-#include <mutex>
-
 #include "common/clock.hpp"
 #include "common/metrics.hpp"
 #include "orchestrator/store/pg_pool.hpp"
+
+#include <chrono>
+#include <mutex>
 
 namespace orch::ops {
 
@@ -14,13 +14,13 @@ namespace orch::ops {
 /// per `ttl`, so frequent scrapes cost the database nothing). Collection runs inside the /metrics
 /// handler, i.e. on the worker pool, never on an I/O thread. The ttl is measured on `clock`.
 class StoreMetrics {
-public:
+   public:
     StoreMetrics(store::PgPool& pool, metrics::Registry& registry, std::chrono::milliseconds ttl, const Clock& clock);
     ~StoreMetrics();
     StoreMetrics(const StoreMetrics&) = delete;
     StoreMetrics& operator=(const StoreMetrics&) = delete;
 
-private:
+   private:
     void Collect();
     void RefreshCounts();
 

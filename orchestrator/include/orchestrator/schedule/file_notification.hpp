@@ -1,10 +1,10 @@
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "common/result.hpp"
 #include "orchestrator/store/owner_filter.hpp"
+
+#include <string>
+#include <vector>
 
 namespace orch::schedule {
 
@@ -32,18 +32,19 @@ struct NotificationOutcome {
 
 /// Receives file notifications (the schedule event service).
 class FileNotificationSink {
-public:
+   public:
     virtual ~FileNotificationSink() = default;
     /// Blocking (database, template validation): call it from a worker thread. Only schedules that
     /// `scope` allows fire: an issuer's admin notifies that issuer's schedules (and unowned ones).
-    virtual Result<NotificationOutcome> OnFileAvailable(const FileNotification& file,
-                                                        const store::OwnerFilter& scope) = 0;
+    virtual Result<NotificationOutcome> OnFileAvailable(
+        const FileNotification& file, const store::OwnerFilter& scope
+    ) = 0;
 };
 
 /// Where notifications come from. The original listened to Rucio's STOMP messages; here only main
 /// chooses the concrete source (today: the admin HTTP endpoint POST /schedules/notifications).
 class FileNotificationSource {
-public:
+   public:
     virtual ~FileNotificationSource() = default;
     /// From now on, deliver notifications to `sink` (which must outlive the source or Stop()).
     virtual void Start(FileNotificationSink& sink) = 0;

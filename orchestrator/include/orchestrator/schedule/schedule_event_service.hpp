@@ -1,19 +1,18 @@
 #pragma once
 
-#include <functional>
-
 #include "common/clock.hpp"
-
 #include "orchestrator/schedule/file_expression.hpp"
 #include "orchestrator/schedule/file_notification.hpp"
 #include "orchestrator/service/deployment_limits.hpp"
 #include "orchestrator/store/schedule_store.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 
+#include <functional>
+
 namespace orch::schedule {
 
 struct ScheduleEventOptions {
-    int page_size = 500;  ///< RUNNING schedules read per query while matching
+    int page_size = 500;                 ///< RUNNING schedules read per query while matching
     service::DeploymentLimits limits{};  ///< the same instance cap POST /deployments applies
 };
 
@@ -23,17 +22,23 @@ struct ScheduleEventOptions {
 /// (validated, then placed and deployed by the workflow), and recorded as the event's deployment.
 /// The Rucio replication-rule steps of the original (contract §7.1 steps 1, 4, 9) are not done.
 class ScheduleEventService final : public FileNotificationSink {
-public:
-    ScheduleEventService(store::ScheduleStore& schedules, workflow::TemplateService& templates,
-                         std::function<void()> wake_workflow, const Clock& clock, ScheduleEventOptions options = {});
+   public:
+    ScheduleEventService(
+        store::ScheduleStore& schedules,
+        workflow::TemplateService& templates,
+        std::function<void()> wake_workflow,
+        const Clock& clock,
+        ScheduleEventOptions options = {}
+    );
 
     Result<NotificationOutcome> OnFileAvailable(const FileNotification& file, const store::OwnerFilter& scope) override;
 
-private:
+   private:
     /// One matching schedule: build and store its event; `duplicate` is set (and nothing stored)
     /// when this file already triggered the schedule.
-    Result<NotificationOutcome::Created> CreateEvent(const std::string& schedule_id, const FileNotification& file,
-                                                     bool& duplicate);
+    Result<NotificationOutcome::Created> CreateEvent(
+        const std::string& schedule_id, const FileNotification& file, bool& duplicate
+    );
 
     store::ScheduleStore& schedules_;
     workflow::TemplateService& templates_;

@@ -1,14 +1,14 @@
 #pragma once
 
+#include "common/result.hpp"
+#include "orchestrator/server/request_checks.hpp"
+#include "orchestrator/server/router.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
-
-#include "common/result.hpp"
-#include "orchestrator/server/request_checks.hpp"
-#include "orchestrator/server/router.hpp"
 
 namespace orch::server {
 
@@ -24,8 +24,8 @@ struct ServerOptions {
     /// Each runs its own io_context. One parses and writes far more HTTP than the database can
     /// answer; a second only adds wake-ups (bench/api, docs/api.md "List throughput").
     int io_threads = 1;
-    int worker_threads = 8;                            ///< blocking handlers run here
-    std::size_t max_queued_requests = 1024;            ///< beyond this: 503 at once
+    int worker_threads = 8;                  ///< blocking handlers run here
+    std::size_t max_queued_requests = 1024;  ///< beyond this: 503 at once
     std::size_t max_connections = 10'000;
     bool access_log = true;
     /// Peers whose Forwarded/X-Forwarded-* headers are believed (server.trusted_proxies);
@@ -36,14 +36,14 @@ struct ServerOptions {
 /// Observes every finished request (metrics); called on the thread that produced the response.
 /// `route` is the matched route's pattern ("/deployments/{id}"), never the raw path, or
 /// "unmatched" — so label sets stay bounded whatever clients send.
-using RequestObserver = std::function<void(const Request&, const Response&, const std::string& route,
-                                           std::chrono::microseconds elapsed)>;
+using RequestObserver =
+    std::function<void(const Request&, const Response&, const std::string& route, std::chrono::microseconds elapsed)>;
 
 /// Beast + C++20 coroutines HTTP/1.1 server. I/O threads parse and write; handlers run on a
 /// separate worker pool unless a route is marked inline. Every response carries X-Request-ID;
 /// every error has the {code,title,message} body.
 class HttpServer {
-public:
+   public:
     HttpServer(ServerOptions options, const Router& router);
     ~HttpServer();
     HttpServer(const HttpServer&) = delete;
@@ -61,7 +61,7 @@ public:
     /// connections, then make Run() return. Safe from any thread and from signal watchers.
     void Stop();
 
-private:
+   private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

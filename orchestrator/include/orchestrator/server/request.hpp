@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/http_client.hpp"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -7,15 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "common/http_client.hpp"
-
 namespace orch::server {
 
 /// An HTTP request as handlers see it: parsed, bounded, and detached from the socket.
 struct Request {
-    std::string method;  ///< upper case: GET, POST, ...
-    std::string target;  ///< as sent: path + query
-    std::string path;    ///< decoded path without the query
+    std::string method;                                      ///< upper case: GET, POST, ...
+    std::string target;                                      ///< as sent: path + query
+    std::string path;                                        ///< decoded path without the query
     std::vector<std::pair<std::string, std::string>> query;  ///< decoded, in order
     http::Headers headers;
     std::string body;

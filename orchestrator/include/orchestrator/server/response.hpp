@@ -1,11 +1,11 @@
 #pragma once
 
-#include <string>
-#include <string_view>
-
 #include "common/error.hpp"
 #include "common/http_client.hpp"
 #include "common/json.hpp"
+
+#include <string>
+#include <string_view>
 
 namespace orch::server {
 

@@ -1,12 +1,12 @@
 #pragma once
 
+#include "orchestrator/server/request.hpp"
+#include "orchestrator/server/response.hpp"
+
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "orchestrator/server/request.hpp"
-#include "orchestrator/server/response.hpp"
 
 namespace orch::server {
 
@@ -25,7 +25,7 @@ struct RouteOptions {
 /// Maps (method, path pattern) to handlers. Patterns are literal segments and "{name}"
 /// parameters: "/deployments/{id}/resources/{rid}". A trailing slash on the request is ignored.
 class Router {
-public:
+   public:
     struct Route {
         std::string method;
         std::vector<std::string> segments;
@@ -36,18 +36,19 @@ public:
     };
 
     struct Match {
-        const Route* route = nullptr;                 ///< null when no route matched
+        const Route* route = nullptr;  ///< null when no route matched
         std::map<std::string, std::string> params;
-        std::vector<std::string> allowed_methods;     ///< set when the path exists with other methods
+        std::vector<std::string> allowed_methods;  ///< set when the path exists with other methods
     };
 
     void Add(std::string method, const std::string& pattern, Handler handler, RouteOptions options = {});
-    void AddDropping(std::string method, const std::string& pattern, DroppingHandler handler,
-                     RouteOptions options = {});
+    void AddDropping(
+        std::string method, const std::string& pattern, DroppingHandler handler, RouteOptions options = {}
+    );
     Match Find(std::string_view method, std::string_view path) const;
     const std::vector<Route>& routes() const { return routes_; }
 
-private:
+   private:
     std::vector<Route> routes_;
 };
 

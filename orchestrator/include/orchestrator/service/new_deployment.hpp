@@ -1,16 +1,16 @@
 #pragma once
 
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "common/json.hpp"
 #include "common/result.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/service/deployment_limits.hpp"
 #include "orchestrator/store/deployment_store.hpp"
 #include "orchestrator/workflow/template_service.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 // Making a deployment, shared by POST /deployments (api) and schedule events (schedule); below both,
 // and free of HTTP.
@@ -38,12 +38,17 @@ Status CheckInstanceCap(const tosca::DeploymentSpec& spec, const DeploymentLimit
 /// and assembles the deployment row and its resources as POST /deployments stores them:
 /// CREATE_IN_PROGRESS, a sequential id, one resource per node instance. Storing it queues the
 /// deploy workflow. `now` is its creation time (and the start of its timeout).
-Result<store::NewDeployment> BuildNewDeployment(workflow::TemplateService& templates, const DeploymentDraft& draft,
-                                                const DeploymentLimits& limits, domain::TimePoint now);
+Result<store::NewDeployment> BuildNewDeployment(
+    workflow::TemplateService& templates,
+    const DeploymentDraft& draft,
+    const DeploymentLimits& limits,
+    domain::TimePoint now
+);
 
 /// One resource row per node instance of `spec` (count from scalable, default 1), state INITIAL.
-std::vector<domain::Resource> ResourcesFor(const tosca::DeploymentSpec& spec, const std::string& deployment_id,
-                                           domain::TimePoint now);
+std::vector<domain::Resource> ResourcesFor(
+    const tosca::DeploymentSpec& spec, const std::string& deployment_id, domain::TimePoint now
+);
 
 /// Requested cpus/memory/GPUs/instances summed over workload instances (quota bookkeeping).
 void SummariseRequest(const tosca::DeploymentSpec& spec, double& cpus, std::int64_t& mem_mb, int& gpus, int& instances);

@@ -1,13 +1,13 @@
 #pragma once
 
+#include "common/result.hpp"
+#include "orchestrator/store/pg_pool.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
-
-#include "common/result.hpp"
-#include "orchestrator/store/pg_pool.hpp"
 
 namespace orch::store {
 
@@ -15,7 +15,7 @@ namespace orch::store {
 /// The server starts without waiting for it: while the database is unreachable the API answers
 /// 503 and this keeps retrying (with backoff) until the migrations are applied.
 class DatabaseSupervisor {
-public:
+   public:
     explicit DatabaseSupervisor(PgPool& pool);
     ~DatabaseSupervisor();
     DatabaseSupervisor(const DatabaseSupervisor&) = delete;
@@ -31,7 +31,7 @@ public:
     /// Blocks until the schema is ready or the timeout passes (tests, tools).
     bool WaitReady(std::chrono::milliseconds timeout);
 
-private:
+   private:
     void Loop();
 
     PgPool& pool_;

@@ -1,16 +1,16 @@
 #pragma once
 
-#include <cstdint>
-#include <memory>
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "common/json.hpp"
 #include "common/result.hpp"
 #include "orchestrator/domain/attempt.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/store/owner_filter.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace orch::store {
 
@@ -24,7 +24,7 @@ struct ListQuery {
     OwnerFilter owner;
     std::optional<std::string> user_group;
     std::vector<std::string> excluded_status;
-    bool include_deleted = false;        ///< DELETE_COMPLETE rows (audit records) are listed too
+    bool include_deleted = false;  ///< DELETE_COMPLETE rows (audit records) are listed too
     int page = 0;
     int size = 10;
     std::vector<SortKey> sort;  ///< empty = created_at desc
@@ -46,10 +46,10 @@ struct NewDeployment {
 struct UpdateRequest {
     std::string id;
     std::string template_text;
-    Json parameters;   ///< merged already
+    Json parameters;       ///< merged already
     std::string callback;  ///< empty = unchanged
     domain::RequestOptions options;
-    std::vector<domain::Resource> added;          ///< new instances (state CREATING)
+    std::vector<domain::Resource> added;            ///< new instances (state CREATING)
     std::vector<std::string> removed_resource_ids;  ///< instances going away (state DELETING)
     double req_cpus = 0;
     std::int64_t req_mem_mb = 0;
@@ -67,18 +67,23 @@ std::optional<std::string> SortColumnFor(const std::string& property);
 inline constexpr int kMaxListedAttempts = 1000;
 
 class DeploymentStore {
-public:
+   public:
     virtual ~DeploymentStore() = default;
 
     virtual Status Create(const NewDeployment& created) = 0;
     virtual Result<std::optional<domain::Deployment>> Get(const std::string& id) = 0;
     virtual Result<Page<domain::Deployment>> List(const ListQuery& query) = 0;
 
-    virtual Result<Page<domain::Resource>> ListResources(const std::string& deployment_id,
-                                                         const std::optional<std::string>& type, int page, int size,
-                                                         const std::vector<SortKey>& sort) = 0;
-    virtual Result<std::optional<domain::Resource>> GetResource(const std::string& deployment_id,
-                                                                const std::string& resource_id) = 0;
+    virtual Result<Page<domain::Resource>> ListResources(
+        const std::string& deployment_id,
+        const std::optional<std::string>& type,
+        int page,
+        int size,
+        const std::vector<SortKey>& sort
+    ) = 0;
+    virtual Result<std::optional<domain::Resource>> GetResource(
+        const std::string& deployment_id, const std::string& resource_id
+    ) = 0;
 
     /// DELETE: → DELETE_IN_PROGRESS, cancels pending workflow steps, queues the undeploy.
     virtual Status BeginDelete(const std::string& id, bool force) = 0;

@@ -1,12 +1,12 @@
 #pragma once
 
+#include "common/result.hpp"
+#include "orchestrator/store/pg_pool.hpp"
+
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include "common/result.hpp"
-#include "orchestrator/store/pg_pool.hpp"
 
 namespace orch::store {
 

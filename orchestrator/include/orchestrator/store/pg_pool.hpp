@@ -1,5 +1,9 @@
 #pragma once
 
+#include "common/result.hpp"
+
+#include <pqxx/pqxx>
+
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -9,10 +13,6 @@
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#include <pqxx/pqxx>
-
-#include "common/result.hpp"
 
 namespace orch::store {
 
@@ -52,7 +52,7 @@ struct PgPoolStats {
 /// never I/O threads). Connections are opened lazily and reopened after failures, so the
 /// server starts and keeps running while the database is down and recovers by itself.
 class PgPool {
-public:
+   public:
     explicit PgPool(PgPoolOptions options);
     ~PgPool();
     PgPool(const PgPool&) = delete;
@@ -73,7 +73,7 @@ public:
     PgPoolStats Stats() const;
     const PgPoolOptions& options() const { return options_; }
 
-private:
+   private:
     struct Slot {
         std::unique_ptr<pqxx::connection> conn;
         bool in_use = false;

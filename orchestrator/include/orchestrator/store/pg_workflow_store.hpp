@@ -7,21 +7,24 @@ namespace orch::store {
 
 /// WorkflowStore on PostgreSQL: the jobs table claimed with FOR UPDATE SKIP LOCKED.
 class PgWorkflowStore final : public workflow::WorkflowStore {
-public:
+   public:
     explicit PgWorkflowStore(PgPool& pool) : pool_(pool) {}
 
-    Result<std::vector<workflow::Job>> Claim(const std::string& owner, int max, std::chrono::milliseconds lease) override;
-    Result<std::vector<std::int64_t>> Heartbeat(const std::string& owner, const std::vector<std::int64_t>& ids,
-                                                std::chrono::milliseconds lease) override;
+    Result<std::vector<workflow::Job>> Claim(const std::string& owner, int max, std::chrono::milliseconds lease)
+        override;
+    Result<std::vector<std::int64_t>> Heartbeat(
+        const std::string& owner, const std::vector<std::int64_t>& ids, std::chrono::milliseconds lease
+    ) override;
     Result<std::optional<workflow::WorkflowState>> Load(const std::string& deployment_id) override;
     Status StartAttempt(const workflow::Job& job, const std::string& owner, const workflow::Attempt& attempt) override;
     Status Commit(const workflow::Job& job, const std::string& owner, const workflow::Transition& t) override;
-    Status Retry(const workflow::Job& job, const std::string& owner, std::chrono::milliseconds delay,
-                 const std::string& error) override;
+    Status Retry(
+        const workflow::Job& job, const std::string& owner, std::chrono::milliseconds delay, const std::string& error
+    ) override;
     Result<std::int64_t> PurgeDeleted(std::chrono::milliseconds retention, int limit) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
 
-private:
+   private:
     PgPool& pool_;
 };
 

@@ -1,12 +1,12 @@
 #pragma once
 
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "common/result.hpp"
 #include "orchestrator/domain/schedule.hpp"
 #include "orchestrator/store/deployment_store.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace orch::store {
 
@@ -26,7 +26,7 @@ struct RunningSchedule {
 
 /// Schedule persistence. Errors: kUnavailable (database), kInvalidArgument (unknown sort column).
 class ScheduleStore {
-public:
+   public:
     virtual ~ScheduleStore() = default;
 
     virtual Status Create(const domain::Schedule& schedule) = 0;
@@ -34,11 +34,13 @@ public:
     virtual Result<Page<domain::Schedule>> List(const ScheduleQuery& query) = 0;
     /// RUNNING schedules that `owner` allows with id > `after_id` (empty: from the start), in id
     /// order, at most `limit`.
-    virtual Result<std::vector<RunningSchedule>> ListRunning(const OwnerFilter& owner, const std::string& after_id,
-                                                             int limit) = 0;
+    virtual Result<std::vector<RunningSchedule>> ListRunning(
+        const OwnerFilter& owner, const std::string& after_id, int limit
+    ) = 0;
     /// Events of one schedule, each with its deployment when that still exists.
-    virtual Result<Page<domain::ScheduleEvent>> ListEvents(const std::string& schedule_id, int page, int size,
-                                                           const std::vector<SortKey>& sort) = 0;
+    virtual Result<Page<domain::ScheduleEvent>> ListEvents(
+        const std::string& schedule_id, int page, int size, const std::vector<SortKey>& sort
+    ) = 0;
     /// In one transaction: records the event and creates its deployment (with its first workflow
     /// step), unless this schedule already has an event for the same scope and name. Returns
     /// false (and stores nothing) in that case: a file triggers a schedule once.

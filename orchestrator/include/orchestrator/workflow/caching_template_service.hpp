@@ -36,8 +36,8 @@ class CachingTemplateService final : public TemplateService {
     CachingTemplateService(TemplateService& inner, std::size_t capacity)
         : CachingTemplateService(inner, TemplateCacheOptions{capacity}) {}
 
-    Result<tosca::DeploymentSpec> Build(const std::string& template_text, const Json& parameters,
-                                        const Json& accepted) override;
+    Result<tosca::DeploymentSpec> Build(const std::string& template_text, const Json& parameters, const Json& accepted)
+        override;
     Status Check(const std::string& template_text) override { return inner_.Check(template_text); }
 
     struct CacheStats {

@@ -1,9 +1,5 @@
 #pragma once
 
-#include <chrono>
-#include <functional>
-#include <optional>
-
 #include "common/clock.hpp"
 #include "common/http_client.hpp"
 #include "connectors/connector.hpp"
@@ -13,27 +9,32 @@
 #include "orchestrator/workflow/template_service.hpp"
 #include "orchestrator/workflow/workflow_store.hpp"
 
+#include <chrono>
+#include <functional>
+#include <optional>
+
 namespace orch::workflow {
 
 /// Credentials for a call to a site on behalf of a deployment's owner: the site's own secrets
 /// from configuration and/or the user's current access token (refreshed as needed).
 class CredentialSource {
-public:
+   public:
     virtual ~CredentialSource() = default;
-    virtual Result<connectors::Credentials> For(const connectors::SiteTarget& target,
-                                                const std::optional<domain::Owner>& owner) = 0;
+    virtual Result<connectors::Credentials> For(
+        const connectors::SiteTarget& target, const std::optional<domain::Owner>& owner
+    ) = 0;
 };
 
 struct StepOptions {
-    std::chrono::milliseconds first_poll{1'000};      ///< polls start quick...
-    std::chrono::milliseconds max_poll{30'000};       ///< ...and back off to this
-    int max_transient_retries = 6;                    ///< retry-here failures before moving on
+    std::chrono::milliseconds first_poll{1'000};             ///< polls start quick...
+    std::chrono::milliseconds max_poll{30'000};              ///< ...and back off to this
+    int max_transient_retries = 6;                           ///< retry-here failures before moving on
     std::chrono::milliseconds create_call_timeout{120'000};  ///< bound of a connector call
-    std::chrono::milliseconds delete_wait{600'000};   ///< waiting for a site to finish deleting
+    std::chrono::milliseconds delete_wait{600'000};          ///< waiting for a site to finish deleting
     std::chrono::milliseconds action_timeout{300'000};
     int callback_retries = 5;
     std::chrono::milliseconds callback_timeout{10'000};
-    int default_provider_timeout_mins = 14'400;       ///< the original's 10 days
+    int default_provider_timeout_mins = 14'400;  ///< the original's 10 days
 };
 
 struct StepServices {
@@ -42,8 +43,8 @@ struct StepServices {
     placement::Placer& placer;
     connectors::ConnectorRegistry& connectors;
     CredentialSource& credentials;
-    http::Client& http;  ///< callbacks
-    const Clock& clock;  ///< deadlines, provider timeouts, action timeouts
+    http::Client& http;                                     ///< callbacks
+    const Clock& clock;                                     ///< deadlines, provider timeouts, action timeouts
     std::function<Json(const domain::Deployment&)> render;  ///< the Deployment JSON of callbacks
     std::function<Json(const tosca::DeploymentSpec&, const std::map<std::string, Json>&)> resolve_outputs;
     StepOptions options;

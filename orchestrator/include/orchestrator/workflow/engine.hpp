@@ -1,5 +1,8 @@
 #pragma once
 
+#include "orchestrator/workflow/engine_observer.hpp"
+#include "orchestrator/workflow/workflow_store.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -10,9 +13,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include "orchestrator/workflow/engine_observer.hpp"
-#include "orchestrator/workflow/workflow_store.hpp"
 
 namespace orch::workflow {
 
@@ -32,11 +32,11 @@ struct StepResult {
 
 /// Tells a running step whether its job was cancelled (deleted deployment) or taken over.
 class CancelToken {
-public:
+   public:
     bool cancelled() const { return cancelled_.load(); }
     void Cancel() { cancelled_.store(true); }
 
-private:
+   private:
     std::atomic<bool> cancelled_{false};
 };
 
@@ -59,7 +59,7 @@ struct EngineOptions {
 /// (threads of one process or several processes) share one database; each job runs once at a
 /// time thanks to leases, and its effects commit only while the lease is held.
 class Engine {
-public:
+   public:
     Engine(WorkflowStore& store, EngineOptions options);
     ~Engine();
     Engine(const Engine&) = delete;
@@ -78,7 +78,7 @@ public:
 
     std::size_t running() const;
 
-private:
+   private:
     void Dispatch();
     void Work();
     void Beat();

@@ -1,10 +1,10 @@
 #pragma once
 
-#include <string>
-
 #include "common/json.hpp"
 #include "common/result.hpp"
 #include "tosca/deployment_spec.hpp"
+
+#include <string>
 
 namespace orch::workflow {
 
@@ -18,10 +18,11 @@ namespace orch::workflow {
 /// in the workflow, those stored before a PUT, a schedule's at its events — must not turn a
 /// deployment accepted before the check into one that can neither run nor be deleted.
 class TemplateService {
-public:
+   public:
     virtual ~TemplateService() = default;
-    virtual Result<tosca::DeploymentSpec> Build(const std::string& template_text, const Json& parameters,
-                                                const Json& accepted) = 0;
+    virtual Result<tosca::DeploymentSpec> Build(
+        const std::string& template_text, const Json& parameters, const Json& accepted
+    ) = 0;
     /// Validation without inputs (tosca-check's mode): a required input without default is fine.
     virtual Status Check(const std::string& template_text) = 0;
 };

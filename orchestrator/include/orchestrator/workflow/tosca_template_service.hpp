@@ -7,13 +7,13 @@ namespace orch::workflow {
 
 /// TemplateService over the TOSCA engine (thread-safe; the engine caches imported types).
 class ToscaTemplateService final : public TemplateService {
-public:
+   public:
     explicit ToscaTemplateService(const tosca::TemplateEngine& engine) : engine_(engine) {}
-    Result<tosca::DeploymentSpec> Build(const std::string& template_text, const Json& parameters,
-                                        const Json& accepted) override;
+    Result<tosca::DeploymentSpec> Build(const std::string& template_text, const Json& parameters, const Json& accepted)
+        override;
     Status Check(const std::string& template_text) override;
 
-private:
+   private:
     const tosca::TemplateEngine& engine_;
 };
 

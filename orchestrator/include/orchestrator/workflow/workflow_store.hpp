@@ -1,15 +1,15 @@
 #pragma once
 
-#include <chrono>
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "common/json.hpp"
 #include "common/result.hpp"
 #include "orchestrator/domain/attempt.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/workflow/job_kind.hpp"
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace orch::workflow {
 
@@ -31,7 +31,7 @@ struct Attempt {
     domain::TimePoint started_at{};
     domain::AttemptOutcome outcome = domain::AttemptOutcome::kRunning;
     std::string reason;
-    Json handle;          ///< null until Create returned
+    Json handle;  ///< null until Create returned
     bool cleaned = false;
 };
 
@@ -43,7 +43,7 @@ struct WorkflowState {
     /// but not loaded: only GET /deployments/{id}/placement reads it.
     Json candidates;
     int candidate_index = 0;
-    Json handle;          ///< current attempt's connector handle
+    Json handle;  ///< current attempt's connector handle
     std::optional<domain::TimePoint> deadline;
     std::vector<Attempt> attempts;
     std::vector<domain::Resource> resources;
@@ -77,34 +77,35 @@ struct Transition {
     std::optional<domain::Status> status;
     std::optional<std::string> status_reason;  ///< "" clears it
     std::optional<domain::Task> task;
-    std::optional<std::string> physical_id;    ///< "" clears it
+    std::optional<std::string> physical_id;  ///< "" clears it
     std::optional<std::string> provider_name;
     std::optional<Json> provider_endpoint;
     std::optional<Json> outputs;
     std::optional<PlacementRecord> placement;
     std::optional<int> candidate_index;
-    std::optional<Json> handle;                ///< null clears it
+    std::optional<Json> handle;  ///< null clears it
     std::optional<std::string> log;
     std::optional<domain::NodeState> resources_state;  ///< every resource not DELETED
     std::vector<ResourceChange> resource_changes;
-    bool drop_deleting_resources = false;      ///< after an update: DELETING instances are gone
+    bool drop_deleting_resources = false;  ///< after an update: DELETING instances are gone
     /// attempts
-    std::optional<Attempt> finish_attempt;     ///< seq, outcome, reason, handle (if set), cleaned
-    std::optional<NextJob> next;               ///< the deployment's next step (replaces this job)
-    std::vector<NextJob> side_jobs;            ///< callbacks, cleanups
+    std::optional<Attempt> finish_attempt;  ///< seq, outcome, reason, handle (if set), cleaned
+    std::optional<NextJob> next;            ///< the deployment's next step (replaces this job)
+    std::vector<NextJob> side_jobs;         ///< callbacks, cleanups
 };
 
 /// Job queue and workflow persistence. Every write is fenced by the job lease: a worker that
 /// lost its lease (crash recovery gave the job to another, or a delete cancelled it) cannot
 /// commit anything, which is what makes "each step done once" hold across processes.
 class WorkflowStore {
-public:
+   public:
     virtual ~WorkflowStore() = default;
     /// Claims up to `max` due jobs (FOR UPDATE SKIP LOCKED), leasing them to `owner`.
     virtual Result<std::vector<Job>> Claim(const std::string& owner, int max, std::chrono::milliseconds lease) = 0;
     /// Extends the leases; returns the ids that are no longer ours (cancelled or taken over).
-    virtual Result<std::vector<std::int64_t>> Heartbeat(const std::string& owner, const std::vector<std::int64_t>& ids,
-                                                        std::chrono::milliseconds lease) = 0;
+    virtual Result<std::vector<std::int64_t>> Heartbeat(
+        const std::string& owner, const std::vector<std::int64_t>& ids, std::chrono::milliseconds lease
+    ) = 0;
     virtual Result<std::optional<WorkflowState>> Load(const std::string& deployment_id) = 0;
     /// Records an attempt before the connector is called (write-ahead, so a delete finds it).
     /// kConflict when the lease was lost.
@@ -112,8 +113,9 @@ public:
     /// Applies `t` and completes the job. kConflict when the lease was lost (nothing written).
     virtual Status Commit(const Job& job, const std::string& owner, const Transition& t) = 0;
     /// Gives the job back for a later retry without other changes (transient failure).
-    virtual Status Retry(const Job& job, const std::string& owner, std::chrono::milliseconds delay,
-                         const std::string& error) = 0;
+    virtual Status Retry(
+        const Job& job, const std::string& owner, std::chrono::milliseconds delay, const std::string& error
+    ) = 0;
     /// Housekeeping: removes up to `limit` audit records of deleted deployments (DELETE_COMPLETE)
     /// whose delete completed more than `retention` ago and that no job refers to any more, with
     /// their resources and attempts. Returns how many went.

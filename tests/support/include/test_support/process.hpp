@@ -12,9 +12,10 @@ namespace orch::test {
 /// A child process for e2e tests: started with extra environment, output to a log file,
 /// stopped by PID (SIGTERM, then SIGKILL after a grace period) when the object dies.
 class ChildProcess {
-public:
-    ChildProcess(std::string program, std::vector<std::string> args, std::map<std::string, std::string> env,
-                 std::string log_path);
+   public:
+    ChildProcess(
+        std::string program, std::vector<std::string> args, std::map<std::string, std::string> env, std::string log_path
+    );
     ~ChildProcess();
     ChildProcess(const ChildProcess&) = delete;
     ChildProcess& operator=(const ChildProcess&) = delete;
@@ -27,7 +28,7 @@ public:
     int Wait(std::chrono::milliseconds timeout);
     std::string Log() const;
 
-private:
+   private:
     pid_t pid_ = -1;
     int exit_code_ = -1;
     std::string log_path_;
@@ -36,14 +37,15 @@ private:
 /// The built orchestrator binary on a free port with the given database and extra environment.
 /// Waits until GET / answers (or throws with the process log).
 class OrchestratorProcess {
-public:
-    explicit OrchestratorProcess(const std::string& db_url, std::map<std::string, std::string> extra_env = {},
-                                 std::string config_file = "");
+   public:
+    explicit OrchestratorProcess(
+        const std::string& db_url, std::map<std::string, std::string> extra_env = {}, std::string config_file = ""
+    );
     int port() const { return port_; }
     std::string BaseUrl() const { return "http://127.0.0.1:" + std::to_string(port_); }
     ChildProcess& process() { return process_; }
 
-private:
+   private:
     int port_;
     ChildProcess process_;
 };

@@ -10,7 +10,7 @@ namespace orch::test {
 /// A loopback TCP relay to a backend port that a test can cut and restore, simulating an
 /// outage of the backend (a database, an upstream) without stopping it.
 class TcpProxy {
-public:
+   public:
     explicit TcpProxy(int backend_port);
     ~TcpProxy();
     TcpProxy(const TcpProxy&) = delete;
@@ -20,7 +20,7 @@ public:
     /// While disabled, new connections are refused (closed at once) and live ones are cut.
     void SetEnabled(bool enabled);
 
-private:
+   private:
     void AcceptLoop();
     void Relay(int client_fd);
 

@@ -28,7 +28,7 @@ std::string AdminDsn();
 
 /// A fresh database for one test, dropped when the object dies; tests never share state.
 class TestDatabase {
-public:
+   public:
     TestDatabase();
     ~TestDatabase();
     TestDatabase(const TestDatabase&) = delete;
@@ -37,7 +37,7 @@ public:
     const std::string& dsn() const { return dsn_; }
     const std::string& name() const { return name_; }
 
-private:
+   private:
     std::string name_;
     std::string dsn_;
 };
