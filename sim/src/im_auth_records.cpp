@@ -6,7 +6,7 @@
 namespace orch::sim {
 namespace {
 
-std::string Trim(std::string text) {
+std::string Trim(const std::string& text) {
     const auto first = text.find_first_not_of(" \t");
     if (first == std::string::npos) {
         return {};

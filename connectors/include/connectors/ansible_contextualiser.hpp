@@ -42,7 +42,7 @@ class AnsibleContextualiser final : public Contextualiser {
 
    private:
     ConnectorResult<std::string> DeploymentDir(const std::string& deployment_id) const;
-    std::optional<Failure> InstallRoles(const ContextPlan& plan, const std::string& dir, std::stop_token stop);
+    std::optional<Failure> InstallRoles(const ContextPlan& plan, const std::string& dir, const std::stop_token& stop);
     std::vector<std::string> Environment(const std::string& dir) const;
 
     AnsibleOptions options_;

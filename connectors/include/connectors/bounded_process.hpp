@@ -29,6 +29,6 @@ struct ProcessOutcome {
 };
 
 /// Runs `spec` to completion (or until stopped) and waits for the child; blocks the caller.
-ProcessOutcome RunBounded(const ProcessSpec& spec, std::stop_token stop);
+ProcessOutcome RunBounded(const ProcessSpec& spec, const std::stop_token& stop);
 
 }  // namespace orch::connectors

@@ -16,7 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using connectors::ProcessOutcome;
-using connectors::ProcessSpec;
 
 constexpr std::size_t kFailureCap = 4096;  // Ansible's message in statusReason
 constexpr std::size_t kMaxPublicKey = 16 * 1024;
@@ -164,7 +163,7 @@ ConnectorResult<std::string> AnsibleContextualiser::PublicKey(const std::string&
 }
 
 std::optional<Failure> AnsibleContextualiser::InstallRoles(
-    const ContextPlan& plan, const std::string& dir, std::stop_token stop
+    const ContextPlan& plan, const std::string& dir, const std::stop_token& stop
 ) {
     std::set<std::string> roles;
     for (const auto& step : plan.steps) {

@@ -2,7 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill and signal numbers
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -93,7 +93,7 @@ int KillGroup(pid_t pid) {
 
 }  // namespace
 
-ProcessOutcome RunBounded(const ProcessSpec& spec, std::stop_token stop) {
+ProcessOutcome RunBounded(const ProcessSpec& spec, const std::stop_token& stop) {
     ProcessOutcome outcome;
     std::array<int, 2> pipe_fds{-1, -1};
     if (::pipe2(pipe_fds.data(), O_CLOEXEC) != 0) {

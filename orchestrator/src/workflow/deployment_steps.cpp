@@ -6,7 +6,7 @@ namespace orch::workflow {
 
 void RegisterDeploymentSteps(Engine& engine, StepServices& services) {
     using StepImpl = StepResult (*)(StepServices&, const Job&, const CancelToken&);
-    const std::pair<JobKind, StepImpl> kSteps[] = {
+    const std::pair<JobKind, StepImpl> steps_by_kind[] = {
         {JobKind::kDeploy, steps::Deploy},
         {JobKind::kPoll, steps::Poll},
         {JobKind::kDelete, steps::Delete},
@@ -18,8 +18,9 @@ void RegisterDeploymentSteps(Engine& engine, StepServices& services) {
         {JobKind::kActionPoll, steps::ActionPoll},
         {JobKind::kCallback, steps::Callback},
     };
-    for (const auto& [kind, impl] : kSteps) {
-        engine.Register(kind, [&services, impl](const Job& job, const CancelToken& cancel) {
+    for (const auto& [kind, step] : steps_by_kind) {
+        // An init-capture: clang 14 (clang-tidy) rejects capturing a structured binding.
+        engine.Register(kind, [&services, impl = step](const Job& job, const CancelToken& cancel) {
             return impl(services, job, cancel);
         });
     }

@@ -1,6 +1,7 @@
 #include "test_jwt.hpp"
 
 #include "orchestrator/auth/base64.hpp"
+#include "rsa_key_pool.hpp"
 
 #include <openssl/bio.h>
 #include <openssl/core_names.h>
@@ -55,7 +56,11 @@ TestKey::TestKey(std::string kid, std::shared_ptr<evp_pkey_st> key, bool ec, int
     : kid_(std::move(kid)), key_(std::move(key)), ec_(ec), coord_bytes_(coord_bytes) {}
 
 TestKey TestKey::Rsa(std::string kid, int bits) {
-    EVP_PKEY* key = EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", static_cast<size_t>(bits));
+    // Distinct keys within a process either way: the pool's first, then freshly generated ones.
+    EVP_PKEY* key = bits == 2048 ? TakePooledRsa2048() : nullptr;
+    if (key == nullptr) {
+        key = EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", static_cast<size_t>(bits));
+    }
     if (key == nullptr) {
         throw std::runtime_error("RSA keygen failed");
     }
