@@ -183,8 +183,9 @@ std::variant<std::string, ImRefusal> ImSwagger::Check(const SimRequest& request)
         return ImRefusal{401, "No authentication data provided"};
     }
     for (const auto& [name, value] : request.query) {
-        const auto declared =
-            std::find_if(op->query.begin(), op->query.end(), [&](const Parameter& p) { return p.name == name; });
+        const auto declared = std::find_if(op->query.begin(), op->query.end(), [&key = name](const Parameter& p) {
+            return p.name == key;
+        });
         if (declared == op->query.end()) {
             return ImRefusal{400, op->id + ": query parameter '" + name + "' is not declared"};
         }
