@@ -105,6 +105,7 @@ void KubernetesSim::State::Schedule(KubePod& pod, const std::set<std::string>& e
         }
     }
     std::vector<std::string> parts;
+    parts.reserve(reasons.size());
     for (const auto& [reason, count] : reasons) {
         parts.push_back(std::to_string(count) + " " + reason);
     }

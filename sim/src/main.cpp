@@ -7,7 +7,7 @@
 #include "sim/site_sim.hpp"
 
 #include <pthread.h>
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX sigwait and sigset_t
 #include <unistd.h>
 
 #include <array>
@@ -224,6 +224,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
 
     std::vector<std::thread> runners;
+    runners.reserve(servers.size());
     for (auto& server : servers) {
         runners.emplace_back([&server] { server->Run(); });
     }

@@ -200,7 +200,7 @@ Json YamlNodeToJson(const YAML::Node& node, int depth) {
             return out;
         }
         case YAML::NodeType::Scalar: {
-            const std::string text = node.Scalar();
+            const std::string& text = node.Scalar();
             if (node.Tag() == "!") {  // quoted: always a string
                 return text;
             }

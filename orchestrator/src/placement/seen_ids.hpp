@@ -23,7 +23,7 @@ class SeenIds {
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t i = std::hash<std::string_view>{}(id)&mask;; i = (i + 1) & mask) {
             if (slots_[i].data() == nullptr) {
-                slots_[i] = id.data() == nullptr ? std::string_view("", 0) : id;
+                slots_[i] = id.data() == nullptr ? std::string_view("") : id;
                 return true;
             }
             if (slots_[i] == id) {
