@@ -32,6 +32,32 @@ const tosca::NodeSpec* HostOf(const tosca::DeploymentSpec& spec, const tosca::No
     return current;
 }
 
+/// The non-VM nodes, named for the contextualisation log.
+std::vector<std::string> SoftwareOf(const tosca::DeploymentSpec& spec) {
+    std::vector<std::string> out;
+    for (const auto& node : spec.nodes) {
+        if (!tosca::DerivesFrom(node, "tosca.nodes.Compute")) {
+            out.push_back(node.name + " (" + node.type + ")");
+        }
+    }
+    return out;
+}
+
+/// A VM id list of IM's DestroyVM path ("3" or "3,5"), split; empty when malformed.
+std::vector<std::string> SplitIds(const std::string& ids) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= ids.size() && out.size() <= kMaxVmsPerInfrastructure) {
+        const std::size_t comma = std::min(ids.find(',', start), ids.size());
+        if (comma == start) {
+            return {};
+        }
+        out.push_back(ids.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return out;
+}
+
 std::vector<std::string> PathParts(const std::string& path) {
     std::vector<std::string> parts;
     std::size_t start = 1;
@@ -44,6 +70,21 @@ std::vector<std::string> PathParts(const std::string& path) {
 }
 
 }  // namespace
+
+void ImSim::AddVm(Infrastructure& inf, const tosca::NodeSpec& node, int index, double now) {
+    Vm vm;
+    vm.id = std::to_string(inf.next_vm++);
+    vm.node = node.name;
+    vm.index = index;
+    vm.created = now;
+    vm.instance_type = node.resources.instance_type;
+    vm.image = node.resources.image;
+    vm.gpus = node.resources.gpu.count;
+    const int n = next_ip_++;
+    vm.public_ip = "203.0.113." + std::to_string(n % 250 + 1);
+    vm.private_ip = "10.0." + std::to_string((n / 250) % 250) + "." + std::to_string(n % 250 + 1);
+    inf.vms.push_back(std::move(vm));
+}
 
 ImSim::ImSim(const SimConfig& config, std::shared_ptr<const ImSwagger> swagger, const tosca::TemplateEngine* engine)
     : config_(config), swagger_(std::move(swagger)), engine_(engine) {}
@@ -109,27 +150,16 @@ SimResponse ImSim::Create(
         }
     }
     auto spec = std::make_shared<const tosca::DeploymentSpec>(std::move(*check.spec));
+    inf.software = SoftwareOf(*spec);
     for (const auto& node : spec->nodes) {
         if (!tosca::DerivesFrom(node, "tosca.nodes.Compute")) {
-            inf.software.push_back(node.name + " (" + node.type + ")");
             continue;
         }
         for (int i = 0; i < std::max(node.count, 0); ++i) {
             if (inf.vms.size() >= kMaxVmsPerInfrastructure) {
                 return ImError(400, "site-sim: more than 256 VMs in one infrastructure");
             }
-            Vm vm;
-            vm.id = std::to_string(inf.vms.size());
-            vm.node = node.name;
-            vm.index = i;
-            vm.created = now;
-            vm.instance_type = node.resources.instance_type;
-            vm.image = node.resources.image;
-            vm.gpus = node.resources.gpu.count;
-            const int n = next_ip_++;
-            vm.public_ip = "203.0.113." + std::to_string(n % 250 + 1);
-            vm.private_ip = "10.0." + std::to_string((n / 250) % 250) + "." + std::to_string(n % 250 + 1);
-            inf.vms.push_back(std::move(vm));
+            AddVm(inf, node, i, now);
         }
     }
     if (Truthy(request.Query("dry_run"))) {
@@ -285,6 +315,12 @@ SimResponse ImSim::ForInfrastructure(
     if (op == "GetInfrastructureOutpus") {
         return SimResponse::JsonBody(200, {{"outputs", Aggregate(inf) == "configured" ? inf.outputs : Json::object()}});
     }
+    if (op == "AddResources") {
+        return AddResources(request, inf, now);
+    }
+    if (op == "DestroyVM" && parts.size() >= 4) {
+        return DestroyVms(parts[3], inf, now);
+    }
     if (op == "DestroyInfrastructure") {
         inf.deleting = true;
         inf.deleted_at = now + config_.timing.kill;
@@ -331,6 +367,109 @@ SimResponse ImSim::ForInfrastructure(
         return SimResponse::Text(200, "");
     }
     return ImError(400, "IM operation " + op + " is not simulated");
+}
+
+// IM's AddResources with TOSCA: the document is the whole infrastructure again; per VM node,
+// the VMs its removal_list names go, then the newest go or new ones come until the count is met.
+SimResponse ImSim::AddResources(const SimRequest& request, Infrastructure& inf, double now) {
+    if (request.Header("Content-Type").find("yaml") == std::string::npos) {
+        return ImError(400, "site-sim simulates TOSCA (text/yaml) AddResources only, not RADL");
+    }
+    if (engine_ == nullptr) {
+        return ImError(500, "site-sim has no TOSCA engine for IM");
+    }
+    tosca::TemplateRequest parse;
+    parse.file_name = "im-add.yaml";
+    parse.inputs = Json::object();
+    auto check = engine_->Check(request.body, parse);
+    if (!check.valid() || !check.spec) {
+        return ImError(400, "Error parsing TOSCA: " + check.ErrorMessage("template"));
+    }
+    auto spec = std::make_shared<const tosca::DeploymentSpec>(std::move(*check.spec));
+    std::vector<Vm> kept;
+    std::vector<const tosca::NodeSpec*> to_grow;
+    for (const auto& node : spec->nodes) {
+        if (!tosca::DerivesFrom(node, "tosca.nodes.Compute")) {
+            continue;
+        }
+        std::vector<Vm> mine;
+        for (const auto& vm : inf.vms) {
+            if (vm.node == node.name) {
+                mine.push_back(vm);
+            }
+        }
+        for (const auto& id : node.removal_list) {
+            const auto it = std::find_if(mine.begin(), mine.end(), [&](const Vm& vm) { return vm.id == id; });
+            if (it == mine.end()) {
+                return ImError(400, "Invalid VM ID '" + id + "' in the removal_list of " + node.name);
+            }
+            mine.erase(it);
+        }
+        // IM removes the newest VMs of a lowered count (ids grow with creation).
+        while (mine.size() > static_cast<std::size_t>(std::max(node.count, 0))) {
+            mine.pop_back();
+        }
+        kept.insert(kept.end(), mine.begin(), mine.end());
+        to_grow.push_back(&node);
+    }
+    for (const auto& vm : inf.vms) {  // VMs of nodes the document leaves out stay, as in IM
+        if (spec->FindNode(vm.node) == nullptr) {
+            kept.push_back(vm);
+        }
+    }
+    const std::size_t before = inf.vms.size();
+    inf.vms = std::move(kept);
+    Json added = Json::array();
+    for (const auto* node : to_grow) {
+        int count = 0;
+        int next_index = 0;
+        for (const auto& vm : inf.vms) {
+            if (vm.node == node->name) {
+                ++count;
+                next_index = std::max(next_index, vm.index + 1);
+            }
+        }
+        for (; count < node->count; ++count) {
+            if (inf.vms.size() >= kMaxVmsPerInfrastructure) {
+                return ImError(400, "site-sim: more than 256 VMs in one infrastructure");
+            }
+            AddVm(inf, *node, next_index++, now);
+            added.push_back({{"uri", "http://im.site-sim/infrastructures/" + inf.id + "/vms/" + inf.vms.back().id}});
+        }
+    }
+    std::sort(inf.vms.begin(), inf.vms.end(), [](const Vm& a, const Vm& b) {
+        return std::stoi(a.id) < std::stoi(b.id);
+    });
+    inf.spec = std::move(spec);
+    inf.software = SoftwareOf(*inf.spec);
+    inf.contmsg += Line(
+        now,
+        "AddResources: " + std::to_string(added.size()) + " VM(s) added, " +
+            std::to_string(before + added.size() - inf.vms.size()) + " removed"
+    );
+    if (Aggregate(inf) == "configured") {
+        Finish(inf);  // only removals: the outputs follow at once
+    }
+    return SimResponse::JsonBody(200, {{"uri-list", added}});
+}
+
+// IM's DestroyVM: one VM id or a comma-separated list (as the original sends a removal).
+SimResponse ImSim::DestroyVms(const std::string& ids, Infrastructure& inf, double now) {
+    const auto list = SplitIds(ids);
+    if (list.empty() || list.size() > kMaxVmsPerInfrastructure) {
+        return ImError(400, "Error Removing resources: invalid VM id list");
+    }
+    for (const auto& id : list) {
+        if (std::none_of(inf.vms.begin(), inf.vms.end(), [&](const Vm& vm) { return vm.id == id; })) {
+            return ImError(404, "Error Removing resources: Invalid VM ID " + id);
+        }
+    }
+    std::erase_if(inf.vms, [&](const Vm& vm) { return std::find(list.begin(), list.end(), vm.id) != list.end(); });
+    inf.contmsg += Line(now, "Removed VM(s) " + ids);
+    if (Aggregate(inf) == "configured") {
+        Finish(inf);
+    }
+    return SimResponse::Text(200, "");
 }
 
 Json ImSim::Objects() const {

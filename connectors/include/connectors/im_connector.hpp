@@ -39,7 +39,10 @@ class ImConnector final : public Connector {
 
     ConnectorResult<Handle> Create(const DeployRequest& request) override;
     ConnectorResult<Observation> Poll(const Handle& handle, const tosca::DeploymentSpec& spec) override;
-    /// Not yet: IM's add/remove-resources path (POST the new TOSCA, DELETE vms) is not done.
+    /// Scales as the original: the VMs to go (removal_list naming VM ids, lowered counts, nodes
+    /// gone from the template) with one `DELETE .../vms/<id,id>`, then the new TOSCA (without
+    /// removal_list) POSTed to the infrastructure for IM to add what the counts lack. The kept
+    /// VMs keep their instance indexes (remembered in the handle) so resources stay bound.
     ConnectorResult<Handle> Update(const Handle& handle, const DeployRequest& request) override;
     ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
     /// "start" / "stop" one VM (PUT .../vms/<vm>/start|stop).

@@ -80,6 +80,12 @@ ConnectorResult<RestResponse> ImApi::Send(const std::string& method, const std::
     return Call(method, path, nullptr);
 }
 
+ConnectorResult<RestResponse> ImApi::SendYaml(
+    const std::string& method, const std::string& path, const std::string& yaml
+) {
+    return Call(method, path, &yaml);
+}
+
 ConnectorResult<Json> ImApi::GetJson(const std::string& path, std::string_view what) {
     ORCH_CONNECTOR_TRY(RestResponse response, Get(path));
     if (!response.Ok()) {

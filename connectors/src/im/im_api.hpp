@@ -19,6 +19,8 @@ class ImApi {
     /// GET .../state; the answer (404 is a response, not a failure).
     ConnectorResult<RestResponse> Get(const std::string& path);
     ConnectorResult<RestResponse> Send(const std::string& method, const std::string& path);
+    /// A call whose body is TOSCA (`Content-Type: text/yaml`): AddResources.
+    ConnectorResult<RestResponse> SendYaml(const std::string& method, const std::string& path, const std::string& yaml);
     ConnectorResult<Json> GetJson(const std::string& path, std::string_view what);
 
     Failure StatusFailure(const RestResponse& response, std::string_view what) const;

@@ -1,11 +1,13 @@
 #include "connectors/im_connector.hpp"
 
 #include "common/log.hpp"
+#include "common/scale_plan.hpp"
 #include "connectors/im_auth.hpp"
 #include "connectors/im_template.hpp"
 #include "im/im_api.hpp"
 #include "im/im_observe.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace orch::connectors {
@@ -13,6 +15,7 @@ namespace {
 
 constexpr const char* kInfrastructure = "im_infrastructure";
 constexpr const char* kEndpoint = "im_endpoint";
+constexpr const char* kVmIndex = "im_vm_index";
 
 // An id IM gave that can go into a URL path as it is (IM's ids are uuids or small integers).
 bool PlainId(const std::string& id) {
@@ -48,13 +51,32 @@ std::string ContMsg(im::ImApi& api, const std::string& id, std::size_t max) {
     return text.size() > max ? text.substr(text.size() - max) : text;
 }
 
-/// Reads every VM's record (bounded) into instances bound to TOSCA nodes by the system id.
+// VM ids in the order IM made them (its ids are growing integers; "10" comes after "9").
+std::vector<std::string> VmIdsInOrder(const Json& vm_states) {
+    std::vector<std::string> ids;
+    for (const auto& item : vm_states.items()) {
+        ids.push_back(item.key());
+    }
+    std::sort(ids.begin(), ids.end(), [](const std::string& a, const std::string& b) {
+        return a.size() != b.size() ? a.size() < b.size() : a < b;
+    });
+    return ids;
+}
+
+/// Reads every VM's record (bounded) into instances bound to TOSCA nodes by the system id. A
+/// VM the handle already numbered (`known`: {vm id: {"node", "index"}}, kept by an update)
+/// keeps its instance index, so the deployment's resources stay bound to the same VMs after a
+/// scale in; the others take the next indexes of their node, in creation order.
 std::optional<Failure> ReadVms(
-    im::ImApi& api, const std::string& id, const Json& vm_states, std::size_t max, Observation& obs
+    im::ImApi& api, const std::string& id, const Json& vm_states, const Json& known, std::size_t max, Observation& obs
 ) {
     std::map<std::string, int> next_index;
+    for (const auto& [vm_id, entry] : known.items()) {
+        const std::string node = entry.value("node", "");
+        next_index[node] = std::max(next_index[node], entry.value("index", 0) + 1);
+    }
     std::size_t read = 0;
-    for (const auto& [vm_id, vm_state] : vm_states.items()) {
+    for (const auto& vm_id : VmIdsInOrder(vm_states)) {
         if (++read > max) {
             break;
         }
@@ -68,8 +90,11 @@ std::optional<Failure> ReadVms(
         }
         InstanceState instance;
         instance.node = vm.node;
-        instance.index = next_index[vm.node]++;
+        const auto numbered = known.find(vm_id);
+        instance.index = numbered != known.end() && numbered->value("node", "") == vm.node ? numbered->value("index", 0)
+                                                                                           : next_index[vm.node]++;
         instance.physical_id = vm_id;
+        const Json& vm_state = vm_states[vm_id];
         instance.state = im::NodeStateFor(vm_state.is_string() ? vm_state.get<std::string>() : vm.state);
         instance.attributes = vm.attributes;
         Json& node = obs.attributes[vm.node];
@@ -80,6 +105,11 @@ std::optional<Failure> ReadVms(
         obs.instances.push_back(std::move(instance));
     }
     return std::nullopt;
+}
+
+Json KnownVms(const Handle& handle) {
+    const auto it = handle.state.find(kVmIndex);
+    return it != handle.state.end() && it->is_object() ? *it : Json::object();
 }
 
 }  // namespace
@@ -166,8 +196,14 @@ ConnectorResult<Observation> ImConnector::Poll(const Handle& handle, const tosca
             return obs;  // its VM records are already gone
         }
         const Json vm_states = state.value("vm_states", Json::object());
-        if (auto failed =
-                ReadVms(api, id, vm_states.is_object() ? vm_states : Json::object(), options_.max_vms_per_poll, obs)) {
+        if (auto failed = ReadVms(
+                api,
+                id,
+                vm_states.is_object() ? vm_states : Json::object(),
+                KnownVms(handle),
+                options_.max_vms_per_poll,
+                obs
+            )) {
             return *failed;
         }
         obs.log = ContMsg(api, id, options_.max_log_bytes);
@@ -188,8 +224,86 @@ ConnectorResult<Observation> ImConnector::Poll(const Handle& handle, const tosca
     });
 }
 
-ConnectorResult<Handle> ImConnector::Update(const Handle& /*handle*/, const DeployRequest& /*request*/) {
-    return Failure{FailureKind::kUserError, "updating a deployment made through IM is not supported yet"};
+namespace {
+
+struct VmRef {
+    std::string node;
+    int index = 0;
+    std::string id;
+};
+
+// The VMs IM has for the infrastructure now, numbered as the handle numbers them.
+ConnectorResult<std::vector<VmRef>> CurrentVms(
+    im::ImApi& api, const Handle& handle, const std::string& id, std::size_t max
+) {
+    ORCH_CONNECTOR_TRY(
+        Json state, api.GetJson("/infrastructures/" + id + "/state", "reading the infrastructure state")
+    );
+    const Json vm_states = state.is_object() && state["state"].is_object()
+                               ? state["state"].value("vm_states", Json::object())
+                               : Json::object();
+    Observation obs;
+    if (auto failed =
+            ReadVms(api, id, vm_states.is_object() ? vm_states : Json::object(), KnownVms(handle), max, obs)) {
+        return *failed;
+    }
+    std::vector<VmRef> out;
+    out.reserve(obs.instances.size());
+    for (const auto& instance : obs.instances) {
+        out.push_back(VmRef{instance.node, instance.index, instance.physical_id});
+    }
+    return out;
+}
+
+}  // namespace
+
+// As the original's doUpdate: the VMs to go (removal_list, lowered counts, nodes no longer in
+// the template) are removed with one DELETE .../vms/<id,id>, then the new TOSCA is POSTed to the
+// infrastructure, IM adding what the counts lack. The update poll follows to configured.
+ConnectorResult<Handle> ImConnector::Update(const Handle& handle, const DeployRequest& request) {
+    return GuardJson(request.target.site_id, [&]() -> ConnectorResult<Handle> {
+        const std::string id = StateText(handle, kInfrastructure);
+        if (id.empty() || request.spec == nullptr) {
+            return Failure{FailureKind::kUserError, "the deployment has no IM infrastructure to update"};
+        }
+        ORCH_CONNECTOR_TRY(std::string tosca, ImTemplate(request, options_.max_template_bytes));
+        ORCH_CONNECTOR_TRY(im::ImApi api, ApiFor(clients_, options_, handle.target, StateText(handle, kEndpoint)));
+        ORCH_CONNECTOR_TRY(std::vector<VmRef> current, CurrentVms(api, handle, id, options_.max_vms_per_poll));
+        std::vector<const tosca::NodeSpec*> nodes;
+        for (const auto& node : request.spec->nodes) {
+            nodes.push_back(&node);
+        }
+        const auto plan = PlanScale(std::move(current), nodes, [](const VmRef& vm) { return vm.id; });
+        if (!plan.surplus.empty()) {
+            std::string ids;
+            for (const auto& vm : plan.surplus) {
+                ids += (ids.empty() ? "" : ",") + vm.id;
+            }
+            ORCH_CONNECTOR_TRY(RestResponse removed, api.Send("DELETE", "/infrastructures/" + id + "/vms/" + ids));
+            if (!removed.Ok()) {
+                return api.StatusFailure(removed, "removing VMs " + ids);
+            }
+        }
+        ORCH_CONNECTOR_TRY(RestResponse added, api.SendYaml("POST", "/infrastructures/" + id, tosca));
+        if (!added.Ok()) {
+            return api.StatusFailure(added, "adding resources");
+        }
+        ORCH_LOG_INFO(
+            "im infrastructure updated",
+            {{"deployment_id", request.deployment_id},
+             {"infrastructure", id},
+             {"removed_vms", static_cast<std::int64_t>(plan.surplus.size())}}
+        );
+        Handle updated = handle;
+        Json known = Json::object();
+        for (const auto& [node, vms] : plan.kept) {
+            for (const auto& vm : vms) {
+                known[vm.id] = {{"node", node}, {"index", vm.index}};
+            }
+        }
+        updated.state[kVmIndex] = std::move(known);
+        return updated;
+    });
 }
 
 ConnectorResult<Deletion> ImConnector::Delete(const Handle& handle, bool force) {

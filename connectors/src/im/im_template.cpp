@@ -163,6 +163,22 @@ ConnectorResult<std::string> ImTemplate(const DeployRequest& request, std::size_
     ResolveInputs(topology, request.spec->inputs, 0);
     topology.remove("inputs");
     const YAML::Node nodes = topology["node_templates"];  // const: a lookup must not add the node
+    for (auto it = nodes.begin(); it != nodes.end(); ++it) {
+        // As the original: the removal_list names the orchestrator's resources, not IM's VMs;
+        // the connector removes those VMs itself before sending the new counts.
+        // Step by step with reset(): yaml-cpp throws on a lookup below a missing key, and
+        // assigning a node would overwrite its content instead of moving to the child.
+        YAML::Node scalable;
+        scalable.reset(it->second);
+        for (const char* key : {"capabilities", "scalable", "properties"}) {
+            const YAML::Node parent = scalable;  // const: a lookup must not add the key
+            const YAML::Node child = parent.IsMap() ? parent[key] : YAML::Node();
+            scalable.reset(child.IsDefined() ? child : YAML::Node());
+        }
+        if (scalable.IsMap()) {
+            scalable.remove("removal_list");
+        }
+    }
     for (const auto& [name, placement] : request.placements) {
         // As the original: flavor and image go to INDIGO Compute nodes, whose capabilities
         // declare instance_type and image (the normative Compute's do not).

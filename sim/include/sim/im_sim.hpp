@@ -33,12 +33,13 @@ std::variant<std::vector<ImAuthRecord>, std::string> ParseImAuthorization(const 
 std::string CheckImAuthorization(const std::vector<ImAuthRecord>& records, const std::vector<std::string>& tokens);
 
 /// The Infrastructure Manager's REST API (async create, state, VM info, outputs, contmsg,
-/// start/stop, delete). Every request is checked against the IM OpenAPI document and the auth
-/// records; the TOSCA of a create is parsed with our TOSCA engine (its VM nodes become VMs,
-/// its outputs are evaluated against the simulated addresses). VMs go pending → running
-/// (timing.vm_boot) → configured (timing.vm_configure); fault rules of kind `unconfigured`
-/// or `vm_failed` matching a create make that infrastructure end so, with an Ansible-like
-/// error in its contextualisation log. Not thread-safe: SiteSim serialises calls.
+/// start/stop, delete, and scaling: AddResources with a TOSCA document whose counts and
+/// `removal_list` IM reconciles, DestroyVM with one id or a comma-separated list). Every request is checked against the
+/// IM OpenAPI document and the auth records; the TOSCA of a create is parsed with our TOSCA engine (its VM nodes become
+/// VMs, its outputs are evaluated against the simulated addresses). VMs go pending → running (timing.vm_boot) →
+/// configured (timing.vm_configure); fault rules of kind `unconfigured` or `vm_failed` matching a create make that
+/// infrastructure end so, with an Ansible-like error in its contextualisation log. Not thread-safe: SiteSim serialises
+/// calls.
 class ImSim {
    public:
     ImSim(const SimConfig& config, std::shared_ptr<const ImSwagger> swagger, const tosca::TemplateEngine* engine);
@@ -67,6 +68,7 @@ class ImSim {
         double deleted_at = 0;
         std::shared_ptr<const tosca::DeploymentSpec> spec;  ///< outputs are evaluated from it
         std::vector<std::string> software;                  ///< non-VM nodes, for the contextualisation log
+        int next_vm = 0;                                    ///< IM never reuses a VM id within an infrastructure
     };
 
    private:
@@ -74,8 +76,11 @@ class ImSim {
         const SimRequest& request, double now, const FaultRule* fault, const std::vector<ImAuthRecord>& records
     );
     SimResponse ForInfrastructure(const SimRequest& request, const std::string& op, Infrastructure& inf, double now);
+    SimResponse AddResources(const SimRequest& request, Infrastructure& inf, double now);
+    SimResponse DestroyVms(const std::string& ids, Infrastructure& inf, double now);
     std::string Aggregate(const Infrastructure& inf) const;
     void Finish(Infrastructure& inf);
+    void AddVm(Infrastructure& inf, const tosca::NodeSpec& node, int index, double now);
 
     const SimConfig& config_;
     std::shared_ptr<const ImSwagger> swagger_;

@@ -82,3 +82,59 @@ TEST_CASE("IM sim: auth records are parsed and checked as IM does", "[sim][im]")
     CHECK(std::holds_alternative<std::string>(ParseImAuthorization("type = OpenStack; host")));
     CHECK(std::holds_alternative<std::string>(ParseImAuthorization("type = a; type = b")));
 }
+
+TEST_CASE("IM sim: AddResources and DestroyVM are checked and played on the infrastructure", "[sim][im]") {
+    auto site = test::StillSite();
+    const orch::http::Headers yaml = {{"Authorization", kAuth}, {"Content-Type", "text/yaml"}};
+    const auto tosca = [](int count, const std::string& removal) {
+        // INDIGO's scalable capability (count, removal_list), declared here: no imports needed.
+        return "tosca_definitions_version: tosca_simple_yaml_1_0\n"
+               "capability_types:\n  sim.Scalable:\n    derived_from: tosca.capabilities.Scalable\n"
+               "    properties:\n      count: {type: integer}\n"
+               "      removal_list: {type: list, required: false, entry_schema: {type: string}}\n"
+               "node_types:\n  sim.Compute:\n    derived_from: tosca.nodes.Compute\n"
+               "    capabilities:\n      scalable: {type: sim.Scalable}\n"
+               "topology_template:\n  node_templates:\n"
+               "    wn:\n      type: sim.Compute\n      capabilities:\n        scalable:\n"
+               "          properties:\n            count: " +
+               std::to_string(count) + "\n" + removal;
+    };
+    const auto created = ImCall(*site, "POST", "/infrastructures?async=true", tosca(2, ""), yaml);
+    INFO(created.body);
+    REQUIRE(created.status == 200);
+    const std::string inf = "/infrastructures/inf-1";
+    const auto vms = [&] {
+        std::vector<std::string> ids;
+        const Json objects = site->Objects();  // kept alive: the loop reads into it
+        for (const auto& vm : objects["im"][0]["vms"]) {
+            ids.push_back(vm["id"].get<std::string>());
+        }
+        return ids;
+    };
+    REQUIRE(vms() == std::vector<std::string>{"0", "1"});
+
+    // The swagger's context flag is checked; RADL bodies are not simulated.
+    CHECK(ImCall(*site, "POST", inf + "?context=maybe", tosca(3, ""), yaml).status == 400);
+    CHECK(ImCall(*site, "POST", inf, "x", {{"Authorization", kAuth}, {"Content-Type", "image/png"}}).status == 415);
+    CHECK(ImCall(*site, "POST", "/infrastructures/inf-9", tosca(3, ""), yaml).status == 404);
+
+    const auto added = ImCall(*site, "POST", inf + "?context=yes", tosca(3, ""), yaml);
+    REQUIRE(added.status == 200);
+    CHECK(added.body.find(inf + "/vms/2") != std::string::npos);
+    CHECK(vms() == std::vector<std::string>{"0", "1", "2"});
+
+    // The removal_list names IM's VM ids; one IM does not know is refused and changes nothing.
+    const auto unknown = ImCall(*site, "POST", inf, tosca(2, "            removal_list: ['7']\n"), yaml);
+    CHECK(unknown.status == 400);
+    CHECK(vms() == std::vector<std::string>{"0", "1", "2"});
+    CHECK(ImCall(*site, "POST", inf, tosca(2, "            removal_list: ['1']\n"), yaml).status == 200);
+    CHECK(vms() == std::vector<std::string>{"0", "2"});
+
+    // DestroyVM takes one id or a list; ids are never reused.
+    CHECK(ImCall(*site, "DELETE", inf + "/vms/9").status == 404);
+    CHECK(ImCall(*site, "DELETE", inf + "/vms/0,").status == 400);
+    CHECK(ImCall(*site, "DELETE", inf + "/vms/0,2").status == 200);
+    CHECK(vms().empty());
+    CHECK(ImCall(*site, "POST", inf, tosca(1, ""), yaml).status == 200);
+    CHECK(vms() == std::vector<std::string>{"3"});
+}
