@@ -37,6 +37,9 @@ Result<tosca::DeploymentSpec> FakeTemplateService::Build(const std::string& text
     if (parameters.is_object() && parameters.contains("count") && !spec.nodes.empty()) {
         spec.nodes[0].count = parameters["count"].get<int>();
     }
+    if (parameters.is_object() && parameters.contains("removal_list") && !spec.nodes.empty()) {
+        spec.nodes[0].removal_list = parameters["removal_list"].get<std::vector<std::string>>();
+    }
     spec.inputs = parameters;
     return spec;
 }
@@ -137,6 +140,9 @@ connectors::ConnectorResult<connectors::Handle> FakeConnector::Update(
 ) {
     const std::lock_guard lock(mutex_);
     update_placements_[request.deployment_id] = request.placements;
+    if (request.spec != nullptr && !request.spec->nodes.empty()) {
+        update_removals_[request.deployment_id] = request.spec->nodes[0].removal_list;
+    }
     return handle;
 }
 
@@ -163,6 +169,12 @@ connectors::ConnectorResult<connectors::Deletion> FakeConnector::Delete(const co
 connectors::ConnectorResult<bool>
 FakeConnector::Act(const connectors::Handle&, const std::string&, const std::string&) {
     return connectors::Failure{connectors::FailureKind::kUserError, "actions are not supported by the fake site"};
+}
+
+std::vector<std::string> FakeConnector::UpdateRemovals(const std::string& deployment_id) const {
+    const std::lock_guard lock(mutex_);
+    const auto it = update_removals_.find(deployment_id);
+    return it == update_removals_.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::map<std::string, connectors::NodePlacement> FakeConnector::UpdatePlacements(const std::string& deployment_id

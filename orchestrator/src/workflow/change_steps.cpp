@@ -97,6 +97,24 @@ std::variant<UpdateStep, StepResult> BeginUpdate(StepServices& s, const Job& job
     return UpdateStep{std::move(**loaded), std::move(*current)};
 }
 
+// A removal_list names the deployment's resources (their uuids, as the API checked); the site
+// knows its instances by their physical ids (server, IM VM), so the connector gets those.
+void RemovalListsToPhysicalIds(tosca::DeploymentSpec& spec, const std::vector<domain::Resource>& resources) {
+    std::map<std::string, std::string> physical;
+    for (const auto& r : resources) {
+        if (!r.physical_id.empty()) {
+            physical[r.id] = r.physical_id;
+        }
+    }
+    for (auto& node : spec.nodes) {
+        for (auto& id : node.removal_list) {
+            if (const auto it = physical.find(id); it != physical.end()) {
+                id = it->second;
+            }
+        }
+    }
+}
+
 }  // namespace
 
 StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
@@ -107,6 +125,7 @@ StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
     }
     const WorkflowState& st = std::get<UpdateStep>(begun).st;
     Current* const current = &std::get<UpdateStep>(begun).current;
+    RemovalListsToPhysicalIds(current->spec, st.resources);
     connectors::DeployRequest request;
     request.deployment_id = st.deployment.id;
     request.spec = &current->spec;
@@ -148,6 +167,12 @@ StepResult UpdatePoll(StepServices& s, const Job& job, const CancelToken& cancel
         t.status_reason = "";
         t.task = domain::Task::kNone;
         t.outputs = s.resolve_outputs ? s.resolve_outputs(current->spec, obs.attributes) : Json::object();
+        if (obs.outputs.is_object()) {  // the site evaluated them itself (IM), as after a create
+            if (!t.outputs || !t.outputs->is_object()) {
+                t.outputs = Json::object();
+            }
+            t.outputs->update(obs.outputs);
+        }
         t.drop_deleting_resources = true;
         t.resources_state = domain::NodeState::kStarted;
         t.resource_changes = InstanceChanges(obs.instances, domain::NodeState::kStarted);

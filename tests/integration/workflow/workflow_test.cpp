@@ -286,3 +286,26 @@ TEST_CASE("an update passes the placement chosen at create time to the connector
     CHECK(placements.at("app").flavor_id == "flavor-site-b");
     CHECK(placements.at("app").image_id == "image-site-b");
 }
+
+TEST_CASE("an update hands the connector the removal_list as the instances' physical ids", "[workflow]") {
+    WorkflowHarness h({"site-a"});
+    const auto id = h.Create(orch::Json{{"count", 1}});
+    REQUIRE(h.WaitFor(id, {Status::kCreateComplete, Status::kCreateFailed}).status == Status::kCreateComplete);
+    auto st = h.workflow_store.Load(id);
+    REQUIRE(st);
+    REQUIRE(st->has_value());
+    REQUIRE((*st)->resources.size() == 1);
+    const auto& resource = (*st)->resources[0];
+    REQUIRE(!resource.physical_id.empty());
+    orch::store::UpdateRequest update;
+    update.id = id;
+    update.template_text = "tosca_definitions_version: tosca_simple_yaml_1_0";
+    // The API checked the removal_list against the deployment's resources: it names their uuids.
+    update.parameters = orch::Json{{"count", 0}, {"removal_list", {resource.id, "not-a-resource"}}};
+    update.removed_resource_ids = {resource.id};
+    REQUIRE(h.deployments.BeginUpdate(update));
+    h.engine->Wake();
+    CHECK(h.WaitFor(id, {Status::kUpdateComplete, Status::kUpdateFailed}).status == Status::kUpdateComplete);
+    // The site knows its instances by physical id (a server, an IM VM), never by our uuids.
+    CHECK(h.connector.UpdateRemovals(id) == std::vector<std::string>{resource.physical_id, "not-a-resource"});
+}

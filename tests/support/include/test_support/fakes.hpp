@@ -64,7 +64,8 @@ class FakeTemplateService final : public workflow::TemplateService {
     tosca::DeploymentSpec spec_;
 };
 
-/// A spec with one Marathon-style app node `app` (count from parameters["count"], default 1).
+/// A spec with one Marathon-style app node `app` (count from parameters["count"], default 1;
+/// removal_list from parameters["removal_list"]).
 tosca::DeploymentSpec SimpleSpec();
 
 /// Ranks the configured sites in order; every site accepts.
@@ -116,6 +117,8 @@ class FakeConnector final : public connectors::Connector {
     int TotalCreates() const;
     /// The placements the last Update of `deployment_id` was given (empty when none).
     std::map<std::string, connectors::NodePlacement> UpdatePlacements(const std::string& deployment_id) const;
+    /// The removal_list of node `app` the last Update of `deployment_id` was given.
+    std::vector<std::string> UpdateRemovals(const std::string& deployment_id) const;
 
    private:
     mutable std::mutex mutex_;
@@ -125,6 +128,7 @@ class FakeConnector final : public connectors::Connector {
     std::set<std::string> live_;
     std::set<std::string> listed_after_delete_;  // key site/deployment
     std::map<std::string, std::map<std::string, connectors::NodePlacement>> update_placements_;
+    std::map<std::string, std::vector<std::string>> update_removals_;
 };
 
 class FakeRegistry final : public connectors::ConnectorRegistry {
