@@ -2,10 +2,11 @@
 // its defaults goes through the IM connector against the simulated IM: the rewritten TOSCA must
 // parse again there, reach `configured`, and come back with every output filled (no "Error
 // evaluating output" text). The table of outcomes is printed; the figure is asserted.
+#include "test_support/im_corpus.hpp"
+
 #include "im_test_util.hpp"
 
 #include <catch2/catch.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <set>
@@ -14,103 +15,13 @@ using namespace orch::connectors;
 using namespace orch::connectors::test;
 using orch::Json;
 
-namespace {
-
-/// (folder/path) of every target=IM template in the MANIFEST.
-std::vector<std::string> ImTemplates() {
-    std::ifstream in(CorpusDir() + "/MANIFEST.md");
-    REQUIRE(in.good());
-    std::vector<std::string> out;
-    std::string line, folder;
-    while (std::getline(in, line)) {
-        const auto open = line.find("(`");
-        const auto close = line.find("/`)");
-        if (line.rfind("## ", 0) == 0 && open != std::string::npos && close != std::string::npos) {
-            folder = line.substr(open + 2, close - open - 2);
-            continue;
-        }
-        if (folder.empty() || line.rfind("| `", 0) != 0 || line.find("| template |") == std::string::npos ||
-            line.find("target=IM") == std::string::npos) {
-            continue;
-        }
-        const auto end = line.find('`', 3);
-        out.push_back(folder + "/" + line.substr(3, end - 3));
-    }
-    return out;
-}
-
-/// A value of the input's type for every input without a default (the first valid_values entry,
-/// the lower bound of in_range, else a plain value), as a user filling the form would give.
-Json SynthesizedInputs(const std::string& text) {
-    Json out = Json::object();
-    YAML::Node root;
-    try {
-        root = YAML::Load(text);
-    } catch (const YAML::Exception&) {
-        return out;
-    }
-    const YAML::Node inputs = root["topology_template"]["inputs"];
-    if (!inputs.IsMap()) {
-        return out;
-    }
-    for (const auto& item : inputs) {
-        const YAML::Node def = item.second;
-        if (!def.IsMap() || def["default"]) {
-            continue;
-        }
-        const std::string type = def["type"] ? def["type"].Scalar() : "string";
-        Json value = "value";
-        if (type == "integer") {
-            value = 1;
-        } else if (type == "float") {
-            value = 1.0;
-        } else if (type == "boolean") {
-            value = true;
-        } else if (type == "list") {
-            value = Json::array();
-        } else if (type == "map") {
-            value = Json::object();
-        } else if (type == "scalar-unit.size") {
-            value = "1 GB";
-        } else if (type == "version") {
-            value = "1.0";
-        }
-        for (const auto& constraint : def["constraints"]) {
-            if (constraint["valid_values"] && constraint["valid_values"].size() > 0) {
-                const std::string first = constraint["valid_values"][0].Scalar();
-                value = type == "integer" ? Json(std::stoll(first))
-                        : type == "float" ? Json(std::stod(first))
-                                          : Json(first);
-            } else if (constraint["in_range"] && type == "integer") {
-                value = std::stoll(constraint["in_range"][0].Scalar());
-            }
-        }
-        out[item.first.Scalar()] = value;
-    }
-    return out;
-}
-
-bool HasErrorText(const Json& value) {
-    if (value.is_string()) {
-        const auto& text = value.get_ref<const std::string&>();
-        return text.find("Error evaluating output") != std::string::npos;
-    }
-    if (value.is_structured()) {
-        for (const auto& item : value) {
-            if (HasErrorText(item)) {
-                return true;
-            }
-        }
-    }
-    return false;
-}
-
-}  // namespace
+using orch::test::HasErrorText;
+using orch::test::SynthesizedInputs;
 
 TEST_CASE(
     "IM corpus: target=IM templates our engine accepts deploy through the simulated IM", "[connectors][im][corpus]"
 ) {
-    const auto templates = ImTemplates();
+    const auto templates = orch::test::ImCorpusTemplates(CorpusDir() + "/MANIFEST.md");
     REQUIRE(templates.size() >= 50);
     auto site = ImSite();
     SimHttpClient client(*site);
@@ -131,7 +42,7 @@ TEST_CASE(
             check = Engine().Check(text, parse);
         }
         if (!check.valid()) {
-            table += "  not accepted (engine): " + path + ": " + check.ErrorMessage(path).substr(0, 200) + "\n";
+            table += "  not accepted (engine): " + path + ": " + check.ErrorMessage(path).substr(0, 500) + "\n";
             continue;
         }
         ++accepted;
