@@ -210,7 +210,8 @@ TEST_CASE("the deployment kind follows derivation, unlike the original's exact n
 // with "the template has no virtual machine"); only the never-merged Docker.Kubernetes type routed.
 TEST_CASE("native Kubernetes workload types route to Kubernetes, not to virtual machines", "[tosca][spec]") {
     for (const std::string type :
-         {"tosca.nodes.indigo.Kubernetes.Deployment", "tosca.nodes.indigo.Kubernetes.Job",
+         {"tosca.nodes.indigo.Kubernetes.Deployment",
+          "tosca.nodes.indigo.Kubernetes.Job",
           "tosca.nodes.indigo.Kubernetes.CronJob"}) {
         INFO(type);
         const std::string text =
