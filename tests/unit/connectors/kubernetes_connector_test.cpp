@@ -369,7 +369,7 @@ TEST_CASE("per-site HTTP clients for private CAs and client certificates", "[con
 TEST_CASE(
     "Kubernetes: shipped-type workloads with GPUs, volume claims and secret references", "[connectors][kubernetes]"
 ) {
-    auto web = KubeGpuApp("web", 1, "T4");
+    auto web = KubeGpuApp("web", 1, "Tesla V100-PCIE-16GB");  // a model the simulated site has
     web.type = std::string(kKubernetesDeploymentType);
     web.type_chain = {web.type, "tosca.nodes.indigo.Kubernetes.Workload", "tosca.nodes.Root"};
     web.volumes.clear();
@@ -404,11 +404,12 @@ TEST_CASE(
     const Json pod = manifests[2].body["spec"]["template"]["spec"];
     const Json container = pod["containers"][0];
     CHECK(container["resources"]["limits"]["nvidia.com/gpu"] == 1);
-    CHECK(pod["nodeSelector"]["nvidia.com/gpu.product"] == "T4");
+    CHECK(pod["nodeSelector"]["nvidia.com/gpu.product"] == "Tesla-V100-PCIE-16GB");
     CHECK(pod["volumes"][0]["persistentVolumeClaim"]["claimName"] == "web-data");
     CHECK(pod["volumes"][1]["secret"]["secretName"] == "tls");
     CHECK(container["volumeMounts"].size() == 2);
-    CHECK(container["env"].dump().find(R"({"name":"api-token","key":"token"})") != std::string::npos);
+    const Json by_reference = {{"name", "api-token"}, {"key", "token"}};
+    CHECK(container["env"].dump().find(by_reference.dump()) != std::string::npos);
     CHECK(manifests[3].kind == "Job");
     CHECK(manifests[3].body["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == 1);
     CHECK(manifests[4].kind == "CronJob");
