@@ -2,6 +2,7 @@
 
 #include <orchestrator/api/deployment_routes.hpp>
 #include <orchestrator/api/placement_routes.hpp>
+#include <orchestrator/api/types_routes.hpp>
 
 namespace orch::test {
 
@@ -10,6 +11,7 @@ HandlerHarness::HandlerHarness() {
     api::RegisterDeploymentRoutes(router, ctx);
     api::RegisterResourceRoutes(router, ctx);
     api::RegisterPlacementRoutes(router, ctx);
+    api::RegisterTypesRoutes(router);
 }
 
 auth::Principal HandlerHarness::User(const std::string& issuer, const std::string& subject) {

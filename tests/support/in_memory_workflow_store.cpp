@@ -89,6 +89,7 @@ void ApplyAttempt(InMemoryDatabase::Row& row, const workflow::Attempt& a, domain
             continue;
         }
         stored.outcome = a.outcome;
+        stored.cause = a.cause;
         stored.reason = a.reason;
         if (a.outcome == domain::AttemptOutcome::kRunning) {
             row.finished_at.erase(a.seq);

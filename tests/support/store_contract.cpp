@@ -524,6 +524,7 @@ void AttemptsRecorded(const Factory& make) {
     workflow::Attempt failed;
     failed.seq = 0;
     failed.outcome = domain::AttemptOutcome::kFailed;
+    failed.cause = domain::FailureCause::kRequest;  // kept, so site health can leave it out
     failed.reason = "site said no";
     failed.handle = Json{{"h", 1}};
     failed.cleaned = true;
@@ -544,6 +545,7 @@ void AttemptsRecorded(const Factory& make) {
     CHECK(st->attempts[0].handle == Json{{"h", 1}});
     CHECK(st->attempts[0].target == Json{{"endpoint", "https://a"}});
     CHECK(st->attempts[0].cleaned);
+    CHECK(st->attempts[0].cause == domain::FailureCause::kRequest);
 
     job = ClaimFor(*f, id);
     workflow::Transition placed;

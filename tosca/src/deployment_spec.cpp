@@ -1,5 +1,7 @@
 #include "tosca/deployment_spec.hpp"
 
+#include "tosca/target_routing.hpp"
+
 #include <algorithm>
 
 namespace orch::tosca {
@@ -18,10 +20,6 @@ bool TypeNameMatches(std::string_view chain_entry, std::string_view type) {
     return type.find('.') == std::string_view::npos &&
            chain_entry.size() == kNormativeNodePrefix.size() + type.size() &&
            chain_entry.rfind(kNormativeNodePrefix, 0) == 0 && chain_entry.substr(kNormativeNodePrefix.size()) == type;
-}
-
-bool DerivesFromAny(const NodeSpec& node, std::initializer_list<std::string_view> types) {
-    return std::any_of(types.begin(), types.end(), [&](std::string_view t) { return DerivesFrom(node, t); });
 }
 
 }  // namespace
@@ -81,29 +79,7 @@ bool DerivesFrom(const NodeSpec& node, std::string_view type) {
 std::vector<const NodeSpec*> DeploymentSpec::WorkloadNodes() const {
     std::vector<const NodeSpec*> out;
     for (const auto& node : nodes) {
-        bool workload = false;
-        switch (kind) {
-            case DeploymentKind::kMarathon:
-                workload = DerivesFrom(node, "tosca.nodes.indigo.Container.Application.Docker.Marathon");
-                break;
-            case DeploymentKind::kChronos:
-                workload = DerivesFrom(node, "tosca.nodes.indigo.Container.Application.Docker.Chronos");
-                break;
-            case DeploymentKind::kKubernetes:
-                workload = DerivesFromAny(
-                    node,
-                    {"tosca.nodes.indigo.Kubernetes.HelmChart",
-                     "tosca.nodes.indigo.Container.Application.Docker.Kubernetes"}
-                );
-                break;
-            case DeploymentKind::kSlurm:
-                workload = DerivesFrom(node, "tosca.nodes.indigo.Batch.Job");
-                break;
-            case DeploymentKind::kVirtualMachines:
-                workload = DerivesFrom(node, "tosca.nodes.Compute");
-                break;
-        }
-        if (workload) {
+        if (RouteOfTypeChain(node.type_chain) == kind) {
             out.push_back(&node);
         }
     }

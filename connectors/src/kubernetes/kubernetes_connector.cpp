@@ -110,8 +110,8 @@ ConnectorResult<Handle> KubernetesConnector::Update(const Handle& handle, const 
             if (!current.Ok()) {
                 return rest.StatusFailure(current, "reading " + m.kind + " " + m.name);
             }
-            if (m.kind == "Namespace" || m.kind == "Job") {
-                continue;  // nothing to change / a Job's template is immutable
+            if (m.kind == "Namespace" || m.kind == "Job" || m.kind == "PersistentVolumeClaim") {
+                continue;  // nothing to change / a Job's template and a claim's spec are immutable
             }
             ORCH_CONNECTOR_TRY(Json existing, rest.ParseBody(current, "reading " + m.kind + " " + m.name));
             Json body = m.body;

@@ -3,6 +3,7 @@
 #include "connectors/kubernetes_connector.hpp"
 #include "connectors/naming.hpp"
 #include "connectors/workload.hpp"
+#include "tosca/scalar_unit.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -126,6 +127,116 @@ ConnectorResult<Json> Container(const tosca::NodeSpec& node, const std::string& 
     return c;
 }
 
+const Json& ListProperty(const tosca::NodeSpec& node, const char* key) {
+    static const Json kEmpty = Json::array();
+    const auto it = node.properties.find(key);
+    return it != node.properties.end() && it->is_array() ? *it : kEmpty;
+}
+
+/// The claim name of the shipped types' volume `volume` of workload `workload`.
+std::string ClaimName(const std::string& workload, const std::string& volume) {
+    return DnsLabel(workload + "-" + volume);
+}
+
+/// Bytes of a scalar-unit.size property value (text as written, or a number of bytes).
+std::optional<std::uint64_t> SizeBytes(const Json& value) {
+    if (value.is_number_unsigned() || (value.is_number_integer() && value.get<std::int64_t>() > 0)) {
+        return value.get<std::uint64_t>();
+    }
+    if (!value.is_string()) {
+        return std::nullopt;
+    }
+    const auto size = tosca::ParseScalarUnit(value.get<std::string>(), tosca::ScalarKind::kSize);
+    return size ? tosca::SizeInUnits(*size, 1.0) : std::nullopt;
+}
+
+// The shipped types' `volumes` (tosca.datatypes.indigo.Kubernetes.Volume: one PersistentVolumeClaim
+// each, created before the workload) and `secrets` (SecretReference: Secrets already on the site,
+// by name only; no value ever passes through the orchestrator, so none can reach a log).
+ConnectorResult<bool> AddClaimsAndSecrets(const tosca::NodeSpec& node, const std::string& workload, Json& pod) {
+    Json& container = pod["containers"][0];
+    Json volumes = pod.value("volumes", Json::array());
+    Json mounts = container.value("volumeMounts", Json::array());
+    Json env = container.value("env", Json::array());
+    for (const auto& v : ListProperty(node, "volumes")) {
+        const std::string name = v.value("name", "");
+        const std::string path = v.value("mount_path", "");
+        if (name.empty() || path.empty()) {
+            return Failure{FailureKind::kUserError, "node " + node.name + ": a volume needs a name and a mount_path"};
+        }
+        const std::string volume = "pvc-" + DnsLabel(name, 50);
+        volumes.push_back(
+            {{"name", volume},
+             {"persistentVolumeClaim",
+              {{"claimName", ClaimName(workload, name)}, {"readOnly", v.value("read_only", false)}}}}
+        );
+        mounts.push_back({{"name", volume}, {"mountPath", path}, {"readOnly", v.value("read_only", false)}});
+    }
+    int index = 0;
+    for (const auto& ref : ListProperty(node, "secrets")) {
+        const std::string secret = ref.value("secret", "");
+        const std::string key = ref.value("key", "");
+        const std::string var = ref.value("env", "");
+        const std::string path = ref.value("mount_path", "");
+        if (secret.empty() || (!var.empty() && key.empty()) || (var.empty() && path.empty())) {
+            return Failure{
+                FailureKind::kUserError,
+                "node " + node.name + ": a secret reference needs secret with key and env, or with mount_path"};
+        }
+        if (!var.empty()) {
+            env.push_back({{"name", var}, {"valueFrom", {{"secretKeyRef", {{"name", secret}, {"key", key}}}}}});
+        }
+        if (!path.empty()) {
+            const std::string volume = "secret-" + std::to_string(index);
+            volumes.push_back({{"name", volume}, {"secret", {{"secretName", secret}}}});
+            mounts.push_back({{"name", volume}, {"mountPath", path}, {"readOnly", true}});
+        }
+        ++index;
+    }
+    if (!volumes.empty()) {
+        pod["volumes"] = volumes;
+    }
+    if (!mounts.empty()) {
+        container["volumeMounts"] = mounts;
+    }
+    if (!env.empty()) {
+        container["env"] = env;
+    }
+    return true;
+}
+
+/// The PersistentVolumeClaims of a workload's shipped-type volumes.
+ConnectorResult<std::vector<KubeManifest>> Claims(
+    const tosca::NodeSpec& node, const std::string& workload, const std::string& ns, const std::string& instance
+) {
+    std::vector<KubeManifest> out;
+    for (const auto& v : ListProperty(node, "volumes")) {
+        const std::string name = v.value("name", "");
+        const auto bytes = SizeBytes(v.value("size", Json()));
+        if (!bytes || *bytes == 0) {
+            return Failure{FailureKind::kUserError, "node " + node.name + ": volume " + name + " needs a size"};
+        }
+        Json spec = {
+            {"accessModes", Json::array({v.value("access_mode", "ReadWriteOnce")})},
+            {"resources", {{"requests", {{"storage", std::to_string(*bytes)}}}}}};
+        if (const std::string cls = v.value("storage_class", ""); !cls.empty()) {
+            spec["storageClassName"] = cls;
+        }
+        const std::string claim = ClaimName(workload, name);
+        out.push_back(
+            {node.name,
+             "PersistentVolumeClaim",
+             claim,
+             "/api/v1/namespaces/" + ns + "/persistentvolumeclaims",
+             {{"apiVersion", "v1"},
+              {"kind", "PersistentVolumeClaim"},
+              {"metadata", {{"name", claim}, {"namespace", ns}, {"labels", Labels(workload, instance)}}},
+              {"spec", spec}}}
+        );
+    }
+    return out;
+}
+
 ConnectorResult<Json> PodSpec(
     const tosca::NodeSpec& node, const std::string& name, const SiteTarget& target, const char* restart
 ) {
@@ -135,6 +246,8 @@ ConnectorResult<Json> PodSpec(
     if (!volumes.empty()) {
         spec["volumes"] = volumes;
     }
+    ORCH_CONNECTOR_TRY(bool added, AddClaimsAndSecrets(node, name, spec));
+    (void)added;
     Json selector = Json::object();
     for (const auto& c : node.constraints) {
         if (c.size() == 3 && (c[1] == "CLUSTER" || c[1] == "IS")) {
@@ -335,6 +448,11 @@ ConnectorResult<std::vector<KubeManifest>> BuildKubernetesManifests(const Deploy
                             "; Kubernetes has no job dependencies (use a Chronos site)"};
                 }
             }
+        }
+        // Claims first: the workload's pods mount them.
+        ORCH_CONNECTOR_TRY(std::vector<KubeManifest> claims, Claims(node, names[i], ns, instance));
+        for (auto& claim : claims) {
+            out.push_back(std::move(claim));
         }
         ORCH_CONNECTOR_TRY(KubeManifest workload, Workload(node, names[i], ns, instance, request.target));
         out.push_back(std::move(workload));

@@ -219,6 +219,9 @@ ConnectorResult<Observation> PollNamespace(
             AddServiceAttributes(*node, object, handle.target, obs);
             continue;
         }
+        if (m.kind == "PersistentVolumeClaim") {
+            continue;  // storage of the node's workload, judged through its pods
+        }
         obs.attributes[m.node]["kind"] = m.kind;
         obs.attributes[m.node]["worker_nodes_ips"] = OptionList(handle.target, "worker_nodes_ip");
         std::vector<const Json*> pods;

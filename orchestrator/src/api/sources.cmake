@@ -1,5 +1,6 @@
 set(SOURCES
   ${AREA_DIR}/system_routes.cpp
+  ${AREA_DIR}/types_routes.cpp
   ${AREA_DIR}/links.cpp
   ${AREA_DIR}/views.cpp
   ${AREA_DIR}/deployment_request.cpp

@@ -4,6 +4,7 @@
 #include "orchestrator/api/placement_routes.hpp"
 #include "orchestrator/api/schedule_routes.hpp"
 #include "orchestrator/api/system_routes.hpp"
+#include "orchestrator/api/types_routes.hpp"
 #include "orchestrator/ops/ops_routes.hpp"
 
 namespace orch::app {
@@ -16,6 +17,7 @@ void RegisterAllRoutes(
     metrics::Registry& metrics_registry
 ) {
     api::RegisterSystemRoutes(router, database);
+    api::RegisterTypesRoutes(router);
     api::RegisterDeploymentRoutes(router, api_context);
     api::RegisterResourceRoutes(router, api_context);
     api::RegisterPlacementRoutes(router, api_context);

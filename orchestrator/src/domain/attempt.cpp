@@ -28,6 +28,14 @@ AttemptOutcome ParseAttemptOutcome(std::string_view name) {
     return AttemptOutcome::kUnknown;
 }
 
+std::string_view FailureCauseName(FailureCause cause) {
+    return cause == FailureCause::kRequest ? "REQUEST" : "SITE";
+}
+
+FailureCause ParseFailureCause(std::string_view name) {
+    return name == "REQUEST" ? FailureCause::kRequest : FailureCause::kSite;
+}
+
 std::string FormatUtcMillis(TimePoint t) {
     const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
     const std::time_t seconds = static_cast<std::time_t>(millis / 1000);

@@ -86,7 +86,7 @@ std::vector<placement::AttemptOutcome> PgSiteHistory::RecentAttempts(const std::
         const auto r = tx.exec_params(
             "SELECT (extract(epoch from finished_at)*1000000)::bigint, outcome = 'SUCCEEDED', deployment_id::text, "
             "COALESCE(reason, '') FROM attempts WHERE service_id = $1 AND finished_at IS NOT NULL "
-            "AND outcome <> 'RUNNING' ORDER BY finished_at DESC LIMIT $2",
+            "AND outcome <> 'RUNNING' AND cause <> 'REQUEST' ORDER BY finished_at DESC LIMIT $2",
             service_id,
             static_cast<std::int64_t>(limit)
         );
@@ -113,7 +113,7 @@ placement::AttemptsByService PgSiteHistory::RecentAttemptsOf(
             "outcome = 'SUCCEEDED' AS ok, deployment_id::text AS deployment_id, COALESCE(reason, '') AS reason, "
             "row_number() OVER (PARTITION BY service_id ORDER BY finished_at DESC) AS n "
             "FROM attempts WHERE service_id = ANY($1::text[]) AND finished_at IS NOT NULL "
-            "AND outcome <> 'RUNNING') recent WHERE n <= $2 ORDER BY service_id, n",
+            "AND outcome <> 'RUNNING' AND cause <> 'REQUEST') recent WHERE n <= $2 ORDER BY service_id, n",
             TextArray(service_ids),
             static_cast<std::int64_t>(limit)
         );

@@ -124,7 +124,7 @@ void ApplyResources(pqxx::work& tx, const std::string& id, const Transition& t) 
 
 void ApplyAttempt(pqxx::work& tx, const std::string& id, const workflow::Attempt& a) {
     tx.exec_params(
-        "UPDATE attempts SET outcome = $3, reason = NULLIF($4, ''), "
+        "UPDATE attempts SET outcome = $3, reason = NULLIF($4, ''), cause = $7, "
         "finished_at = CASE WHEN $3 = 'RUNNING' THEN NULL ELSE COALESCE(finished_at, now()) END, "
         "handle = CASE WHEN $5 = '' THEN handle ELSE $5::jsonb END, cleaned = cleaned OR $6 "
         "WHERE deployment_id = $1::uuid AND seq = $2",
@@ -133,7 +133,8 @@ void ApplyAttempt(pqxx::work& tx, const std::string& id, const workflow::Attempt
         std::string(domain::AttemptOutcomeName(a.outcome)),
         a.reason,
         a.handle.is_null() ? std::string() : a.handle.dump(),
-        a.cleaned
+        a.cleaned,
+        std::string(domain::FailureCauseName(a.cause))
     );
 }
 
@@ -214,7 +215,7 @@ Result<std::optional<workflow::WorkflowState>> PgWorkflowStore::Load(const std::
         }
         const auto attempts = tx.exec_params(
             "SELECT seq, provider_id, provider_name, service_id, target::text, "
-            "(extract(epoch from started_at)*1000000)::bigint, outcome, reason, handle::text, cleaned "
+            "(extract(epoch from started_at)*1000000)::bigint, outcome, reason, handle::text, cleaned, cause "
             "FROM attempts WHERE deployment_id = $1::uuid ORDER BY seq",
             deployment_id
         );
@@ -230,6 +231,7 @@ Result<std::optional<workflow::WorkflowState>> PgWorkflowStore::Load(const std::
             a.reason = TextOr(row[7]);
             a.handle = JsonOr(row[8], nullptr);
             a.cleaned = row[9].as<bool>();
+            a.cause = domain::ParseFailureCause(row[10].as<std::string>());
             s.attempts.push_back(std::move(a));
         }
         const auto resources = tx.exec_params(

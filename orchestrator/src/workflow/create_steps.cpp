@@ -16,6 +16,7 @@ Transition FailOnAttempt(const WorkflowState& st, int seq, const std::string& re
     Attempt failed;
     failed.seq = seq;
     failed.outcome = domain::AttemptOutcome::kFailed;
+    failed.cause = domain::FailureCause::kRequest;
     failed.reason = reason;
     t.finish_attempt = failed;
     if (!st.deployment.options.keep_last_attempt) {
@@ -128,6 +129,7 @@ StepResult CreateOn(
         Transition t = FailCreate(st, failure.message);
         Attempt failed = attempt;
         failed.outcome = domain::AttemptOutcome::kFailed;
+        failed.cause = domain::FailureCause::kRequest;  // a user error: not the site's failure
         failed.reason = failure.message;
         t.finish_attempt = failed;
         t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", seq}}, {}, false});

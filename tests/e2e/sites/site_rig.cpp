@@ -130,7 +130,10 @@ std::string WriteOrchestratorFiles(
         << "auth:\n  mode: disabled\n"
         << "log:\n  level: warn\n"
         << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": "
-        << orch::test::SharedDir() << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
+        << orch::test::SharedDir()
+        << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
+        // The shipped types profile, as the demo maps it (tosca/profiles/examples import it).
+        << "    \"http://127.0.0.1:8080/types/\": " << orch::test::SourceDir() << "/tosca/profiles/\n"
         << "placement:\n  default_group: e2e\n  catalogue: {type: file, path: " << dir
         << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
         << top_level_yaml << "workflow:\n  first_poll: 200ms\n  max_poll: 1s\n  idle_poll: 100ms\n"

@@ -406,3 +406,50 @@ TEST_CASE(
     CheckNoRejections(sites.a);
     CheckNoRejections(sites.b);
 }
+
+// Issue 25: GPU templates written with the shipped types (tosca/profiles/examples: Deployment,
+// Job, CronJob importing /types/v1/orchestrator.yaml through the mirror map) route to Kubernetes,
+// reach CREATE_COMPLETE on the simulator through the real binary with GPU limits and the model
+// selector, and delete leaves nothing.
+TEST_CASE("shipped-type GPU Deployment, Job and CronJob complete on Kubernetes and delete cleanly", "[e2e][sites]") {
+    TwoSites sites;
+    const auto example = [](const std::string& name) {
+        return orch::test::ReadFile(orch::test::SourceDir() + "/tosca/profiles/examples/" + name);
+    };
+    std::vector<std::string> ids;
+    for (const auto& [file, inputs] : std::vector<std::pair<std::string, Json>>{
+             {"gpu_deployment.yaml", {{"gpu_model", "Tesla T4"}, {"replicas", 2}}},
+             {"gpu_job.yaml", Json::object()},
+             {"gpu_cronjob.yaml", Json::object()}}) {
+        INFO(file);
+        std::string id;
+        const Json d = sites.Deploy(example(file), inputs, id);
+        INFO(d.dump(2));
+        REQUIRE(d["status"] == "CREATE_COMPLETE");
+        CHECK(d["cloudProviderEndpoint"].value("deploymentType", "") == "KUBERNETES");
+        ids.push_back(id);
+    }
+    const Json kube = sites.a.Objects()["kubernetes"];
+    INFO(kube.dump());
+    int gpu_pods = 0;
+    for (const auto& pod : kube["pods"]) {
+        if (pod["name"].get<std::string>().find("inference") != std::string::npos) {
+            CHECK(pod["node"] == "gpu-a");  // the T4 node: the model selector was honoured
+            ++gpu_pods;
+        }
+    }
+    CHECK(gpu_pods == 2);
+    for (const auto& id : ids) {
+        INFO(id);
+        CHECK((Holds(sites.a, id) || Holds(sites.b, id)));
+        REQUIRE(sites.api.Call("DELETE", "/deployments/" + id).status == 204);
+    }
+    for (const auto& id : ids) {
+        INFO(id);
+        CHECK(sites.api.WaitFor(id, kDeleteDone, kDeployTimeout)["status"] == "DELETE_COMPLETE");
+        CHECK_FALSE(Holds(sites.a, id));
+        CHECK_FALSE(Holds(sites.b, id));
+    }
+    CheckNoRejections(sites.a);
+    CheckNoRejections(sites.b);
+}

@@ -14,7 +14,7 @@ using orch::store::PgPool;
 using orch::store::PgPoolOptions;
 
 // One deployment with `outcomes` attempts on `service` (seq 1..n, a minute apart; 'S' = succeeded,
-// 'F' = failed, 'R' = still running).
+// 'F' = failed, 'U' = failed by the request (a user error: cause REQUEST), 'R' = still running).
 void AddAttempts(PgPool& pool, const std::string& service, const std::string& outcomes) {
     const std::string id = orch::SequentialUuid();
     auto done = pool.Run([&](pqxx::connection& conn) {
@@ -28,9 +28,10 @@ void AddAttempts(PgPool& pool, const std::string& service, const std::string& ou
             const char o = outcomes[i];
             tx.exec_params(
                 "INSERT INTO attempts (deployment_id, seq, provider_id, provider_name, service_id, target, "
-                "finished_at, outcome, reason) VALUES ($1::uuid, $2, 'P', 'P', $3, '{}'::jsonb, "
+                "finished_at, outcome, reason, cause) VALUES ($1::uuid, $2, 'P', 'P', $3, '{}'::jsonb, "
                 "CASE WHEN $4::text = 'R' THEN NULL ELSE now() - make_interval(mins => 100 - $2::int) END, "
-                "CASE $4::text WHEN 'S' THEN 'SUCCEEDED' WHEN 'F' THEN 'FAILED' ELSE 'RUNNING' END, $5)",
+                "CASE $4::text WHEN 'S' THEN 'SUCCEEDED' WHEN 'F' THEN 'FAILED' WHEN 'U' THEN 'FAILED' "
+                "ELSE 'RUNNING' END, $5, CASE $4::text WHEN 'U' THEN 'REQUEST' ELSE 'SITE' END)",
                 id,
                 static_cast<int>(i + 1),
                 service,
@@ -77,4 +78,24 @@ TEST_CASE("site history: one batched read equals the per-service reads", "[store
     CHECK_FALSE(a[0].success);
     CHECK(a[2].error == "reason 5");
     CHECK(a[2].success);
+}
+
+// Issue 25: failures the request caused (a template the site cannot run, a user error it reports)
+// are not the site's: they neither lower its success rate nor count toward its circuit breaker.
+TEST_CASE("site history: failures caused by the request are not the site's", "[store][placement][health]") {
+    orch::test::TestDatabase db;
+    PgPool pool{PgPoolOptions{.dsn = db.dsn(), .size = 2}};
+    REQUIRE(orch::store::ApplyMigrations(pool));
+    orch::store::PgSiteHistory history(pool);
+    AddAttempts(pool, "OPENSTACK", "SUUUF");  // newest last: 4 failures, 3 of them the users'
+
+    const auto single = history.RecentAttempts("OPENSTACK", 10);
+    REQUIRE(single.size() == 2);
+    CHECK(single[0].error == "reason 5");
+    CHECK_FALSE(single[0].success);
+    CHECK(single[1].success);
+    const std::vector<std::string_view> ids = {"OPENSTACK"};
+    const auto batched = history.RecentAttemptsOf(ids, 10);
+    REQUIRE(batched.at("OPENSTACK").size() == 2);
+    CHECK(batched.at("OPENSTACK")[0].error == "reason 5");
 }

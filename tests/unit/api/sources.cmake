@@ -2,5 +2,6 @@
 # in-memory stores (no server process, no PostgreSQL).
 set(TEST_SOURCES
   ${TEST_DIR}/deployment_handlers_test.cpp
+  ${TEST_DIR}/types_routes_test.cpp
 )
 set(TEST_LIBS orch::orchestrator orch_test_fakes)

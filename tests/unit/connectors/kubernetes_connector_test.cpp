@@ -363,3 +363,77 @@ TEST_CASE("per-site HTTP clients for private CAs and client certificates", "[con
         CHECK(std::holds_alternative<Failure>(with_cert));  // the files do not exist
     }
 }
+
+// Issue 25: the shipped types' Deployment/Job/CronJob with GPUs, persistent volumes (one claim
+// each) and secrets by reference, checked against the 1.20 schemas and run on the simulator.
+TEST_CASE(
+    "Kubernetes: shipped-type workloads with GPUs, volume claims and secret references", "[connectors][kubernetes]"
+) {
+    auto web = KubeGpuApp("web", 1, "Tesla V100-PCIE-16GB");  // a model the simulated site has
+    web.type = std::string(kKubernetesDeploymentType);
+    web.type_chain = {web.type, "tosca.nodes.indigo.Kubernetes.Workload", "tosca.nodes.Root"};
+    web.volumes.clear();
+    web.properties = {
+        {"volumes",
+         Json::array({{{"name", "data"}, {"mount_path", "/data"}, {"size", "1 GiB"}, {"read_only", false}}})},
+        {"secrets",
+         Json::array(
+             {{{"secret", "api-token"}, {"key", "token"}, {"env", "API_TOKEN"}},
+              {{"secret", "tls"}, {"mount_path", "/etc/tls"}}}
+         )}};
+    auto job = KubeJob("train");
+    job.resources.gpu.count = 1;
+    auto cron = KubeJob("nightly");
+    cron.schedule = "30 2 * * *";
+    const auto spec = SpecOf(DeploymentKind::kKubernetes, {web, job, cron});
+    const auto manifests =
+        Ok(BuildKubernetesManifests(Request(kDeployment, spec, Target(TargetKind::kKubernetes, "http://k"))));
+    REQUIRE(manifests.size() == 5);  // namespace, claim, web, train, nightly
+    REQUIRE(manifests[1].kind == "PersistentVolumeClaim");
+    CHECK(manifests[1].name == "web-data");
+    CHECK(manifests[1].body["spec"]["resources"]["requests"]["storage"] == "1073741824");
+    CHECK(manifests[1].body["spec"]["accessModes"] == Json::array({"ReadWriteOnce"}));
+    for (const auto& m : manifests) {
+        const std::string schema =
+            m.kind == "PersistentVolumeClaim" ? "persistentvolumeclaim-v1.json" : SchemaFor(m.kind);
+        auto violations = Schemas()->Validate(schema, m.body);
+        REQUIRE(violations);
+        INFO(m.kind << " " << m.name << ": " << orch::sim::DescribeViolations(*violations));
+        CHECK(violations->empty());
+    }
+    const Json pod = manifests[2].body["spec"]["template"]["spec"];
+    const Json container = pod["containers"][0];
+    CHECK(container["resources"]["limits"]["nvidia.com/gpu"] == 1);
+    CHECK(pod["nodeSelector"]["nvidia.com/gpu.product"] == "Tesla-V100-PCIE-16GB");
+    CHECK(pod["volumes"][0]["persistentVolumeClaim"]["claimName"] == "web-data");
+    CHECK(pod["volumes"][1]["secret"]["secretName"] == "tls");
+    CHECK(container["volumeMounts"].size() == 2);
+    const Json by_reference = {{"name", "api-token"}, {"key", "token"}};
+    CHECK(container["env"].dump().find(by_reference.dump()) != std::string::npos);
+    CHECK(manifests[3].kind == "Job");
+    CHECK(manifests[3].body["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == 1);
+    CHECK(manifests[4].kind == "CronJob");
+
+    // A reference that says neither where nor which key is the user's mistake.
+    auto bad = web;
+    bad.properties["secrets"] = Json::array({{{"secret", "api-token"}, {"env", "TOKEN"}}});
+    const Failure refused = Fails(BuildKubernetesManifests(
+        Request(kDeployment, SpecOf(DeploymentKind::kKubernetes, {bad}), Target(TargetKind::kKubernetes, "http://k"))
+    ));
+    CHECK(refused.kind == FailureKind::kUserError);
+    CHECK(refused.message.find("secret reference") != std::string::npos);
+
+    // On the simulator: created, ready, and nothing left after delete (the claim included).
+    Fixture f;
+    const auto run = SpecOf(DeploymentKind::kKubernetes, {web});
+    const Handle handle = Ok(f.connector.Create(Request(kDeployment, run, f.target)));
+    Observation obs = PollUntilSettled(f.connector, handle, run, *f.site);
+    INFO(obs.reason);
+    REQUIRE(obs.phase == Phase::kReady);
+    CHECK(f.site->Objects()["kubernetes"].dump().find("web-data") != std::string::npos);
+    CHECK(Ok(f.connector.Delete(handle, false)) == Deletion::kInProgress);
+    obs = PollUntilSettled(f.connector, handle, run, *f.site);
+    CHECK(obs.phase == Phase::kGone);
+    CHECK(f.site->Objects()["kubernetes"].dump().find("web-data") == std::string::npos);
+    CHECK(f.site->Rejections().empty());
+}

@@ -205,6 +205,33 @@ TEST_CASE("the deployment kind follows derivation, unlike the original's exact n
     CHECK(spec.WorkloadNodes().front()->type_chain.front() == "my.TrainingApp");
 }
 
+// Issue 25: the Kubernetes types docs/connectors.md documents were classified as virtual
+// machines (tosca-check said VIRTUAL_MACHINES, the dry run chose OpenStack and the create failed
+// with "the template has no virtual machine"); only the never-merged Docker.Kubernetes type routed.
+TEST_CASE("native Kubernetes workload types route to Kubernetes, not to virtual machines", "[tosca][spec]") {
+    for (const std::string type :
+         {"tosca.nodes.indigo.Kubernetes.Deployment",
+          "tosca.nodes.indigo.Kubernetes.Job",
+          "tosca.nodes.indigo.Kubernetes.CronJob"}) {
+        INFO(type);
+        const std::string text =
+            "tosca_definitions_version: tosca_simple_yaml_1_0\n"
+            "node_types:\n  " +
+            type +
+            ":\n    derived_from: tosca.nodes.Root\n"
+            "    properties: {image: {type: string}}\n"
+            "topology_template:\n  node_templates:\n"
+            "    app:\n      type: " +
+            type + "\n      properties: {image: nginx}\n";
+        const auto check = Check(text);
+        const DeploymentSpec& spec = SpecOf(check);
+        CHECK(DeploymentKindName(spec.kind) == "KUBERNETES");
+        CHECK(CheckReport(check)["kind"] == "KUBERNETES");
+        REQUIRE(spec.WorkloadNodes().size() == 1);
+        CHECK(spec.WorkloadNodes().front()->name == "app");
+    }
+}
+
 std::string ReadCorpus(const std::string& relative) {
     std::ifstream in(test::CorpusDir() + "/" + relative);
     std::ostringstream out;

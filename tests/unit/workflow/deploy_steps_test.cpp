@@ -172,3 +172,49 @@ TEST_CASE(
     REQUIRE(attempts.size() == 2);
     CHECK(attempts[0].outcome == AttemptOutcome::kFailed);
 }
+
+// Issue 25: a failure caused by the request (the connector's typed kUserError: a template the
+// target cannot run, a user error the site reports) is recorded as the request's, so site health
+// (PgSiteHistory, which ranking and circuit breakers read) does not count it against the site.
+TEST_CASE("a user error is recorded as the request's fault, a site failure as the site's", "[workflow][health]") {
+    using orch::domain::FailureCause;
+    const auto causes = [](Rig& rig, const std::string& id) {
+        const auto st = rig.api.stores.workflow.Load(id).value();
+        REQUIRE(st);
+        std::vector<FailureCause> out;
+        for (const auto& a : st->attempts) {
+            out.push_back(a.cause);
+        }
+        return out;
+    };
+    SECTION("refused at create") {
+        Rig rig;
+        rig.connector.SetBehaviour("SITE-A", {.create_fails = FailureKind::kUserError});
+        const std::string id = rig.Create(Json::object());
+        rig.RunDue();
+        CHECK(rig.Get(id).status == Status::kCreateFailed);
+        CHECK(rig.connector.CreateCalls("SITE-B", id) == 0);
+        CHECK(causes(rig, id) == std::vector<FailureCause>{FailureCause::kRequest});
+    }
+    SECTION("reported by the site while polling") {
+        Rig rig;
+        rig.connector.SetBehaviour("SITE-A", {.poll_fails = FailureKind::kUserError});
+        const std::string id = rig.Create(Json::object());
+        rig.RunDue();
+        rig.api.clock.Advance(seconds(1));
+        rig.RunDue();
+        CHECK(rig.Get(id).status == Status::kCreateFailed);
+        CHECK(causes(rig, id) == std::vector<FailureCause>{FailureCause::kRequest});
+    }
+    SECTION("the site's own failure") {
+        Rig rig;
+        rig.connector.SetBehaviour("SITE-A", {.create_fails = FailureKind::kTryAnotherSite});
+        const std::string id = rig.Create(Json::object());
+        rig.RunDue();
+        CHECK(rig.connector.CreateCalls("SITE-B", id) == 1);
+        const auto c = causes(rig, id);
+        REQUIRE(c.size() == 2);
+        CHECK(c[0] == FailureCause::kSite);
+        CHECK(rig.Attempts(id)[0].outcome == AttemptOutcome::kFailed);
+    }
+}

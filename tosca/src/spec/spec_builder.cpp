@@ -1,6 +1,7 @@
 #include "spec/spec_builder.hpp"
 
 #include "tosca/scalar_unit.hpp"
+#include "tosca/target_routing.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -103,22 +104,14 @@ bool Derives(const NodeTemplate& node, std::string_view type) {
 }
 
 DeploymentKind KindOf(const Topology& topology) {
+    std::vector<const std::vector<std::string>*> chains;
+    chains.reserve(topology.nodes.size());
     for (const auto& node : topology.nodes) {
-        if (Derives(*node, "tosca.nodes.indigo.Container.Application.Docker.Chronos")) {
-            return DeploymentKind::kChronos;
-        }
-        if (Derives(*node, "tosca.nodes.indigo.Container.Application.Docker.Marathon")) {
-            return DeploymentKind::kMarathon;
-        }
-        if (Derives(*node, "tosca.nodes.indigo.Batch.Job")) {
-            return DeploymentKind::kSlurm;
-        }
-        if (Derives(*node, "tosca.nodes.indigo.Kubernetes.HelmChart") ||
-            Derives(*node, "tosca.nodes.indigo.Container.Application.Docker.Kubernetes")) {
-            return DeploymentKind::kKubernetes;
+        if (node->type != nullptr) {
+            chains.push_back(&node->type->chain);
         }
     }
-    return DeploymentKind::kVirtualMachines;
+    return RouteDeployment(chains);
 }
 
 PortSpec ToPort(const Json& value, std::string name) {

@@ -30,6 +30,7 @@ struct Attempt {
     Json target;  ///< candidate JSON (site target without credentials, placements)
     domain::TimePoint started_at{};
     domain::AttemptOutcome outcome = domain::AttemptOutcome::kRunning;
+    domain::FailureCause cause = domain::FailureCause::kSite;  ///< meaningful when kFailed
     std::string reason;
     Json handle;  ///< null until Create returned
     bool cleaned = false;

@@ -18,7 +18,7 @@ namespace orch::test {
 
 class HandlerHarness {
    public:
-    /// Deployment, resource and placement routes, as main registers them.
+    /// Deployment, resource, placement and types-profile routes, as main registers them.
     HandlerHarness();
 
     /// `target` is path and query as sent ("/deployments?page=1"). Every request carries a bearer
