@@ -210,6 +210,15 @@ ConnectorResult<Verdict> ReadHelmRelease(
     return Verdict{helm.ready, helm.waiting, helm.failure};
 }
 
+bool ScaleOnly(const Handle& handle, const std::string& path) {
+    for (const auto& object : handle.state.value("objects", Json::array())) {
+        if (object.value("path", "") == path) {
+            return object.value("scale", false);
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 ConnectorResult<Observation> PollNamespace(
@@ -312,9 +321,21 @@ ConnectorResult<Observation> PollNamespace(
         }
         std::string detail;
         if (!v.ready) {
-            const bool rollout = m.kind == "Deployment" && object["metadata"].value("generation", 1) > 1;
+            // An update that only changed the replica count (Update marks it `scale`) is no
+            // rollout: no old pod will go away to make room, so Unschedulable is a verdict now,
+            // with the scheduler's reason, rather than after the progress deadline.
+            const Json dstatus = object.value("status", Json::object());
+            const bool rollout = m.kind == "Deployment" && object["metadata"].value("generation", 1) > 1 &&
+                                 !ScaleOnly(handle, m.collection + "/" + m.name);
             if (auto pod_failure = JudgePods(pods, terminating, rollout, detail)) {
                 v.failure = pod_failure;
+                if (m.kind == "Deployment" && object["metadata"].value("generation", 1) > 1) {
+                    // Say what the failed scale leaves on the site.
+                    v.failure->message += "; the Deployment keeps " +
+                                          std::to_string(dstatus.value("availableReplicas", 0)) + " of " +
+                                          std::to_string(object["spec"].value("replicas", 1)) +
+                                          " replicas running, the others Pending until it is scaled back or deleted";
+                }
             }
         }
         if (v.failure) {
