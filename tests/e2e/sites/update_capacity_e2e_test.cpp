@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <set>
 
 namespace {
 
@@ -47,6 +48,20 @@ TEST_CASE(
     const Json done = api.WaitFor(id, {"CREATE_COMPLETE", "CREATE_FAILED"}, kTimeout);
     INFO(done.dump());
     REQUIRE(done["status"] == "CREATE_COMPLETE");
+
+    // Every pod of the Deployment (replicas: 2) is a resource of its node, not only the first.
+    const auto resources = api.Call("GET", "/deployments/" + id + "/resources?size=50");
+    REQUIRE(resources.status == 200);
+    const Json listed = Json::parse(resources.body);
+    std::set<std::string> pods;
+    for (const auto& r : listed["content"]) {
+        if (r.value("toscaNodeName", "") == "kubernetes") {
+            pods.insert(r.value("physicalId", ""));
+        }
+    }
+    INFO(resources.body);
+    CHECK(pods.size() == 2);
+    CHECK(pods.count("") == 0);
 
     // What the dry run says about the site for the bigger request.
     const std::string bigger = WithGpus(text, 5);
