@@ -296,7 +296,8 @@ SimResponse KubeHandlers::Create(const KubePath& p, const SimRequest& request) {
     }
     metadata["uid"] = s_.NewUid();
     metadata["creationTimestamp"] = KubeTime(now_);
-    if (p.resource->kind == "Deployment" || p.resource->kind == "Job" || p.resource->kind == "CronJob") {
+    if (p.resource->kind == "Deployment" || p.resource->kind == "Job" || p.resource->kind == "CronJob" ||
+        p.resource->kind == "HelmRelease" || p.resource->kind == "HelmRepository") {
         metadata["generation"] = 1;
     }
     ApplyKubeDefaults(s_, *p.resource, *body);

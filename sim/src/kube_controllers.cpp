@@ -347,6 +347,10 @@ void KubernetesSim::Advance(double now, const std::set<std::string>& exhausted) 
             s.RunDeployment(object, now);
         } else if (object.resource->kind == "Job") {
             s.RunJob(object, now);
+        } else if (object.resource->kind == "HelmRelease") {
+            s.RunHelmRelease(object, now);
+        } else if (object.resource->kind == "HelmRepository") {
+            s.RunHelmRepository(object, now);
         }
     }
     s.RunPods(now, exhausted);

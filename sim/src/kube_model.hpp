@@ -115,6 +115,11 @@ struct KubernetesSim::State {
     void RunDeployment(KubeObject& deployment, double now);
     void RunJob(KubeObject& job, double now);
     void RunCronJob(KubeObject& cronjob, double now);
+    // Flux (kube_flux.cpp)
+    void RunHelmRelease(KubeObject& release, double now);
+    void RunHelmRepository(KubeObject& repository, double now);
+    bool SourceReady(const KubeObject& release) const;
+    void InstallChart(const KubeObject& release, double now);
     void RunPods(double now, const std::set<std::string>& exhausted);
     void CreatePod(const KubeObject& owner, const Json& pod_template, const std::string& hash, double now);
     void TerminatePod(KubePod& pod, double now);
@@ -135,6 +140,9 @@ SimResponse KubeStatus(int code, const std::string& reason, const std::string& m
 std::optional<SimResponse> ValidateKubeObject(
     const KubernetesSim::State& state, const KubeResource& resource, const Json& object
 );
+
+/// What the Flux CRDs' validation rules (beyond their schemas) find wrong: (field, detail) pairs.
+std::vector<std::pair<std::string, std::string>> FluxProblems(const KubeResource& resource, const Json& spec);
 
 /// Job defaults, including the generated controller-uid selector when `uid` is set.
 void ApplyKubeJobDefaults(Json& spec, const std::string& uid, const std::string& job_name);

@@ -18,6 +18,20 @@ const std::vector<KubeResource>& Resources() {
         {"apps", "v1", "deployments", "Deployment", "deployment-apps-v1.json", true},
         {"batch", "v1", "jobs", "Job", "job-batch-v1.json", true},
         {"batch", "v1beta1", "cronjobs", "CronJob", "cronjob-batch-v1beta1.json", true},
+        // Flux CRDs (installed on the site): the Helm Operator's (v1) and Flux v2's.
+        {"helm.fluxcd.io", "v1", "helmreleases", "HelmRelease", "helmrelease-helm.fluxcd.io-v1.json", true},
+        {"helm.toolkit.fluxcd.io",
+         "v2beta1",
+         "helmreleases",
+         "HelmRelease",
+         "helmrelease-helm.toolkit.fluxcd.io-v2beta1.json",
+         true},
+        {"source.toolkit.fluxcd.io",
+         "v1beta2",
+         "helmrepositories",
+         "HelmRepository",
+         "helmrepository-source.toolkit.fluxcd.io-v1beta2.json",
+         true},
     };
     return kResources;
 }

@@ -299,6 +299,9 @@ Causes SemanticCauses(const KubeResource& resource, const Json& object) {
     } else if (resource.kind == "Service") {
         CheckService(causes, spec);
     }
+    for (auto& [field, detail] : FluxProblems(resource, spec)) {
+        causes.push_back({field, "FieldValueInvalid", "Invalid value: " + detail});
+    }
     return causes;
 }
 

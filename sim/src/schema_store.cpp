@@ -53,6 +53,12 @@ Result<std::shared_ptr<const SchemaSet>> LoadSchemasFromDir(const std::string& d
             ORCH_RETURN_IF_ERROR(set->AddText(entry.path().filename().string(), text.str()));
         }
     }
+    // The Flux CRD schemas ship with site-sim itself (sim/schemas/flux), not with the reference folder.
+    for (const auto& [name, text] : EmbeddedSchemaFiles()) {
+        if (name.rfind("helm", 0) == 0 && !set->Has(std::string(name))) {
+            ORCH_RETURN_IF_ERROR(set->AddText(std::string(name), text));
+        }
+    }
     return Finish(std::move(set));
 }
 

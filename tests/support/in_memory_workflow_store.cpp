@@ -1,4 +1,5 @@
 // InMemoryWorkflowStore: the job queue with its leases, and the transitions steps commit.
+#include "common/uuid.hpp"
 #include "test_support/in_memory_stores.hpp"
 
 #include <algorithm>
@@ -65,6 +66,31 @@ void ApplyChange(domain::Resource& r, const workflow::ResourceChange& c, domain:
     }
 }
 
+// An instance the site reports beyond the node's rows (a Deployment's replicas, a release's pods)
+// becomes a resource of that node, as PgWorkflowStore does.
+void AddReportedInstance(
+    std::vector<domain::Resource>& rs, const workflow::ResourceChange& c, bool matched, domain::TimePoint now
+) {
+    if (matched || !c.id.empty() || c.index <= 0) {
+        return;
+    }
+    const auto first = std::find_if(rs.begin(), rs.end(), [&](const domain::Resource& r) {
+        return r.node_name == c.node && r.instance_index == 0 && r.state != domain::NodeState::kDeleted;
+    });
+    if (first == rs.end()) {
+        return;
+    }
+    domain::Resource added = *first;
+    added.id = SequentialUuid();
+    added.instance_index = c.index;
+    added.created_at = now;
+    added.physical_id.clear();
+    added.metadata = Json::object();
+    added.state = domain::NodeState::kInitial;
+    ApplyChange(added, c, now);
+    rs.push_back(std::move(added));
+}
+
 void ApplyResources(InMemoryDatabase::Row& row, const workflow::Transition& t, domain::TimePoint now) {
     auto& rs = row.resources;
     if (t.drop_deleting_resources) {
@@ -77,9 +103,12 @@ void ApplyResources(InMemoryDatabase::Row& row, const workflow::Transition& t, d
         }
     }
     for (const auto& c : t.resource_changes) {
+        bool matched = false;
         for (auto& r : rs) {
+            matched = matched || (c.id.empty() && r.node_name == c.node && r.instance_index == c.index);
             ApplyChange(r, c, now);
         }
+        AddReportedInstance(rs, c, matched, now);
     }
 }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <set>
 #include <thread>
 
 namespace orch::test::contract {
@@ -217,6 +218,33 @@ void CreateGetAndResources(const Factory& make) {
     CHECK(jobs->at(0).deployment_id == id);
     CHECK(jobs->at(0).workflow);
     CHECK(jobs->at(0).attempts == 1);
+}
+
+void ReportedInstancesAdded(const Factory& make) {
+    auto f = make();
+    const std::string id = Add(*f, {.owner = kAlice, .resources = 1});
+    const auto job = ClaimFor(*f, id);
+    workflow::Transition t;
+    t.status = DStatus::kCreateComplete;
+    // A Deployment of one node running three pods: index 0 is the node's row, 1 and 2 are new.
+    for (int i = 0; i < 3; ++i) {
+        t.resource_changes.push_back(
+            {.node = "app", .index = i, .state = NodeState::kStarted, .physical_id = "pod-" + std::to_string(i)}
+        );
+    }
+    t.resource_changes.push_back({.node = "absent", .index = 1, .state = NodeState::kStarted});  // no such node
+    REQUIRE(f->workflow().Commit(job, "w1", t));
+    auto page = f->deployments().ListResources(id, std::string("tosca.nodes.Root"), 0, 10, {});
+    REQUIRE(page);
+    REQUIRE(page->items.size() == 3);
+    std::set<std::string> pods;
+    for (const auto& r : page->items) {
+        CHECK(r.node_name == "app");
+        CHECK(r.node_type == "tosca.nodes.indigo.Container");
+        CHECK(r.state == NodeState::kStarted);
+        pods.insert(r.physical_id);
+    }
+    CHECK(pods == std::set<std::string>{"pod-0", "pod-1", "pod-2"});
 }
 
 void OwnerScoping(const Factory& make) {

@@ -4,6 +4,7 @@
 #include "connectors/workload.hpp"
 #include "kubernetes/kubernetes_poll.hpp"
 
+#include <functional>
 #include <set>
 
 namespace orch::connectors {
@@ -19,10 +20,23 @@ bool Terminating(const RestResponse& r) {
     return r.status == 403 && r.body.find("being terminated") != std::string::npos;
 }
 
-Json ObjectList(const std::vector<KubeManifest>& manifests) {
+// The objects created, with a fingerprint of each Deployment's pod template: an update that keeps
+// it is a scale (`scale`: Poll judges an Unschedulable pod at once, nothing old will make room).
+Json ObjectList(const std::vector<KubeManifest>& manifests, const Json& previous = Json::array()) {
     Json out = Json::array();
     for (const auto& m : manifests) {
-        out.push_back({{"node", m.node}, {"kind", m.kind}, {"name", m.name}, {"path", m.collection + "/" + m.name}});
+        Json entry = {{"node", m.node}, {"kind", m.kind}, {"name", m.name}, {"path", m.collection + "/" + m.name}};
+        if (m.kind == "Deployment") {
+            const std::string fingerprint =
+                std::to_string(std::hash<std::string>{}(m.body["spec"].value("template", Json::object()).dump()));
+            entry["template"] = fingerprint;
+            for (const auto& old : previous) {
+                if (old.value("path", "") == entry["path"] && old.value("template", "") == fingerprint) {
+                    entry["scale"] = true;
+                }
+            }
+        }
+        out.push_back(std::move(entry));
     }
     return out;
 }
@@ -140,7 +154,8 @@ ConnectorResult<Handle> KubernetesConnector::Update(const Handle& handle, const 
             }
         }
         Handle updated = handle;
-        updated.state = {{"namespace", ns}, {"objects", ObjectList(manifests)}};
+        updated.state = {
+            {"namespace", ns}, {"objects", ObjectList(manifests, handle.state.value("objects", Json::array()))}};
         return updated;
     });
 }

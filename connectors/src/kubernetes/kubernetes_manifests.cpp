@@ -1,11 +1,14 @@
 // TOSCA nodes -> Kubernetes objects (apps/v1 Deployment, v1 Service, batch/v1 Job,
-// batch/v1beta1 CronJob) valid for a 1.20 API server.
+// batch/v1beta1 CronJob, Flux HelmReleases) valid for a 1.20 API server.
 #include "connectors/kubernetes_connector.hpp"
 #include "connectors/naming.hpp"
 #include "connectors/workload.hpp"
+#include "kubernetes/helm_release.hpp"
 #include "tosca/scalar_unit.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <sstream>
 
 namespace orch::connectors {
@@ -404,16 +407,6 @@ ConnectorResult<std::vector<KubeManifest>> BuildKubernetesManifests(const Deploy
     if (nodes.empty()) {
         return Failure{FailureKind::kUserError, "the template has no Kubernetes workload node"};
     }
-    for (const auto* node : nodes) {
-        if (HasType(*node, kHelmChartType)) {
-            return Failure{
-                FailureKind::kUserError,
-                "node " + node->name +
-                    ": Helm charts are not deployed by this orchestrator's Kubernetes connector "
-                    "(use tosca.nodes.indigo.Container.Application.Docker.Kubernetes or "
-                    "tosca.nodes.indigo.Kubernetes.Job)"};
-        }
-    }
     const std::string ns = KubernetesNamespace(request.deployment_id, request.target);
     const std::string instance = DnsLabel(request.deployment_id);
     std::vector<KubeManifest> out;
@@ -439,6 +432,13 @@ ConnectorResult<std::vector<KubeManifest>> BuildKubernetesManifests(const Deploy
     );
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const auto& node = *nodes[i];
+        if (HasType(node, kHelmChartType)) {
+            ORCH_CONNECTOR_TRY(
+                std::vector<KubeManifest> helm, kubernetes::HelmManifests(node, names[i], ns, request.target)
+            );
+            std::move(helm.begin(), helm.end(), std::back_inserter(out));
+            continue;
+        }
         if (KubeWorkloadOf(node) != KubeWorkload::kDeployment) {
             for (const auto& dep : node.depends_on) {
                 if (request.spec->FindNode(dep) != nullptr && std::find(raw.begin(), raw.end(), dep) != raw.end()) {

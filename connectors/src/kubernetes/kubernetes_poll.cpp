@@ -3,6 +3,7 @@
 #include "kubernetes/kubernetes_poll.hpp"
 
 #include "connectors/workload.hpp"
+#include "kubernetes/helm_release.hpp"
 
 #include <algorithm>
 #include <map>
@@ -163,6 +164,61 @@ void AddServiceAttributes(
     }
 }
 
+// A release's chart objects carry app.kubernetes.io/instance=<release> (the Helm convention):
+// its Services give the ports, its pods are the node's instances.
+ConnectorResult<Verdict> ReadHelmRelease(
+    RestClient& rest,
+    const KubeManifest& m,
+    const Json& release,
+    const Json& pods,
+    const SiteTarget& target,
+    Observation& obs
+) {
+    const std::string ns = release["metadata"].value("namespace", "");
+    const std::string selector = "?labelSelector=app.kubernetes.io%2Finstance%3D" + m.name;
+    ORCH_CONNECTOR_TRY(RestResponse sr, rest.Call("GET", "/api/v1/namespaces/" + ns + "/services" + selector));
+    if (!sr.Ok()) {
+        return rest.StatusFailure(sr, "listing the services of release " + m.name);
+    }
+    ORCH_CONNECTOR_TRY(Json services, rest.ParseBody(sr, "listing the services of release " + m.name));
+    Json& attributes = obs.attributes[m.node];
+    attributes["kind"] = "HelmRelease";
+    attributes["release"] = m.name;
+    attributes["worker_nodes_ips"] = OptionList(target, "worker_nodes_ip");
+    attributes["service_ports"] = HelmServicePorts(m.name, services);
+    const HelmVerdict helm = JudgeHelmRelease(release);
+    int index = 0;
+    for (const auto& pod : pods) {
+        if (pod["metadata"].value("labels", Json::object()).value("app.kubernetes.io/instance", "") == m.name) {
+            const Json st = pod.value("status", Json::object());
+            obs.instances.push_back(
+                {m.node,
+                 index++,
+                 pod["metadata"].value("name", ""),
+                 PodState(pod),
+                 {{"pod_ip", st.value("podIP", "")},
+                  {"host_ip", st.value("hostIP", "")},
+                  {"phase", st.value("phase", "")}}}
+            );
+        }
+    }
+    if (index == 0) {  // a chart without pods (or not installed yet): the release stands for the node
+        obs.instances.push_back(
+            {m.node, 0, m.name, helm.ready ? "STARTED" : (helm.failure ? "ERROR" : "CREATING"), {{"release", m.name}}}
+        );
+    }
+    return Verdict{helm.ready, helm.waiting, helm.failure};
+}
+
+bool ScaleOnly(const Handle& handle, const std::string& path) {
+    for (const auto& object : handle.state.value("objects", Json::array())) {
+        if (object.value("path", "") == path) {
+            return object.value("scale", false);
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 ConnectorResult<Observation> PollNamespace(
@@ -222,6 +278,25 @@ ConnectorResult<Observation> PollNamespace(
         if (m.kind == "PersistentVolumeClaim") {
             continue;  // storage of the node's workload, judged through its pods
         }
+        if (m.kind == "HelmRepository") {
+            continue;  // a source Flux cannot read shows in the release's Ready condition
+        }
+        if (m.kind == "HelmRelease") {
+            ORCH_CONNECTOR_TRY(Verdict v, ReadHelmRelease(rest, m, object, pod_items, handle.target, obs));
+            if (v.failure) {
+                return Observation{
+                    Phase::kFailed,
+                    v.failure->message + " (site " + handle.target.site_id + ")",
+                    v.failure->kind,
+                    obs.instances,
+                    obs.attributes,
+                    {}};
+            }
+            if (!v.ready) {
+                waiting.push_back(v.waiting);
+            }
+            continue;
+        }
         obs.attributes[m.node]["kind"] = m.kind;
         obs.attributes[m.node]["worker_nodes_ips"] = OptionList(handle.target, "worker_nodes_ip");
         std::vector<const Json*> pods;
@@ -249,9 +324,21 @@ ConnectorResult<Observation> PollNamespace(
         }
         std::string detail;
         if (!v.ready) {
-            const bool rollout = m.kind == "Deployment" && object["metadata"].value("generation", 1) > 1;
+            // An update that only changed the replica count (Update marks it `scale`) is no
+            // rollout: no old pod will go away to make room, so Unschedulable is a verdict now,
+            // with the scheduler's reason, rather than after the progress deadline.
+            const Json dstatus = object.value("status", Json::object());
+            const bool rollout = m.kind == "Deployment" && object["metadata"].value("generation", 1) > 1 &&
+                                 !ScaleOnly(handle, m.collection + "/" + m.name);
             if (auto pod_failure = JudgePods(pods, terminating, rollout, detail)) {
                 v.failure = pod_failure;
+                if (m.kind == "Deployment" && object["metadata"].value("generation", 1) > 1) {
+                    // Say what the failed scale leaves on the site.
+                    v.failure->message += "; the Deployment keeps " +
+                                          std::to_string(dstatus.value("availableReplicas", 0)) + " of " +
+                                          std::to_string(object["spec"].value("replicas", 1)) +
+                                          " replicas running, the others Pending until it is scaled back or deleted";
+                }
             }
         }
         if (v.failure) {

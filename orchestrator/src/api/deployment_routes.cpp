@@ -6,6 +6,7 @@
 #include "orchestrator/api/input_checks.hpp"
 #include "orchestrator/api/links.hpp"
 #include "orchestrator/api/scaling.hpp"
+#include "orchestrator/api/update_capacity.hpp"
 #include "orchestrator/api/views.hpp"
 #include "orchestrator/service/new_deployment.hpp"
 
@@ -190,6 +191,9 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     );
     // Scaling up is bounded as creating is.
     ORCH_RETURN_IF_ERROR(service::CheckInstanceCap(spec, ctx.deployment_limits));
+    // A scale the site cannot hold is refused now, with placement's reason, instead of failing
+    // on the site minutes later.
+    ORCH_RETURN_IF_ERROR(CheckUpdateFitsSite(ctx, d, spec));
     ORCH_ASSIGN_OR_RETURN(auto existing, ctx.store.ListResources(d.id, std::nullopt, 0, 100000, {}));
     ORCH_ASSIGN_OR_RETURN(const ScalingPlan plan, PlanScaling(spec, existing.items, d.id, ctx.clock.now()));
     ORCH_RETURN_IF_ERROR(EnrollCaller(ctx, request, principal));

@@ -7,6 +7,7 @@ set(SOURCES
   ${AREA_DIR}/input_checks.cpp
   ${AREA_DIR}/api_context.cpp
   ${AREA_DIR}/scaling.cpp
+  ${AREA_DIR}/update_capacity.cpp
   ${AREA_DIR}/deployment_routes.cpp
   ${AREA_DIR}/resource_routes.cpp
 )

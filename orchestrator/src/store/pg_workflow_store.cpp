@@ -1,5 +1,6 @@
 #include "orchestrator/store/pg_workflow_store.hpp"
 
+#include "common/uuid.hpp"
 #include "pg_rows.hpp"
 
 namespace orch::store {
@@ -89,6 +90,26 @@ void ApplyDeployment(pqxx::work& tx, const std::string& id, const Transition& t)
     );
 }
 
+// An instance the site reports beyond the node's rows (a Deployment's replicas, a release's pods)
+// becomes a resource of that node, typed as its first instance; the in-memory store does the same.
+void AddReportedInstance(pqxx::work& tx, const std::string& id, const workflow::ResourceChange& c) {
+    tx.exec_params(
+        "INSERT INTO resources (id, deployment_id, created_at, updated_at, state, node_type, node_name, type_chain, "
+        "instance_index, physical_id, metadata) "
+        "SELECT $4::uuid, deployment_id, now(), now(), COALESCE(NULLIF($5, ''), 'INITIAL'), node_type, node_name, "
+        "type_chain, $3::int, NULLIF($6, ''), CASE WHEN $7 = '' THEN '{}'::jsonb ELSE $7::jsonb END "
+        "FROM resources WHERE deployment_id = $1::uuid AND node_name = $2 AND instance_index = 0 "
+        "AND state <> 'DELETED' LIMIT 1",
+        id,
+        c.node,
+        c.index,
+        SequentialUuid(),
+        c.state ? std::string(domain::NodeStateName(*c.state)) : std::string(),
+        c.physical_id.value_or(""),
+        c.metadata ? c.metadata->dump() : std::string()
+    );
+}
+
 void ApplyResources(pqxx::work& tx, const std::string& id, const Transition& t) {
     // Removed instances go first, so a state applied to "every resource" does not revive them.
     if (t.drop_deleting_resources) {
@@ -107,7 +128,7 @@ void ApplyResources(pqxx::work& tx, const std::string& id, const Transition& t) 
                                       ? "deployment_id = $1::uuid AND node_name = $2 AND instance_index = $3::int"
                                       : "deployment_id = $1::uuid AND id::text = $2 AND $3::int = $3::int";
         const std::string key = c.id.empty() ? c.node : c.id;
-        tx.exec_params(
+        const pqxx::result updated = tx.exec_params(
             "UPDATE resources SET updated_at = now(), state = COALESCE(NULLIF($4, ''), state), "
             "physical_id = COALESCE(NULLIF($5, ''), physical_id), "
             "metadata = CASE WHEN $6 = '' THEN metadata ELSE $6::jsonb END WHERE " +
@@ -119,6 +140,9 @@ void ApplyResources(pqxx::work& tx, const std::string& id, const Transition& t) 
             c.physical_id.value_or(""),
             c.metadata ? c.metadata->dump() : std::string()
         );
+        if (c.id.empty() && c.index > 0 && updated.affected_rows() == 0) {
+            AddReportedInstance(tx, id, c);
+        }
     }
 }
 

@@ -78,7 +78,8 @@ std::string Catalogue(const std::vector<SiteSpec>& sites) {
                 "eu.deep.kubernetes",
                 site.sim->Url("kubernetes"),
                 ", gpu_resource: nvidia.com/gpu, gpu_product_label: nvidia.com/gpu.product, "
-                "worker_nodes_ip: [127.0.0.1]"
+                "worker_nodes_ip: [127.0.0.1]" +
+                    (site.flux_version.empty() ? std::string() : ", flux_version: " + site.flux_version)
             );
         }
     }

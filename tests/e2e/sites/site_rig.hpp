@@ -54,6 +54,7 @@ struct SiteSpec {
     bool marathon = true;
     bool chronos = false;
     bool kubernetes = false;
+    std::string flux_version;  ///< the Kubernetes service's catalogue `flux_version` ("" = not written)
 };
 
 /// One SLA of group "e2e": a provider's service and its priority weight (the higher, the earlier

@@ -478,3 +478,40 @@ TEST_CASE(
         CHECK(std::get<Failure>(created).kind == FailureKind::kTryAnotherSite);
     }
 }
+
+TEST_CASE(
+    "real API server: a Helm chart's Flux v1 and v2 objects pass the installed CRDs and are deleted",
+    "[kubernetes_real][helm]"
+) {
+    // No Flux controller runs on this tier (scripts/kube/start installs the CRDs only): the
+    // objects must be accepted as the connector writes them, show as waiting, and go with the
+    // delete.
+    KubernetesConnector connector(rig::Clients());
+    for (const std::string flux : {"v1", "v2"}) {
+        INFO(flux);
+        NodeSpec chart;
+        chart.name = "helm";
+        chart.type = "tosca.nodes.indigo.Kubernetes.HelmChart";
+        chart.type_chain = {chart.type, "tosca.nodes.Root"};
+        chart.properties = {
+            {"repository", "https://charts.bitnami.com/bitnami"},
+            {"name", "minio"},
+            {"version", "7.1.9"},
+            {"values", "persistence:\n  enabled: false\nservice:\n  type: NodePort\n"}};
+        SiteTarget target = rig::TokenTarget();
+        target.options["flux_version"] = flux;
+        Deployment d({chart}, target);
+        const Handle handle = MustCreate(connector, d.request);
+        const auto release = rig::AdminCall(
+            "GET",
+            std::string(flux == "v1" ? "/apis/helm.fluxcd.io/v1" : "/apis/helm.toolkit.fluxcd.io/v2beta1") +
+                "/namespaces/" + handle.physical_id + "/helmreleases/helm"
+        );
+        REQUIRE(release.status == 200);
+        CHECK(release.body["spec"]["values"]["persistence"]["enabled"] == false);  // kept, not pruned
+        auto polled = connector.Poll(handle, d.spec);
+        REQUIRE(std::holds_alternative<Observation>(polled));
+        CHECK(std::get<Observation>(polled).phase == Phase::kInProgress);
+        DeleteAndWaitGone(connector, handle, d.spec);
+    }
+}

@@ -45,6 +45,9 @@ const Factory kMake = [] {
 TEST_CASE("pg stores: create, get, resources", "[store][contract]") {
     CreateGetAndResources(kMake);
 }
+TEST_CASE("pg stores: instances a site reports beyond the rows are added", "[store][contract]") {
+    ReportedInstancesAdded(kMake);
+}
 TEST_CASE("pg stores: owner scoping", "[store][contract]") {
     OwnerScoping(kMake);
 }

@@ -301,7 +301,7 @@ TEST_CASE(
     "Kubernetes: user errors, idempotent create after a failure, faults, credentials", "[connectors][kubernetes]"
 ) {
     Fixture f;
-    auto helm = AppNode("chart", std::string(kHelmChartType));
+    auto helm = AppNode("chart", std::string(kHelmChartType));  // no repository / chart name
     const auto helm_spec = SpecOf(DeploymentKind::kKubernetes, {helm});
     CHECK(Fails(f.connector.Create(Request(kDeployment, helm_spec, f.target))).kind == FailureKind::kUserError);
     auto first = KubeJob("first");

@@ -4,6 +4,8 @@ set(TEST_SOURCES
   ${TEST_DIR}/marathon_connector_test.cpp
   ${TEST_DIR}/chronos_connector_test.cpp
   ${TEST_DIR}/kubernetes_connector_test.cpp
+  ${TEST_DIR}/kubernetes_helm_test.cpp
+  ${TEST_DIR}/kubernetes_scale_test.cpp
   ${TEST_DIR}/slurm_job_test.cpp
   ${TEST_DIR}/im_connector_test.cpp
   ${TEST_DIR}/im_corpus_test.cpp

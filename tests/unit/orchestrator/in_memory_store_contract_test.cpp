@@ -30,6 +30,9 @@ const Factory kMake = [] {
 TEST_CASE("in-memory stores: create, get, resources", "[store][contract]") {
     CreateGetAndResources(kMake);
 }
+TEST_CASE("in-memory stores: instances a site reports beyond the rows are added", "[store][contract]") {
+    ReportedInstancesAdded(kMake);
+}
 TEST_CASE("in-memory stores: owner scoping", "[store][contract]") {
     OwnerScoping(kMake);
 }

@@ -34,6 +34,8 @@ using Factory = std::function<std::unique_ptr<StoreFixture>()>;
 // Each runs its checks on fixtures from `make`; Catch sections are not used, so a test case
 // that calls one reports its failures under its own name.
 void CreateGetAndResources(const Factory& make);
+/// Instances a site reports beyond a node's rows (by node and index) become resources of it.
+void ReportedInstancesAdded(const Factory& make);
 void OwnerScoping(const Factory& make);
 void PaginationAndSort(const Factory& make);
 void StatusTransitions(const Factory& make);
