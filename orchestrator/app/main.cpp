@@ -16,6 +16,7 @@
 #include "connectors/site_client_factory.hpp"
 #include "connectors/slurm_connector.hpp"
 #include "orchestrator/api/deployment_routes.hpp"
+#include "orchestrator/api/event_stream.hpp"
 #include "orchestrator/api/http_file_notification_source.hpp"
 #include "orchestrator/api/placement_routes.hpp"
 #include "orchestrator/api/schedule_routes.hpp"
@@ -39,6 +40,7 @@
 #include "orchestrator/server/http_server.hpp"
 #include "orchestrator/store/database_supervisor.hpp"
 #include "orchestrator/store/pg_deployment_store.hpp"
+#include "orchestrator/store/pg_event_store.hpp"
 #include "orchestrator/store/pg_schedule_store.hpp"
 #include "orchestrator/store/pg_side_stores.hpp"
 #include "orchestrator/store/pg_workflow_store.hpp"
@@ -253,6 +255,9 @@ int main(int argc, char** argv) {
         [&engine] { engine.Wake(); },
         config->egress.get(),
         config->deployment_limits};
+    store::PgEventStore event_store(pool);
+    api::EventFeed event_feed(event_store, config->events, clock);
+    api_context.events = &event_feed;
     server::Router router;
     // Schedules: the routes, and the file notifications (today from the admin HTTP endpoint).
     store::PgScheduleStore schedule_store(pool);

@@ -123,6 +123,7 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(
     }
     if (++polls_[key] < b.polls_until_ready) {
         obs.phase = connectors::Phase::kInProgress;
+        obs.reason = b.waiting_message;
         return obs;
     }
     obs.phase = connectors::Phase::kReady;

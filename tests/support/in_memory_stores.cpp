@@ -92,12 +92,12 @@ store::Page<T> Slice(std::vector<T> rows, int page, int size) {
     return out;
 }
 
-bool Visible(const store::OwnerFilter& owner, const domain::Deployment& d) {
+bool Visible(const store::OwnerFilter& owner, const std::optional<domain::Owner>& row_owner) {
     if (owner.matches_nothing()) {
         return false;
     }
-    const std::string issuer = d.owner ? d.owner->issuer : std::string();
-    const std::string subject = d.owner ? d.owner->subject : std::string();
+    const std::string issuer = row_owner ? row_owner->issuer : std::string();
+    const std::string subject = row_owner ? row_owner->subject : std::string();
     if (owner.issuer() && issuer != *owner.issuer() && !(owner.include_unowned() && issuer.empty())) {
         return false;
     }
@@ -106,7 +106,7 @@ bool Visible(const store::OwnerFilter& owner, const domain::Deployment& d) {
 
 bool Matches(const store::ListQuery& q, const domain::Deployment& d) {
     const std::string status(domain::StatusName(d.status));
-    return Visible(q.owner, d) && (!q.user_group || d.user_group == *q.user_group) &&
+    return Visible(q.owner, d.owner) && (!q.user_group || d.user_group == *q.user_group) &&
            std::find(q.excluded_status.begin(), q.excluded_status.end(), status) == q.excluded_status.end() &&
            (q.include_deleted || d.status != DStatus::kDeleteComplete);
 }
@@ -119,6 +119,19 @@ std::optional<domain::TimePoint> DeadlineOf(const domain::RequestOptions& o, dom
 }
 
 }  // namespace
+
+void InMemoryDatabase::AppendEvents(const std::string& deployment_id, const std::vector<domain::Event>& events) {
+    const auto row = rows_.find(deployment_id);
+    if (row == rows_.end()) {
+        return;  // as the INSERT ... SELECT FROM deployments of the PostgreSQL store
+    }
+    for (const auto& e : events) {
+        EventRow stored{e, row->second.deployment.owner};
+        stored.event.id = next_event_id_++;
+        stored.event.deployment_id = deployment_id;
+        events_.push_back(std::move(stored));
+    }
+}
 
 void InMemoryDatabase::InsertJob(const std::string& deployment_id, const workflow::NextJob& next) {
     JobRow row;
@@ -383,6 +396,27 @@ Status InMemoryDeploymentStore::BeginAction(
         id, workflow::NextJob{workflow::JobKind::kAction, Json{{"resource", resource_id}, {"action", action}}, {}, true}
     );
     return Ok();
+}
+
+Result<std::vector<domain::Event>> InMemoryEventStore::After(const store::EventQuery& query) {
+    const std::lock_guard lock(db_.mutex());
+    const auto limit = static_cast<std::size_t>(std::clamp(query.limit, 1, 1000));
+    std::vector<domain::Event> out;
+    for (const auto& row : db_.events()) {
+        if (out.size() >= limit) {
+            break;
+        }
+        if (row.event.id > query.after_id && Visible(query.owner, row.owner) &&
+            (!query.deployment_id || row.event.deployment_id == *query.deployment_id)) {
+            out.push_back(row.event);
+        }
+    }
+    return out;
+}
+
+Result<std::int64_t> InMemoryEventStore::LatestId() {
+    const std::lock_guard lock(db_.mutex());
+    return db_.events().empty() ? std::int64_t{0} : db_.events().back().event.id;
 }
 
 }  // namespace orch::test

@@ -254,6 +254,7 @@ Status InMemoryWorkflowStore::Commit(
     for (const auto& side : t.side_jobs) {
         db_.InsertJob(job.deployment_id, side);
     }
+    db_.AppendEvents(job.deployment_id, t.events);
     return Ok();
 }
 
@@ -289,6 +290,20 @@ Result<std::int64_t> InMemoryWorkflowStore::PurgeDeleted(std::chrono::millisecon
             ++it;
         }
     }
+    return purged;
+}
+
+Result<std::int64_t> InMemoryWorkflowStore::PurgeEvents(std::chrono::milliseconds retention, int limit) {
+    const Lock lock(db_.mutex());
+    const auto cutoff = db_.clock().now() - retention;
+    std::int64_t purged = 0;
+    std::erase_if(db_.events(), [&](const auto& row) {
+        if (purged < limit && row.event.time < cutoff) {
+            ++purged;
+            return true;
+        }
+        return false;
+    });
     return purged;
 }
 

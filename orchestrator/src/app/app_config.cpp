@@ -7,6 +7,30 @@
 namespace orch::app {
 namespace {
 
+Status ParseEvents(const ConfigTree& t, api::EventStreamOptions& e, server::ServerOptions& s) {
+    ORCH_ASSIGN_OR_RETURN(e.poll_interval, t.GetDuration("events.poll_interval", e.poll_interval));
+    ORCH_ASSIGN_OR_RETURN(e.heartbeat, t.GetDuration("events.heartbeat", e.heartbeat));
+    if (e.poll_interval < std::chrono::milliseconds(50) || e.heartbeat < e.poll_interval) {
+        return Error::InvalidArgument(
+            "config keys 'events.poll_interval' and 'events.heartbeat': need 50ms <= poll_interval <= heartbeat"
+        );
+    }
+    ORCH_ASSIGN_OR_RETURN(
+        const auto total, t.GetInt("events.max_streams", static_cast<std::int64_t>(e.max_streams), 0, 1'000'000)
+    );
+    e.max_streams = static_cast<std::size_t>(total);
+    ORCH_ASSIGN_OR_RETURN(
+        const auto per_caller,
+        t.GetInt("events.max_streams_per_caller", static_cast<std::int64_t>(e.max_streams_per_caller), 0, 100'000)
+    );
+    e.max_streams_per_caller = static_cast<std::size_t>(per_caller);
+    ORCH_ASSIGN_OR_RETURN(s.stream_buffer_limit, t.GetBytes("events.max_buffer_bytes", s.stream_buffer_limit));
+    if (s.stream_buffer_limit < 4096) {
+        return Error::InvalidArgument("config key 'events.max_buffer_bytes': must be at least 4KiB");
+    }
+    return Ok();
+}
+
 Status ParseServer(const ConfigTree& t, server::ServerOptions& s) {
     ORCH_ASSIGN_OR_RETURN(s.listen, t.GetString("server.listen", s.listen));
     if (s.listen.rfind(':') == std::string::npos) {
@@ -91,6 +115,7 @@ Result<AppConfig> LoadConfig(const std::string& path, const std::map<std::string
     ORCH_RETURN_IF_ERROR(config.tree.CheckKnownKeys(KnownConfigKeys()));
     ORCH_RETURN_IF_ERROR(ParseServer(config.tree, config.server));
     ORCH_RETURN_IF_ERROR(ParseDatabase(config.tree, config.database));
+    ORCH_RETURN_IF_ERROR(ParseEvents(config.tree, config.events, config.server));
     auto base = config.tree.GetString("server.external_base_url", "");
     ORCH_RETURN_IF_ERROR(base);
     config.external_base_url = *base;

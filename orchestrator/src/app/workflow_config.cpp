@@ -23,6 +23,7 @@ Status ParseWorkflowConfig(const ConfigTree& t, workflow::EngineOptions& e, work
     );
     s.default_provider_timeout_mins = static_cast<int>(provider);
     ORCH_ASSIGN_OR_RETURN(e.deleted_retention, t.GetDuration("deployments.deleted_retention", e.deleted_retention));
+    ORCH_ASSIGN_OR_RETURN(e.event_retention, t.GetDuration("events.retention", e.event_retention));
     if (e.lease < std::chrono::seconds(1)) {
         return Error::InvalidArgument("config key 'workflow.lease': must be at least 1s");
     }

@@ -1,4 +1,5 @@
 set(SOURCES
   ${AREA_DIR}/attempt.cpp
   ${AREA_DIR}/deployment.cpp
+  ${AREA_DIR}/event.cpp
 )

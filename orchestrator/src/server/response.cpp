@@ -74,4 +74,12 @@ Response Response::ErrorWithStatus(int status, std::string_view message) {
     return ErrorBody(status, message);
 }
 
+Response Response::Stream(std::string content_type, std::shared_ptr<ResponseStream> stream) {
+    Response r;
+    r.status = 200;
+    r.content_type = std::move(content_type);
+    r.stream = std::move(stream);
+    return r;
+}
+
 }  // namespace orch::server

@@ -35,6 +35,30 @@ void InsertJob(pqxx::work& tx, const std::string& deployment_id, const workflow:
     );
 }
 
+// Arbitrary constant shared by every instance: the lock that orders event ids by commit.
+constexpr std::int64_t kEventsLockKey = 0x4f524556;  // "OREV"
+
+// The last statement before COMMIT: the lock (held until commit) makes ids increase in commit
+// order, so a stream reading "after id n" never misses an event that commits late with a smaller
+// id. Owner columns come from the deployment row, for the list's OwnerFilter.
+void InsertEvents(pqxx::work& tx, const std::string& deployment_id, const std::vector<domain::Event>& events) {
+    if (events.empty()) {
+        return;
+    }
+    tx.exec_params("SELECT pg_advisory_xact_lock($1)", kEventsLockKey);
+    for (const auto& e : events) {
+        tx.exec_params(
+            "INSERT INTO events (deployment_id, owner_issuer, owner_subject, user_group, type, at, data) "
+            "SELECT id, owner_issuer, owner_subject, user_group, $2, to_timestamp($3 / 1000000.0), $4::jsonb "
+            "FROM deployments WHERE id = $1::uuid",
+            deployment_id,
+            std::string(domain::EventTypeName(e.type)),
+            ToMicros(e.time),
+            e.data.dump(-1, ' ', false, Json::error_handler_t::replace)
+        );
+    }
+}
+
 // One UPDATE with only the columns the transition sets; parameters are numbered as appended.
 void ApplyDeployment(pqxx::work& tx, const std::string& id, const Transition& t) {
     std::vector<std::string> params{id};
@@ -310,6 +334,7 @@ Status PgWorkflowStore::Commit(const Job& job, const std::string& owner, const T
         for (const auto& side : t.side_jobs) {
             InsertJob(tx, job.deployment_id, side);
         }
+        InsertEvents(tx, job.deployment_id, t.events);
         tx.commit();
         return Ok();
     });
@@ -353,6 +378,20 @@ Result<std::int64_t> PgWorkflowStore::PurgeDeleted(std::chrono::milliseconds ret
             "DELETE FROM deployments WHERE id IN (SELECT id FROM deployments d WHERE status = 'DELETE_COMPLETE' "
             "AND updated_at < now() - make_interval(secs => $1 / 1000.0) "
             "AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.deployment_id = d.id) LIMIT $2 FOR UPDATE SKIP LOCKED)",
+            static_cast<std::int64_t>(retention.count()),
+            limit
+        );
+        tx.commit();
+        return static_cast<std::int64_t>(r.affected_rows());
+    });
+}
+
+Result<std::int64_t> PgWorkflowStore::PurgeEvents(std::chrono::milliseconds retention, int limit) {
+    return pool_.Run([&](pqxx::connection& conn) {
+        pqxx::work tx(conn);
+        const auto r = tx.exec_params(
+            "DELETE FROM events WHERE id IN (SELECT id FROM events WHERE at < now() - make_interval(secs => $1 / "
+            "1000.0) ORDER BY id LIMIT $2)",
             static_cast<std::int64_t>(retention.count()),
             limit
         );

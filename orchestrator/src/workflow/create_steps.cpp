@@ -1,6 +1,8 @@
 // deploy (place, then create on the current candidate) and poll (until ready or failed).
 #include "create_steps.hpp"
 
+#include "progress.hpp"
+
 namespace orch::workflow::steps {
 namespace {
 
@@ -22,6 +24,13 @@ Transition FailOnAttempt(const WorkflowState& st, int seq, const std::string& re
     if (!st.deployment.options.keep_last_attempt) {
         t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", seq}}, {}, false});
     }
+    progress::AttemptEnded(t, st, seq, domain::AttemptOutcome::kFailed, reason);
+    return t;
+}
+
+// An attempt whose Create failed at once: its start is recorded with its end, in that order.
+Transition StartedAndFailed(const WorkflowState& st, int seq, Transition t) {
+    progress::AttemptStartedBefore(t, st, seq);
     return t;
 }
 
@@ -56,6 +65,7 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
         return StepResult::Commit(std::move(t));
     }
     Transition t;
+    progress::Placed(t, placement.candidates);
     t.placement = std::move(placement);
     t.candidate_index = 0;
     t.next = NextJob{JobKind::kDeploy, Json::object(), {}, true};
@@ -90,9 +100,11 @@ StepResult CreateOn(
     }
     connectors::Connector* connector = s.connectors.Find(candidate->target.kind);
     if (connector == nullptr) {
-        return StepResult::Commit(
+        return StepResult::Commit(StartedAndFailed(
+            st,
+            seq,
             NextSite(st, seq, "no connector for " + std::string(connectors::TargetKindName(candidate->target.kind)))
-        );
+        ));
     }
     connectors::DeployRequest request;
     request.deployment_id = st.deployment.id;
@@ -102,7 +114,9 @@ StepResult CreateOn(
     request.template_text = st.deployment.template_text;
     auto creds = s.credentials.For(request.target, st.deployment.owner);
     if (!creds) {
-        return StepResult::Commit(NextSite(st, seq, "cannot obtain credentials: " + creds.error().message));
+        return StepResult::Commit(
+            StartedAndFailed(st, seq, NextSite(st, seq, "cannot obtain credentials: " + creds.error().message))
+        );
     }
     request.target.credentials = *creds;
     const auto created = connector->Create(request);
@@ -120,11 +134,12 @@ StepResult CreateOn(
         t.finish_attempt = running;
         t.next = NextJob{JobKind::kPoll, Json{{"seq", seq}, {"polls", 0}}, s.options.first_poll, true};
         t.side_jobs.push_back(CallbackJob());
+        progress::AttemptStarted(t, st, seq);
         return StepResult::Commit(std::move(t));
     }
     return *StepForFailure(s, job, created, [&](const connectors::Failure& failure) {
         if (failure.kind != connectors::FailureKind::kUserError) {
-            return NextSite(st, seq, failure.message);
+            return StartedAndFailed(st, seq, NextSite(st, seq, failure.message));
         }
         Transition t = FailCreate(st, failure.message);
         Attempt failed = attempt;
@@ -133,7 +148,8 @@ StepResult CreateOn(
         failed.reason = failure.message;
         t.finish_attempt = failed;
         t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", seq}}, {}, false});
-        return t;
+        progress::AttemptEnded(t, st, seq, domain::AttemptOutcome::kFailed, failure.message);
+        return StartedAndFailed(st, seq, std::move(t));
     });
 }
 
@@ -236,14 +252,19 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
             done.seq = seq;
             done.outcome = domain::AttemptOutcome::kSucceeded;
             t.finish_attempt = done;
+            progress::AttemptEnded(t, st, seq, done.outcome, "");
             t.side_jobs.push_back(CallbackJob());
             return StepResult::Commit(std::move(t));
         }
-        case connectors::Phase::kInProgress:
+        case connectors::Phase::kInProgress: {
             t.resource_changes = InstanceChanges(obs.instances, std::nullopt);
-            t.next = NextJob{
-                JobKind::kPoll, Json{{"seq", seq}, {"polls", polls + 1}}, PollDelay(s.options, polls + 1), true};
+            // What the site said last rides in the poll's payload: one event per change.
+            const std::string said = job.payload.value("said", std::string());
+            progress::StillInProgress(t, st, seq, polls, obs.reason, said);
+            Json next{{"seq", seq}, {"polls", polls + 1}, {"said", obs.reason.empty() ? said : obs.reason}};
+            t.next = NextJob{JobKind::kPoll, std::move(next), PollDelay(s.options, polls + 1), true};
             return StepResult::Commit(std::move(t));
+        }
         case connectors::Phase::kFailed:
             if (obs.failure == connectors::FailureKind::kUserError) {
                 return StepResult::Commit(FailOnAttempt(st, seq, obs.reason));

@@ -1,6 +1,7 @@
 #include "orchestrator/workflow/deployment_steps.hpp"
 
 #include "create_steps.hpp"
+#include "progress.hpp"
 
 namespace orch::workflow {
 
@@ -21,7 +22,11 @@ void RegisterDeploymentSteps(Engine& engine, StepServices& services) {
     for (const auto& [kind, step] : steps_by_kind) {
         // An init-capture: clang 14 (clang-tidy) rejects capturing a structured binding.
         engine.Register(kind, [&services, impl = step](const Job& job, const CancelToken& cancel) {
-            return impl(services, job, cancel);
+            StepResult result = impl(services, job, cancel);
+            if (!result.retry) {
+                progress::Stamp(result.transition, services.clock);
+            }
+            return result;
         });
     }
 }

@@ -236,7 +236,7 @@ void Engine::Beat() {
 void Engine::Housekeep() {
     // Every process runs it; the purge skips rows another one holds, so they share the work.
     const auto period = std::clamp(
-        options_.deleted_retention / 2,
+        std::min(options_.deleted_retention, options_.event_retention) / 2,
         std::chrono::milliseconds(100),
         std::chrono::milliseconds(std::chrono::minutes(10))
     );
@@ -256,6 +256,15 @@ void Engine::Housekeep() {
             if (purged > 0) {
                 ORCH_LOG_INFO("workflow: purged deleted deployments past their retention", {{"count", purged}});
             }
+        }
+        purged = kBatch;
+        while (purged == kBatch && !stop_.load()) {
+            const auto result = store_.PurgeEvents(options_.event_retention, kBatch);
+            if (!result) {
+                ORCH_LOG_WARN("workflow: cannot purge old events", {{"error", result.error().message}});
+                break;
+            }
+            purged = *result;
         }
         lock.lock();
     }

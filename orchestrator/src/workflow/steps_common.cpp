@@ -1,5 +1,7 @@
 #include "steps_common.hpp"
 
+#include "progress.hpp"
+
 namespace orch::workflow::steps {
 
 Result<connectors::Handle> HandleOf(const Attempt& attempt, const std::string& deployment_id) {
@@ -52,6 +54,7 @@ Transition NextSite(const WorkflowState& st, int seq, const std::string& reason)
         t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", seq}}, {}, false});
     }
     t.next = NextJob{JobKind::kDeploy, Json::object(), {}, true};
+    progress::AttemptEnded(t, st, seq, domain::AttemptOutcome::kFailed, reason);
     ORCH_LOG_WARN("deployment attempt failed; trying the next site", {{"seq", seq}, {"reason", reason}});
     return t;
 }

@@ -4,6 +4,7 @@
 // sites hold (the simulators' own listings), never the orchestrator's internals alone.
 #include "site_rig.hpp"
 #include "test_support/process.hpp"
+#include "test_support/sse_client.hpp"
 #include "test_support/test_env.hpp"
 
 #include <catch2/catch.hpp>
@@ -295,6 +296,26 @@ void MovesToNextSite(const Json& rule, const std::string& reason_part, const std
     }
     // The second site was tried after the first had failed (fixed-width UTC: text order is time order).
     CHECK(shown[0]["finishedAt"].get<std::string>() <= shown[1]["startedAt"].get<std::string>());
+    // And in the deployment's event stream: both attempts, in order, then the completion.
+    orch::test::SseClient stream(sites.orchestrator.port(), "/deployments/" + id + "/events");
+    const auto events =
+        stream.ReadUntil([](const auto& got) { return orch::test::Has(got, "completed"); }, std::chrono::seconds(30));
+    std::vector<std::string> steps;
+    for (const auto& e : events) {
+        if (e.type == "attempt_started" || e.type == "attempt_ended" || e.type == "completed") {
+            const Json& data = e.data["data"];
+            steps.push_back(e.type + " " + data.value("site", "") + " " + data.value("outcome", ""));
+        }
+    }
+    CHECK(
+        steps ==
+        std::vector<std::string>{
+            "attempt_started SITE-A ",
+            "attempt_ended SITE-A FAILED",
+            "attempt_started SITE-B ",
+            "attempt_ended SITE-B SUCCEEDED",
+            "completed  "}
+    );
     sites.a.ClearFaults();
     CHECK(BecomesEmptyOf(sites.a, id, std::chrono::seconds(60)));
     CHECK(Holds(sites.b, id));

@@ -5,5 +5,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/crash_test.cpp
   ${TEST_DIR}/two_replica_test.cpp
   ${TEST_DIR}/database_outage_test.cpp
+  ${TEST_DIR}/event_stream_test.cpp
 )
 set(TEST_LABELS reliability)

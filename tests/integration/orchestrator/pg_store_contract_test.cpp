@@ -5,6 +5,7 @@
 
 #include <orchestrator/store/migrations.hpp>
 #include <orchestrator/store/pg_deployment_store.hpp>
+#include <orchestrator/store/pg_event_store.hpp>
 #include <orchestrator/store/pg_pool.hpp>
 #include <orchestrator/store/pg_workflow_store.hpp>
 
@@ -25,6 +26,7 @@ class PgFixture final : public StoreFixture {
     }
     orch::store::DeploymentStore& deployments() override { return deployments_; }
     orch::workflow::WorkflowStore& workflow() override { return workflow_; }
+    orch::store::EventStore& events() override { return events_; }
     orch::domain::TimePoint Now() override { return std::chrono::system_clock::now(); }
     // The database reads its own clock (now()): only real time passes for it.
     void Elapse(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
@@ -34,6 +36,7 @@ class PgFixture final : public StoreFixture {
     orch::store::PgPool pool_{orch::store::PgPoolOptions{.dsn = db_.dsn(), .size = 8}};
     orch::store::PgDeploymentStore deployments_{pool_};
     orch::store::PgWorkflowStore workflow_{pool_};
+    orch::store::PgEventStore events_{pool_};
 };
 
 const Factory kMake = [] {
@@ -71,4 +74,7 @@ TEST_CASE("pg stores: attempts", "[store][contract]") {
 }
 TEST_CASE("pg stores: purge of deleted deployments", "[store][contract]") {
     PurgeDeleted(kMake);
+}
+TEST_CASE("pg stores: event log", "[store][contract]") {
+    EventLog(kMake);
 }

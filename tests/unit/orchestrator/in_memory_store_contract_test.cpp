@@ -13,6 +13,7 @@ class InMemoryFixture final : public StoreFixture {
    public:
     orch::store::DeploymentStore& deployments() override { return stores_.deployments; }
     orch::workflow::WorkflowStore& workflow() override { return stores_.workflow; }
+    orch::store::EventStore& events() override { return stores_.events; }
     orch::domain::TimePoint Now() override { return clock_.now(); }
     void Elapse(std::chrono::milliseconds d) override { clock_.Advance(d); }
 
@@ -56,4 +57,7 @@ TEST_CASE("in-memory stores: attempts", "[store][contract]") {
 }
 TEST_CASE("in-memory stores: purge of deleted deployments", "[store][contract]") {
     PurgeDeleted(kMake);
+}
+TEST_CASE("in-memory stores: event log", "[store][contract]") {
+    EventLog(kMake);
 }

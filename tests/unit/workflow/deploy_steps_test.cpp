@@ -4,6 +4,7 @@
 #include "test_support/handler_harness.hpp"
 
 #include <common/http_client.hpp>
+#include <orchestrator/auth/principal.hpp>
 #include <orchestrator/workflow/deployment_steps.hpp>
 #include <orchestrator/workflow/engine.hpp>
 
@@ -75,6 +76,21 @@ struct Rig {
     orch::domain::Deployment Get(const std::string& id) { return api.stores.deployments.Get(id).value().value(); }
     std::vector<orch::domain::Attempt> Attempts(const std::string& id) {
         return api.stores.deployments.ListAttempts(id).value();
+    }
+    /// The deployment's events in the durable log, in order.
+    std::vector<orch::domain::Event> Events(const std::string& id) {
+        orch::auth::Principal local;
+        local.local = true;
+        return api.stores.events
+            .After({.owner = orch::store::OwnerFilter::VisibleTo(local), .deployment_id = id, .limit = 1000})
+            .value();
+    }
+    std::vector<std::string> EventTypes(const std::string& id) {
+        std::vector<std::string> out;
+        for (const auto& e : Events(id)) {
+            out.emplace_back(orch::domain::EventTypeName(e.type));
+        }
+        return out;
     }
 };
 
@@ -217,4 +233,80 @@ TEST_CASE("a user error is recorded as the request's fault, a site failure as th
         CHECK(c[0] == FailureCause::kSite);
         CHECK(rig.Attempts(id)[0].outcome == AttemptOutcome::kFailed);
     }
+}
+
+TEST_CASE("each step moves statusReason and writes its events, stamped by the clock", "[workflow][events]") {
+    Rig rig;
+    rig.connector.SetBehaviour("SITE-A", {.polls_until_ready = 3, .waiting_message = "waiting for 1 GPU offer"});
+    const std::string id = rig.Create(Json::object());
+    rig.RunDue();
+    CHECK(rig.Get(id).status_reason == "Deploying on SITE-A (attempt 1 of 2)");
+    rig.api.clock.Advance(seconds(1));
+    rig.RunDue();
+    CHECK(rig.Get(id).status_reason == "SITE-A: waiting for 1 GPU offer");
+    rig.api.clock.Advance(seconds(2));
+    rig.RunDue();  // the same message again: no second event
+    rig.api.clock.Advance(seconds(4));
+    rig.RunDue();
+    REQUIRE(rig.Get(id).status == Status::kCreateComplete);
+    CHECK(rig.Get(id).status_reason == "");  // as the original: none once complete
+    CHECK(
+        rig.EventTypes(id) ==
+        std::vector<std::string>{
+            "progress", "placement", "attempt_started", "progress", "site_message", "attempt_ended", "completed"}
+    );
+    const auto events = rig.Events(id);
+    CHECK(events[1].data["sites"].size() == 2);
+    CHECK(events[2].data == Json{{"seq", 1}, {"of", 2}, {"site", "SITE-A"}});
+    CHECK(events[4].data["message"] == "waiting for 1 GPU offer");
+    CHECK(events[5].data["outcome"] == "SUCCEEDED");
+    CHECK(events[6].data["status"] == "CREATE_COMPLETE");
+    CHECK(events[6].time == rig.api.clock.now());
+    CHECK(events[0].time < events[6].time);
+}
+
+TEST_CASE("a first site that fails shows both attempts in order in the event log", "[workflow][events]") {
+    Rig rig;
+    rig.connector.SetBehaviour("SITE-A", {.create_fails = FailureKind::kTryAnotherSite});
+    const std::string id = rig.Create(Json::object());
+    rig.RunDue();
+    CHECK(rig.Get(id).status_reason == "Deploying on SITE-B (attempt 2 of 2)");
+    rig.api.clock.Advance(seconds(1));
+    rig.RunDue();
+    REQUIRE(rig.Get(id).status == Status::kCreateComplete);
+    const auto events = rig.Events(id);
+    std::vector<std::pair<std::string, Json>> attempts;
+    for (const auto& e : events) {
+        if (e.type == orch::domain::EventType::kAttemptStarted || e.type == orch::domain::EventType::kAttemptEnded) {
+            attempts.emplace_back(orch::domain::EventTypeName(e.type), e.data);
+        }
+    }
+    REQUIRE(attempts.size() == 4);
+    CHECK(attempts[0].first == "attempt_started");
+    CHECK(attempts[0].second["site"] == "SITE-A");
+    CHECK(attempts[1].first == "attempt_ended");
+    CHECK(attempts[1].second["outcome"] == "FAILED");
+    CHECK(attempts[1].second["reason"] == "fake create failure on SITE-A");
+    CHECK(attempts[2].second["site"] == "SITE-B");
+    CHECK(attempts[3].second["outcome"] == "SUCCEEDED");
+}
+
+TEST_CASE("a deployment that fails everywhere ends with a failed event keeping the real cause", "[workflow][events]") {
+    Rig rig;
+    rig.connector.SetBehaviour("SITE-A", {.create_fails = FailureKind::kTryAnotherSite});
+    rig.connector.SetBehaviour("SITE-B", {.poll_fails = FailureKind::kTryAnotherSite});
+    const std::string id = rig.Create(Json::object());
+    rig.RunDue();
+    rig.api.clock.Advance(seconds(1));
+    rig.RunDue();
+    const auto d = rig.Get(id);
+    REQUIRE(d.status == Status::kCreateFailed);
+    const auto events = rig.Events(id);
+    REQUIRE_FALSE(events.empty());
+    CHECK(events.back().type == orch::domain::EventType::kFailed);
+    CHECK(events.back().data["status"] == "CREATE_FAILED");
+    const std::string reason = events.back().data.value("reason", "");
+    CHECK(reason == d.status_reason);
+    CHECK(reason.find("fake create failure on SITE-A") != std::string::npos);
+    CHECK(reason.find("fake failure reported by SITE-B") != std::string::npos);
 }

@@ -21,6 +21,8 @@
 
 namespace orch::api {
 
+class EventFeed;
+
 /// What the REST handlers work with; built in main and outliving the router.
 struct ApiContext {
     store::DeploymentStore& store;
@@ -34,6 +36,7 @@ struct ApiContext {
     std::function<void()> wake_workflow;            ///< a deployment was queued: look for work now
     const http::EgressPolicy* egress = nullptr;     ///< checks callback URLs; null: public addresses only
     service::DeploymentLimits deployment_limits{};  ///< instance cap of creates and updates
+    EventFeed* events = nullptr;                    ///< the event streams; null: they answer 503
 };
 
 /// A handler body that returns a Response or an Error, adapted to the router (errors rendered

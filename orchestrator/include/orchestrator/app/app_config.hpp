@@ -4,6 +4,7 @@
 #include "common/egress_policy.hpp"
 #include "common/log.hpp"
 #include "common/result.hpp"
+#include "orchestrator/api/event_stream.hpp"
 #include "orchestrator/server/http_server.hpp"
 #include "orchestrator/service/deployment_limits.hpp"
 #include "orchestrator/store/pg_pool.hpp"
@@ -26,6 +27,7 @@ struct AppConfig {
     /// What user-directed requests (callbacks) may reach: egress.allowed widens the default.
     std::shared_ptr<const http::EgressPolicy> egress = std::make_shared<const http::EgressPolicy>();
     service::DeploymentLimits deployment_limits;
+    api::EventStreamOptions events;  ///< events.* (the SSE streams; events.retention is the engine's)
     ConfigTree tree;
 };
 

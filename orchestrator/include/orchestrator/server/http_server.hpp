@@ -21,6 +21,9 @@ struct ServerOptions {
     std::chrono::milliseconds idle_timeout{60'000};    ///< keep-alive connection without a request
     std::chrono::milliseconds write_timeout{30'000};
     std::chrono::milliseconds shutdown_grace{10'000};  ///< in-flight requests get this long on stop
+    /// A streamed response (SSE) whose client leaves more than this many bytes unsent in its
+    /// socket is ended with the stream's last words (ResponseStream::Dropped).
+    std::size_t stream_buffer_limit = 256u << 10;
     /// Each runs its own io_context. One parses and writes far more HTTP than the database can
     /// answer; a second only adds wake-ups (bench/api, docs/api.md "List throughput").
     int io_threads = 1;

@@ -22,6 +22,7 @@ class PgWorkflowStore final : public workflow::WorkflowStore {
         const workflow::Job& job, const std::string& owner, std::chrono::milliseconds delay, const std::string& error
     ) override;
     Result<std::int64_t> PurgeDeleted(std::chrono::milliseconds retention, int limit) override;
+    Result<std::int64_t> PurgeEvents(std::chrono::milliseconds retention, int limit) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
 
    private:

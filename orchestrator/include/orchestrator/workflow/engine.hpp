@@ -51,6 +51,8 @@ struct EngineOptions {
     /// How long the audit record of a deleted deployment is kept (deployments.deleted_retention);
     /// housekeeping purges older ones every retention/2, at least every 10 minutes.
     std::chrono::milliseconds deleted_retention{std::chrono::hours(24 * 30)};
+    /// How long events stay in the durable log (events.retention); purged by the same housekeeping.
+    std::chrono::milliseconds event_retention{std::chrono::hours(24 * 7)};
     /// Told about queue depths and finished steps (metrics); must outlive the engine. Null: nobody.
     EngineObserver* observer = nullptr;
 };

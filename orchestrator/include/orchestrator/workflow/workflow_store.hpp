@@ -4,6 +4,7 @@
 #include "common/result.hpp"
 #include "orchestrator/domain/attempt.hpp"
 #include "orchestrator/domain/deployment.hpp"
+#include "orchestrator/domain/event.hpp"
 #include "orchestrator/workflow/job_kind.hpp"
 
 #include <chrono>
@@ -93,6 +94,9 @@ struct Transition {
     std::optional<Attempt> finish_attempt;  ///< seq, outcome, reason, handle (if set), cleaned
     std::optional<NextJob> next;            ///< the deployment's next step (replaces this job)
     std::vector<NextJob> side_jobs;         ///< callbacks, cleanups
+    /// Appended to the durable event log in the same transaction: an event is there exactly
+    /// when its step committed (ids are the store's; `deployment_id` is the job's).
+    std::vector<domain::Event> events;
 };
 
 /// Job queue and workflow persistence. Every write is fenced by the job lease: a worker that
@@ -121,6 +125,12 @@ class WorkflowStore {
     /// whose delete completed more than `retention` ago and that no job refers to any more, with
     /// their resources and attempts. Returns how many went.
     virtual Result<std::int64_t> PurgeDeleted(std::chrono::milliseconds retention, int limit) {
+        (void)retention;
+        (void)limit;
+        return std::int64_t{0};
+    }
+    /// Housekeeping: removes up to `limit` events older than `retention` (events.retention).
+    virtual Result<std::int64_t> PurgeEvents(std::chrono::milliseconds retention, int limit) {
         (void)retention;
         (void)limit;
         return std::int64_t{0};

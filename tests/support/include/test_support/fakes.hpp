@@ -83,6 +83,7 @@ class FakePlacer final : public placement::Placer {
 struct FakeSiteBehaviour {
     std::optional<connectors::FailureKind> create_fails;
     int polls_until_ready = 1;
+    std::string waiting_message;  ///< Observation::reason while in progress (the site's own words)
     std::optional<connectors::FailureKind> poll_fails;  ///< the site reports failure when polled
     std::chrono::milliseconds create_delay{0};
     /// The first N Delete calls remove nothing, as when a Create still in flight re-makes the

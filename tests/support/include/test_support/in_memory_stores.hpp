@@ -6,6 +6,7 @@
 // the PostgreSQL stores pass, so a handler or step tested against them behaves as in production.
 #include <common/clock.hpp>
 #include <orchestrator/store/deployment_store.hpp>
+#include <orchestrator/store/event_store.hpp>
 #include <orchestrator/workflow/workflow_store.hpp>
 
 #include <map>
@@ -39,6 +40,11 @@ class InMemoryDatabase {
         std::string last_error;
     };
 
+    struct EventRow {
+        domain::Event event;
+        std::optional<domain::Owner> owner;  ///< copied from the deployment, as the events table does
+    };
+
     explicit InMemoryDatabase(const Clock& clock) : clock_(clock) {}
 
     const Clock& clock() const { return clock_; }
@@ -46,6 +52,9 @@ class InMemoryDatabase {
     std::mutex& mutex() { return mutex_; }
     std::map<std::string, Row>& rows() { return rows_; }
     std::vector<JobRow>& jobs() { return jobs_; }
+    std::vector<EventRow>& events() { return events_; }
+    /// Appends events of a deployment with the next ids (the caller holds the mutex).
+    void AppendEvents(const std::string& deployment_id, const std::vector<domain::Event>& events);
     /// Appends a job (the caller holds the mutex).
     void InsertJob(const std::string& deployment_id, const workflow::NextJob& next);
     /// Whether the deployment has a workflow job queued or running.
@@ -57,7 +66,9 @@ class InMemoryDatabase {
     std::mutex mutex_;
     std::map<std::string, Row> rows_;
     std::vector<JobRow> jobs_;
+    std::vector<EventRow> events_;
     std::int64_t next_job_id_ = 1;
+    std::int64_t next_event_id_ = 1;
 };
 
 class InMemoryDeploymentStore final : public store::DeploymentStore {
@@ -105,7 +116,19 @@ class InMemoryWorkflowStore final : public workflow::WorkflowStore {
         const workflow::Job& job, const std::string& owner, std::chrono::milliseconds delay, const std::string& error
     ) override;
     Result<std::int64_t> PurgeDeleted(std::chrono::milliseconds retention, int limit) override;
+    Result<std::int64_t> PurgeEvents(std::chrono::milliseconds retention, int limit) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
+
+   private:
+    InMemoryDatabase& db_;
+};
+
+class InMemoryEventStore final : public store::EventStore {
+   public:
+    explicit InMemoryEventStore(InMemoryDatabase& db) : db_(db) {}
+
+    Result<std::vector<domain::Event>> After(const store::EventQuery& query) override;
+    Result<std::int64_t> LatestId() override;
 
    private:
     InMemoryDatabase& db_;
@@ -117,6 +140,7 @@ struct InMemoryStores {
     InMemoryDatabase db;
     InMemoryDeploymentStore deployments{db};
     InMemoryWorkflowStore workflow{db};
+    InMemoryEventStore events{db};
 };
 
 }  // namespace orch::test

@@ -5,6 +5,7 @@
 // fakes) and tests/integration/orchestrator/pg_store_contract_test.cpp (PostgreSQL). A fake that
 // drifts from the real store fails here, not in a handler test that trusted it.
 #include <orchestrator/store/deployment_store.hpp>
+#include <orchestrator/store/event_store.hpp>
 #include <orchestrator/workflow/workflow_store.hpp>
 
 #include <chrono>
@@ -20,6 +21,7 @@ class StoreFixture {
     virtual ~StoreFixture() = default;
     virtual store::DeploymentStore& deployments() = 0;
     virtual workflow::WorkflowStore& workflow() = 0;
+    virtual store::EventStore& events() = 0;
     /// The stores' notion of now (creation times of the rows the suite writes).
     virtual domain::TimePoint Now() = 0;
     /// Lets `d` pass for the stores: sleeps for the database, moves a ManualClock for a fake.
@@ -44,5 +46,8 @@ void LeaseFencing(const Factory& make);
 void JobTiming(const Factory& make);
 void AttemptsRecorded(const Factory& make);
 void PurgeDeleted(const Factory& make);
+/// Events commit with their step (not when the lease was lost), come back in id order after a
+/// cursor, scoped like the list, and are purged after their retention.
+void EventLog(const Factory& make);
 
 }  // namespace orch::test::contract

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace orch::server {
+
+/// A response body produced over time (Server-Sent Events). The server writes the headers, then
+/// calls Next on the worker pool (never on an I/O thread: it may read the database), sends what
+/// it appended as one chunk, waits interval() on a timer and calls again, until Next returns
+/// false, the client goes away, a write exceeds the write timeout or the server stops. Memory per
+/// stream is what one Next produces: the source bounds it.
+class ResponseStream {
+   public:
+    virtual ~ResponseStream() = default;
+    /// Appends what to send now to `out` (possibly nothing); false ends the stream after `out`.
+    virtual bool Next(std::string& out) = 0;
+    /// The pause between two calls of Next.
+    virtual std::chrono::milliseconds interval() const = 0;
+    /// The last words for a consumer dropped because it does not read: more than the server's
+    /// stream_buffer_limit bytes were waiting unsent in its socket.
+    virtual std::string Dropped() const = 0;
+};
+
+}  // namespace orch::server

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "common/result.hpp"
+#include "orchestrator/domain/event.hpp"
+#include "orchestrator/store/owner_filter.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace orch::store {
+
+/// Which events a stream reads next. `owner` has no default: a query cannot be built without the
+/// caller's scope (the same OwnerFilter as the deployments list).
+struct EventQuery {
+    OwnerFilter owner;
+    std::optional<std::string> deployment_id;  ///< none: every deployment `owner` may see
+    std::int64_t after_id = 0;                 ///< exclusive: the stream's Last-Event-ID
+    int limit = 100;
+};
+
+/// The read side of the durable event log (the workflow writes it with its commits,
+/// WorkflowStore::Commit). Ids increase in commit order, so reading after an id misses nothing.
+class EventStore {
+   public:
+    virtual ~EventStore() = default;
+    /// Up to `limit` events with id > after_id in id order, scoped to `owner`.
+    virtual Result<std::vector<domain::Event>> After(const EventQuery& query) = 0;
+    /// The highest id committed so far (0 when the log is empty): where a stream that asks for
+    /// no history starts.
+    virtual Result<std::int64_t> LatestId() = 0;
+};
+
+}  // namespace orch::store

@@ -1,0 +1,193 @@
+// GET /deployments/{id}/events and GET /events through the router (HandlerHarness) and the
+// EventStream they return, over the in-memory event log and a ManualClock: no socket, no sleep.
+#include "test_support/handler_harness.hpp"
+
+#include <orchestrator/api/event_routes.hpp>
+#include <orchestrator/api/event_stream.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+namespace {
+
+using orch::Json;
+using orch::domain::Event;
+using orch::domain::EventType;
+using std::chrono::seconds;
+
+std::vector<std::string> Lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::string line;
+    std::istringstream in(text);
+    while (std::getline(in, line)) {
+        out.push_back(line);
+    }
+    return out;
+}
+
+struct Rig {
+    orch::test::HandlerHarness api;
+    orch::api::EventFeed feed{
+        api.stores.events,
+        {.poll_interval = seconds(1), .heartbeat = seconds(15), .max_streams = 10, .max_streams_per_caller = 2},
+        api.clock};
+
+    Rig() {
+        api.ctx.events = &feed;
+        orch::api::RegisterEventRoutes(api.router, api.ctx);
+    }
+
+    std::string Create() {
+        Json body{{"template", "tosca_definitions_version: x"}, {"userGroup", "users"}};
+        const auto res = api.Call("POST", "/deployments", body.dump());
+        REQUIRE(res.status == 201);
+        return Json::parse(res.body).value("uuid", "");
+    }
+
+    void Append(const std::string& id, EventType type, Json data) {
+        const std::lock_guard lock(api.stores.db.mutex());
+        Event e;
+        e.type = type;
+        e.time = api.clock.now();
+        e.data = std::move(data);
+        api.stores.db.AppendEvents(id, {e});
+    }
+
+    /// The next chunk of a stream (as the server would call it).
+    static std::string Next(const orch::server::Response& res) {
+        REQUIRE(res.stream);
+        std::string out;
+        REQUIRE(res.stream->Next(out));
+        return out;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("an event is framed as id, event and one data line, whatever its text holds", "[events][security]") {
+    Event e;
+    e.id = 42;
+    e.deployment_id = "d-1";
+    e.type = EventType::kSiteMessage;
+    e.data = Json{{"message", "boom\nid: 99\nevent: completed\r\ndata: {}\r\rretry: 1\n\n"}};
+    const std::string text = orch::api::FormatSseEvent(e);
+    CHECK(text.find('\r') == std::string::npos);
+    const auto lines = Lines(text);
+    REQUIRE(lines.size() == 4);
+    CHECK(lines[0] == "id: 42");
+    CHECK(lines[1] == "event: site_message");
+    REQUIRE(lines[2].rfind("data: ", 0) == 0);
+    CHECK(lines[3].empty());
+    const Json data = Json::parse(lines[2].substr(6));
+    CHECK(data["id"] == 42);
+    CHECK(data["deploymentId"] == "d-1");
+    CHECK(data["type"] == "site_message");
+    CHECK(data["data"] == e.data);  // the text arrives intact, only escaped
+    // Invalid UTF-8 from a site does not throw at the stream.
+    e.data = Json{{"message", std::string("\xff\xfe bad")}};
+    CHECK_NOTHROW(orch::api::FormatSseEvent(e));
+}
+
+TEST_CASE("a deployment's stream sends its history, then only what is new, then heartbeats", "[events]") {
+    Rig rig;
+    const std::string id = rig.Create();
+    const std::string other = rig.Create();
+    rig.Append(id, EventType::kProgress, Json{{"statusReason", "Validated; placing"}});
+    rig.Append(other, EventType::kProgress, Json::object());
+    rig.Append(id, EventType::kAttemptStarted, Json{{"seq", 1}});
+    const auto res = rig.api.Call("GET", "/deployments/" + id + "/events");
+    REQUIRE(res.status == 200);
+    CHECK(res.content_type == "text/event-stream");
+    const std::string first = Rig::Next(res);
+    CHECK(first.rfind(": stream open\n", 0) == 0);
+    CHECK(first.find("id: 1\nevent: progress\n") != std::string::npos);
+    CHECK(first.find("id: 2\n") == std::string::npos);  // another deployment's
+    CHECK(first.find("id: 3\nevent: attempt_started\n") != std::string::npos);
+    CHECK(Rig::Next(res).empty());  // nothing new, no heartbeat yet
+
+    rig.Append(id, EventType::kCompleted, Json{{"status", "CREATE_COMPLETE"}});
+    rig.api.clock.Advance(seconds(1));
+    CHECK(Rig::Next(res).rfind("id: 4\nevent: completed\n", 0) == 0);
+    rig.api.clock.Advance(seconds(16));
+    CHECK(Rig::Next(res) == ": keep-alive\n\n");
+    CHECK(Rig::Next(res).empty());
+}
+
+TEST_CASE("Last-Event-ID (header or query) resumes after exactly that event", "[events]") {
+    Rig rig;
+    const std::string id = rig.Create();
+    for (int i = 0; i < 5; ++i) {
+        rig.Append(id, EventType::kProgress, Json{{"n", i}});
+    }
+    auto by_header = rig.api.Call(
+        "GET", "/deployments/" + id + "/events", "", {{"Content-Type", "application/json"}, {"Last-Event-ID", "3"}}
+    );
+    const std::string text = Rig::Next(by_header);
+    CHECK(text.find("id: 3\n") == std::string::npos);
+    CHECK(text.find("id: 4\n") != std::string::npos);
+    CHECK(text.find("id: 5\n") != std::string::npos);
+    const auto by_query = rig.api.Call("GET", "/events?lastEventId=4");
+    const std::string all = Rig::Next(by_query);
+    CHECK(all.find("id: 4\n") == std::string::npos);
+    CHECK(all.find("id: 5\n") != std::string::npos);
+    // Without one, /events starts from now (two streams are this caller's limit: one goes first).
+    by_header.stream.reset();
+    const auto from_now = rig.api.Call("GET", "/events");
+    CHECK(Rig::Next(from_now).find("id: ") == std::string::npos);
+}
+
+TEST_CASE("a hostile Last-Event-ID is a 400 with the error body", "[events][security]") {
+    Rig rig;
+    const std::string id = rig.Create();
+    for (const std::string bad : {"1\nid: 5", "-1", "99999999999999999999", "abc", "1 ", "0x10"}) {
+        INFO(bad);
+        const auto res = rig.api.Call("GET", "/events?lastEventId=" + orch::http::UrlEncode(bad));
+        CHECK(res.status == 400);
+        CHECK(Json::parse(res.body).value("code", 0) == 400);
+        CHECK_FALSE(res.stream);
+    }
+}
+
+TEST_CASE("streams are scoped like the list: another issuer sees none of the events", "[events][security]") {
+    Rig rig;
+    const std::string id = rig.Create();
+    rig.api.principal() = orch::test::HandlerHarness::User("https://other-iam.example/", "mallory");
+    const auto all = rig.api.Call("GET", "/events?lastEventId=0");
+    rig.Append(id, EventType::kProgress, Json::object());
+    rig.api.clock.Advance(seconds(1));
+    CHECK(Rig::Next(all).find("id: ") == std::string::npos);
+    CHECK(rig.api.Call("GET", "/deployments/" + id + "/events").status == 404);
+}
+
+TEST_CASE("per-caller and global stream limits answer 429, a closed stream frees its place", "[events][security]") {
+    Rig rig;
+    auto first = rig.api.Call("GET", "/events");
+    auto second = rig.api.Call("GET", "/events");
+    REQUIRE(first.status == 200);
+    REQUIRE(second.status == 200);
+    const auto third = rig.api.Call("GET", "/events");
+    CHECK(third.status == 429);
+    CHECK(Json::parse(third.body).value("code", 0) == 429);
+    CHECK(rig.feed.open_streams() == 2);
+    first.stream.reset();  // the server drops a finished stream
+    CHECK(rig.feed.open_streams() == 1);
+    const auto again = rig.api.Call("GET", "/events");
+    CHECK(again.status == 200);
+    CHECK(rig.feed.open_streams() == 2);
+}
+
+TEST_CASE("a dropped consumer is told the last event it was sent, to resume from", "[events]") {
+    Rig rig;
+    const std::string id = rig.Create();
+    rig.Append(id, EventType::kProgress, Json::object());
+    const auto res = rig.api.Call("GET", "/deployments/" + id + "/events");
+    CHECK(Rig::Next(res).find("id: 1\n") != std::string::npos);  // sent
+    rig.Append(id, EventType::kProgress, Json::object());
+    rig.api.clock.Advance(seconds(1));
+    CHECK(Rig::Next(res).find("id: 2\n") != std::string::npos);  // produced, then found too slow
+    const auto lines = Lines(res.stream->Dropped());
+    REQUIRE(lines.size() >= 2);
+    CHECK(lines[0] == "event: dropped");
+    CHECK(Json::parse(lines[1].substr(6)).value("lastEventId", -1) == 1);
+}
