@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
+#include <thread>
 
 using namespace std::chrono_literals;
 using orch::Json;
@@ -155,4 +157,71 @@ TEST_CASE("a failing role on Nova's server fails the attempt with the task's mes
     CHECK(failed.failure == orch::connectors::FailureKind::kTryAnotherSite);
     CHECK_THAT(failed.reason, Catch::Contains("marker service refused to start on purpose"));
     DeleteAndCheck(stack, handle);
+}
+
+namespace {
+
+/// Whether any process still runs with `text` in its command line (ansible-playbook runs with
+/// the deployment's work directory in its arguments).
+bool ProcessMentions(const std::string& text) {
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos || name == std::to_string(::getpid())) {
+            continue;
+        }
+        std::string cmdline;
+        try {
+            cmdline = orch::test::ReadFile(entry.path().string() + "/cmdline");
+        } catch (const std::exception&) {
+            continue;  // gone meanwhile
+        }
+        if (cmdline.find(text) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("DELETE during the configuration stops ansible-playbook and deletes the servers", "[openstack][ansible]") {
+    Stack stack(1);
+    stack.spec.nodes.push_back(Software("slow", "docker", "indigo-dc.slow"));
+    const Handle handle = stack.Create();
+    std::optional<orch::connectors::ConnectorResult<Observation>> polled;
+    std::thread poller([&] {
+        const auto give_up = std::chrono::steady_clock::now() + kLimit;
+        while (std::chrono::steady_clock::now() < give_up) {
+            auto result = stack.connector->Poll(handle, stack.spec);
+            const auto* o = std::get_if<Observation>(&result);
+            if (o == nullptr || o->phase != Phase::kInProgress) {
+                polled = std::move(result);
+                return;
+            }
+            std::this_thread::sleep_for(500ms);
+        }
+    });
+    // The docker node is configured first: once its marker is on the server, the slow node's
+    // ansible-playbook is starting or running (it sleeps 20 s).
+    const std::string id = handle.state["servers"][0]["id"].get<std::string>();
+    const auto give_up = std::chrono::steady_clock::now() + kLimit;
+    while (!fs::exists(VmRoot(id) + "/run/docker.active") && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(200ms);
+    }
+    REQUIRE(fs::exists(VmRoot(id) + "/run/docker.active"));
+    std::this_thread::sleep_for(3s);
+    REQUIRE(ProcessMentions(stack.options.work_dir));  // Ansible runs now
+    auto deleted = stack.connector->Delete(handle, false);
+    REQUIRE(std::holds_alternative<orch::connectors::Deletion>(deleted));
+    poller.join();
+    REQUIRE(polled.has_value());
+    REQUIRE(std::holds_alternative<Failure>(*polled));
+    CHECK_THAT(std::get<Failure>(*polled).message, Catch::Contains("cancelled"));
+    CHECK_FALSE(ProcessMentions(stack.options.work_dir));
+    const Observation gone = rig::PollUntil(
+        *stack.connector, handle, stack.spec, [](const Observation& o) { return o.phase == Phase::kGone; }, kLimit
+    );
+    CHECK(gone.phase == Phase::kGone);
+    CHECK(rig::AdminNovaGet("/servers/" + id).first == 404);
+    CHECK_FALSE(fs::exists(VmRoot(id)));
 }
