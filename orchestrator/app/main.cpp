@@ -184,6 +184,11 @@ int main(int argc, char** argv) {
     }
     // Native contextualisation: the OpenStack connector's servers are configured with Ansible
     // once ACTIVE (docs/contextualisation-ansible.md).
+    // Interface playbooks are read as imports are (tosca.mirrors, tosca.allowed_hosts): a
+    // template never makes the orchestrator fetch from anywhere else.
+    contextualisation->ansible.read_playbook = [&tosca_engine](const std::string& url) {
+        return tosca_engine.ReadUrl(url);
+    };
     connectors::AnsibleContextualiser contextualiser(contextualisation->ansible);
     std::unique_ptr<connectors::Connector> native = std::make_unique<connectors::OpenStackConnector>(site_clients);
     if (contextualisation->enabled) {

@@ -216,6 +216,8 @@ def resources_phase(token):
         rig = json.load(f)
     rig["flavors"] = flavors(token)
     rig["image"] = image(token)
+    rig["ssh_port"] = int(ENV["SSH_PORT"])  # every server's sshd, on the server's own address
+    rig["instances_path"] = os.path.join(DIR, "nova", "instances")  # each server's directory (orch_vm.py)
     wait_for_hypervisor(token)
     write_private_json("rig.json", rig)
 

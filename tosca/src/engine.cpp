@@ -247,6 +247,15 @@ TemplateCheck TemplateEngine::Check(std::string_view text, const TemplateRequest
     return impl_->Check(text, request);
 }
 
+Result<std::string> TemplateEngine::ReadUrl(std::string_view url) const {
+    if (!IsAbsoluteUrl(url)) {
+        return Error::InvalidArgument("not an absolute URL: " + std::string(url));
+    }
+    ORCH_ASSIGN_OR_RETURN(const ImportLocation location, impl_->resolver.Locate(url, nullptr, ""));
+    ORCH_ASSIGN_OR_RETURN(ImportText text, impl_->resolver.Read(location));
+    return std::move(text.text);
+}
+
 TemplateEngine::CacheStats TemplateEngine::Stats() const {
     return CacheStats{impl_->cache.size(), impl_->cache.hits(), impl_->cache.misses()};
 }

@@ -40,7 +40,7 @@ std::size_t Bytes(const NodeSpec& node) {
                         Bytes(node.depends_on) + Bytes(node.image) + Bytes(node.command) + Bytes(node.arguments) +
                         Bytes(node.environment) + Bytes(node.labels) + Bytes(node.schedule) +
                         ApproxMemoryBytes(node.properties) + ApproxMemoryBytes(node.capabilities) +
-                        ApproxMemoryBytes(node.artifacts);
+                        ApproxMemoryBytes(node.artifacts) + ApproxMemoryBytes(node.operations);
     for (const auto& port : node.ports) {
         total += sizeof(port) + port.protocol.capacity() + port.remote_cidr.capacity() + port.name.capacity();
     }

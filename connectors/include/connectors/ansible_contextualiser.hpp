@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace orch::connectors {
@@ -24,6 +25,10 @@ struct AnsibleOptions {
     std::chrono::seconds node_time_limit{1800};  ///< one node's playbook run
     std::chrono::seconds connect_timeout{30};    ///< SSH connection to a server
     std::size_t output_cap = 64 * 1024;          ///< Ansible output kept per node run
+    /// Reads an interface playbook's URL; main gives the TOSCA engine's ReadUrl (the import
+    /// mirror map and host allow-list), so a template never makes the orchestrator fetch from
+    /// anywhere else. Unset: templates with interface playbooks are refused.
+    std::function<Result<std::string>(const std::string& url)> read_playbook;
 };
 
 /// Native contextualisation with real Ansible: ansible-playbook (Debian ansible-core) over SSH
@@ -44,6 +49,9 @@ class AnsibleContextualiser final : public Contextualiser {
     ConnectorResult<std::string> DeploymentDir(const std::string& deployment_id) const;
     std::optional<Failure> InstallRoles(const ContextPlan& plan, const std::string& dir, const std::stop_token& stop);
     std::vector<std::string> Environment(const std::string& dir) const;
+    /// The playbook file of one step: its roles, then its interface playbooks made to run on
+    /// its servers.
+    ConnectorResult<std::string> StepPlaybook(const ContextStep& step, const std::string& dir, const std::string& stem);
 
     AnsibleOptions options_;
 };

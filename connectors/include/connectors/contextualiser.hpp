@@ -16,13 +16,22 @@ struct ContextHost {
     int port = 22;
 };
 
+/// A node's Standard lifecycle operation implemented by an Ansible playbook (INDIGO types name
+/// one for `configure`), run after the node's roles with its evaluated inputs as variables.
+struct ContextPlaybook {
+    std::string operation;         ///< "create", "configure" or "start"
+    std::string url;               ///< read only through the TOSCA import mirror/allow-list
+    Json inputs = Json::object();  ///< the operation's evaluated inputs
+};
+
 /// The configuration of one software node: its Ansible roles applied, with its variables, on
 /// every instance of the Compute node that hosts it.
 struct ContextStep {
-    std::string node;                ///< the software node (or a Compute node with roles of its own)
-    std::string host_node;           ///< the Compute node it ends up on (HostedOn chain)
-    std::vector<std::string> roles;  ///< Galaxy role names, e.g. "indigo-dc.docker"
-    Json vars = Json::object();      ///< the resolved inputs, then the node's properties
+    std::string node;                        ///< the software node (or a Compute node with roles of its own)
+    std::string host_node;                   ///< the Compute node it ends up on (HostedOn chain)
+    std::vector<std::string> roles;          ///< Galaxy role names, e.g. "indigo-dc.docker"
+    Json vars = Json::object();              ///< the resolved inputs, then the node's properties
+    std::vector<ContextPlaybook> playbooks;  ///< in lifecycle order, after the roles
 };
 
 /// Everything one configuration run needs; steps are in dependency order (HostedOn/ConnectsTo).
@@ -54,10 +63,11 @@ class Contextualiser {
     virtual void Forget(const std::string& deployment_id) = 0;
 };
 
-/// The steps of `spec`: every node with artifacts of type tosca.artifacts.AnsibleGalaxy.role,
-/// in dependency order, each placed on the Compute node its HostedOn chain ends at. kUserError
-/// for a dependency cycle or a node with roles and no Compute host. Nodes without roles are
-/// skipped (there is nothing to run for them).
+/// The steps of `spec`: every node with artifacts of type tosca.artifacts.AnsibleGalaxy.role
+/// (the template's or its type's) or with Standard create/configure/start operations whose
+/// implementation is a playbook (.yml/.yaml), in dependency order, each placed on the Compute node its HostedOn chain
+/// ends at. kUserError for a dependency cycle or a node with roles and no Compute host. Nodes without roles are skipped
+/// (there is nothing to run for them).
 ConnectorResult<std::vector<ContextStep>> BuildContextSteps(const tosca::DeploymentSpec& spec);
 
 /// The hosts of an observation: every instance of a Compute node, at its public address when it

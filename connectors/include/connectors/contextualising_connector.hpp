@@ -2,7 +2,10 @@
 
 #include "connectors/contextualiser.hpp"
 
+#include <map>
 #include <memory>
+#include <mutex>
+#include <stop_token>
 #include <string>
 
 namespace orch::connectors {
@@ -44,6 +47,10 @@ class ContextualisingConnector final : public Connector {
     std::unique_ptr<Connector> inner_;
     Contextualiser& contextualiser_;
     ContextualisingOptions options_;
+    /// The configurations running in Poll, by context id: Delete stops the one of its
+    /// deployment (its ansible-playbook process group is killed) before deleting the servers.
+    std::mutex running_mutex_;
+    std::map<std::string, std::stop_source> running_;
 };
 
 /// The contextualisation id of a deployment on one site service: "<deployment id>-<hash of the

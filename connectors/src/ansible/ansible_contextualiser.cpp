@@ -206,6 +206,47 @@ std::optional<Failure> AnsibleContextualiser::InstallRoles(
     return std::nullopt;
 }
 
+ConnectorResult<std::string> AnsibleContextualiser::StepPlaybook(
+    const ContextStep& step, const std::string& dir, const std::string& stem
+) {
+    const std::string vars_file = dir + "/" + stem + ".vars.yml";
+    if (!WriteFile(vars_file, ansible::UnsafeYaml(step.vars) + "\n")) {
+        return LocalFailure("cannot write the variables in " + dir);
+    }
+    std::string text = step.roles.empty() ? std::string() : ansible::PlaybookText(step, vars_file);
+    for (std::size_t i = 0; i < step.playbooks.size(); ++i) {
+        const auto& playbook = step.playbooks[i];
+        const std::string what =
+            "the " + playbook.operation + " playbook of node '" + step.node + "' (" + playbook.url.substr(0, 300) + ")";
+        if (!options_.read_playbook) {
+            return Failure{FailureKind::kUserError, what + ": this orchestrator has no playbook source"};
+        }
+        auto fetched = options_.read_playbook(playbook.url);
+        if (!fetched) {
+            const ErrorCode code = fetched.error().code;
+            if (code == ErrorCode::kUnavailable || code == ErrorCode::kDeadlineExceeded) {
+                ORCH_LOG_WARN(
+                    "contextualisation: playbook not fetched",
+                    {{"url", playbook.url}, {"reason", fetched.error().message}}
+                );
+                return Failure{FailureKind::kRetryHere, what + " could not be fetched now"};
+            }
+            // Refused by the mirror/allow-list, missing or malformed: the same on every site.
+            return Failure{FailureKind::kUserError, what + " cannot be used: " + fetched.error().message};
+        }
+        const std::string inputs_file = dir + "/" + stem + "." + std::to_string(i) + ".inputs.yml";
+        if (!WriteFile(inputs_file, ansible::UnsafeYaml(playbook.inputs) + "\n")) {
+            return LocalFailure("cannot write the playbook inputs in " + dir);
+        }
+        auto rewritten = ansible::InterfacePlaybookText(step, playbook, fetched.value(), {vars_file, inputs_file});
+        if (auto* failure = std::get_if<Failure>(&rewritten)) {
+            return *failure;
+        }
+        text += std::get<std::string>(rewritten);
+    }
+    return text;
+}
+
 ConnectorResult<ContextOutcome> AnsibleContextualiser::Configure(const ContextPlan& plan, std::stop_token stop) {
     auto made = DeploymentDir(plan.deployment_id);
     if (auto* failure = std::get_if<Failure>(&made)) {
@@ -233,8 +274,11 @@ ConnectorResult<ContextOutcome> AnsibleContextualiser::Configure(const ContextPl
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {
         const auto& step = plan.steps[i];
         const std::string stem = "step-" + std::to_string(i);
-        if (!WriteFile(fs::path(dir) / (stem + ".vars.yml"), ansible::UnsafeYaml(step.vars) + "\n") ||
-            !WriteFile(fs::path(dir) / (stem + ".yml"), ansible::PlaybookText(step, dir + "/" + stem + ".vars.yml"))) {
+        auto playbook = StepPlaybook(step, dir, stem);
+        if (auto* failure = std::get_if<Failure>(&playbook)) {
+            return *failure;
+        }
+        if (!WriteFile(fs::path(dir) / (stem + ".yml"), std::get<std::string>(playbook))) {
             return LocalFailure("cannot write the playbook in " + dir);
         }
         ProcessSpec spec;
@@ -247,6 +291,9 @@ ConnectorResult<ContextOutcome> AnsibleContextualiser::Configure(const ContextPl
         outcome.log += "== node " + step.node + " on " + step.host_node + ": roles";
         for (const auto& role : step.roles) {
             outcome.log += " " + role;
+        }
+        for (const auto& interface_playbook : step.playbooks) {
+            outcome.log += ", " + interface_playbook.operation + " " + interface_playbook.url;
         }
         outcome.log += "\n";
         ORCH_LOG_INFO(

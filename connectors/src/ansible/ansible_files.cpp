@@ -3,8 +3,10 @@
 #include "common/json_text.hpp"
 
 #include <arpa/inet.h>
+#include <yaml-cpp/yaml.h>
 
 #include <cctype>
+#include <set>
 #include <sstream>
 
 namespace orch::connectors::ansible {
@@ -116,6 +118,74 @@ std::string PlaybookText(const ContextStep& step, const std::string& vars_file) 
         out << "    - role: " << JsonQuote(role) << "\n";
     }
     return out.str();
+}
+
+ConnectorResult<std::string> InterfacePlaybookText(
+    const ContextStep& step,
+    const ContextPlaybook& playbook,
+    const std::string& text,
+    const std::vector<std::string>& vars_files
+) {
+    // The play keys kept as written; everything else (hosts, connection, vars_files,
+    // import_playbook, delegate-all settings) is replaced or refused.
+    static const std::set<std::string> kKept = {
+        "name",
+        "tasks",
+        "pre_tasks",
+        "post_tasks",
+        "roles",
+        "handlers",
+        "vars",
+        "become",
+        "become_user",
+        "gather_facts",
+        "environment",
+        "any_errors_fatal",
+        "ignore_errors",
+        "serial",
+        "tags",
+        "strategy"};
+    const std::string what = "the " + playbook.operation + " playbook of node '" + step.node + "'";
+    YAML::Node plays;
+    try {
+        plays = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        return Failure{FailureKind::kUserError, what + " is not YAML: " + e.msg};
+    }
+    if (!plays.IsSequence() || plays.size() == 0) {
+        return Failure{FailureKind::kUserError, what + " is not a list of plays"};
+    }
+    YAML::Node out(YAML::NodeType::Sequence);
+    for (const auto& play : plays) {
+        if (!play.IsMap()) {
+            return Failure{FailureKind::kUserError, what + " has a play that is not a mapping"};
+        }
+        YAML::Node rewritten(YAML::NodeType::Map);
+        rewritten["hosts"] = GroupName(step.host_node);
+        for (const auto& entry : play) {
+            const std::string key = entry.first.as<std::string>("");
+            if (key == "hosts" || key == "connection" || key == "vars_files") {
+                continue;
+            }
+            if (kKept.count(key) == 0) {
+                return Failure{
+                    FailureKind::kUserError, what + ": '" + key.substr(0, 64) + "' is not allowed in a play"};
+            }
+            rewritten[key] = entry.second;
+        }
+        YAML::Node files(YAML::NodeType::Sequence);
+        for (const auto& file : vars_files) {
+            files.push_back(file);
+        }
+        rewritten["vars_files"] = files;
+        out.push_back(rewritten);
+    }
+    YAML::Emitter emitter;
+    emitter << out;
+    if (!emitter.good()) {
+        return Failure{FailureKind::kUserError, what + " cannot be written back: " + emitter.GetLastError()};
+    }
+    return std::string(emitter.c_str()) + "\n";
 }
 
 std::string AnsibleFailure(const std::string& output, std::size_t cap) {

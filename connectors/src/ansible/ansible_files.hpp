@@ -28,6 +28,21 @@ ConnectorResult<std::string> InventoryText(const ContextPlan& plan, const std::s
 /// `vars_file`.
 std::string PlaybookText(const ContextStep& step, const std::string& vars_file);
 
+/// An interface playbook (`text`, as fetched from `playbook.url`) made to run on the step's
+/// servers: each play's `hosts` becomes the group of the step's Compute host and its
+/// `connection` is dropped (INDIGO playbooks say `hosts: localhost, connection: local`, written
+/// for IM, which runs them on the VM itself; here they must never run on the orchestrator), its
+/// vars_files become the step's variables then the operation's inputs (`vars_files`, in that
+/// order). Only plays of tasks, roles and handlers are kept; import_playbook and the like are
+/// kUserError (they would name files on the orchestrator), as is text that is not a YAML list of
+/// plays.
+ConnectorResult<std::string> InterfacePlaybookText(
+    const ContextStep& step,
+    const ContextPlaybook& playbook,
+    const std::string& text,
+    const std::vector<std::string>& vars_files
+);
+
 /// The lines of ansible-playbook's output that say what went wrong ("fatal: [...]",
 /// "UNREACHABLE!", "ERROR!"), at most `cap` bytes; the output's last line when there is none.
 std::string AnsibleFailure(const std::string& output, std::size_t cap);

@@ -31,6 +31,35 @@ std::vector<std::string> Roles(const tosca::NodeSpec& node) {
     return roles;
 }
 
+bool IsPlaybook(const std::string& implementation) {
+    const auto ends = [&](std::string_view suffix) {
+        return implementation.size() > suffix.size() &&
+               implementation.compare(implementation.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    return ends(".yml") || ends(".yaml");
+}
+
+// The node's lifecycle operations that Ansible runs, in lifecycle order.
+std::vector<ContextPlaybook> Playbooks(const tosca::NodeSpec& node) {
+    std::vector<ContextPlaybook> out;
+    if (!node.operations.is_object()) {
+        return out;
+    }
+    for (const char* operation : {"create", "configure", "start"}) {
+        const auto it = node.operations.find(operation);
+        if (it == node.operations.end() || !it->is_object()) {
+            continue;
+        }
+        const Json impl = it->value("implementation", Json());
+        if (!impl.is_string() || !IsPlaybook(impl.get<std::string>())) {
+            continue;
+        }
+        const Json inputs = it->value("inputs", Json::object());
+        out.push_back({operation, impl.get<std::string>(), inputs.is_object() ? inputs : Json::object()});
+    }
+    return out;
+}
+
 // Every node `node` needs configured first: what it is hosted on, depends on or connects to.
 std::vector<std::string> Needs(const tosca::NodeSpec& node) {
     std::vector<std::string> needs = node.depends_on;
@@ -85,7 +114,8 @@ ConnectorResult<std::vector<ContextStep>> BuildContextSteps(const tosca::Deploym
     std::vector<ContextStep> steps;
     for (const auto* node : order) {
         auto roles = Roles(*node);
-        if (roles.empty()) {
+        auto playbooks = Playbooks(*node);
+        if (roles.empty() && playbooks.empty()) {
             continue;
         }
         // Follow HostedOn down to the Compute node (bounded: a chain longer than the node count
@@ -100,7 +130,7 @@ ConnectorResult<std::vector<ContextStep>> BuildContextSteps(const tosca::Deploym
             return Failure{
                 FailureKind::kUserError,
                 "node '" + node->name +
-                    "' has Ansible roles but is not hosted on a virtual machine (tosca.nodes.Compute)",
+                    "' has Ansible roles or playbooks but is not hosted on a virtual machine (tosca.nodes.Compute)",
             };
         }
         ContextStep step{
@@ -110,6 +140,7 @@ ConnectorResult<std::vector<ContextStep>> BuildContextSteps(const tosca::Deploym
                 step.vars[key] = value;
             }
         }
+        step.playbooks = std::move(playbooks);
         steps.push_back(std::move(step));
     }
     return steps;

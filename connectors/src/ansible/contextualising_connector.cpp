@@ -113,7 +113,16 @@ ConnectorResult<Observation> ContextualisingConnector::Poll(const Handle& handle
     plan.ssh_user = OptionString(handle.target, "ssh_user", options_.ssh_user);
     plan.hosts = std::move(std::get<std::vector<ContextHost>>(hosts));
     plan.steps = std::move(std::get<std::vector<ContextStep>>(steps));
-    auto configured = contextualiser_.Configure(plan, {});
+    std::stop_source stop;
+    {
+        const std::lock_guard lock(running_mutex_);
+        running_[plan.deployment_id] = stop;
+    }
+    auto configured = contextualiser_.Configure(plan, stop.get_token());
+    {
+        const std::lock_guard lock(running_mutex_);
+        running_.erase(plan.deployment_id);
+    }
     if (auto* failure = std::get_if<Failure>(&configured)) {
         if (failure->kind == FailureKind::kRetryHere) {
             return *failure;
@@ -129,6 +138,15 @@ ConnectorResult<Observation> ContextualisingConnector::Poll(const Handle& handle
 }
 
 ConnectorResult<Deletion> ContextualisingConnector::Delete(const Handle& handle, bool force) {
+    {
+        // A DELETE during the configuration: stop Ansible first, so nothing is configured on
+        // servers being deleted and no ansible-playbook outlives the deployment.
+        const std::lock_guard lock(running_mutex_);
+        if (const auto it = running_.find(ContextId(handle.deployment_id, handle.target.service_id));
+            it != running_.end()) {
+            it->second.request_stop();
+        }
+    }
     auto deleted = inner_->Delete(handle, force);
     if (const auto* done = std::get_if<Deletion>(&deleted); done != nullptr && *done == Deletion::kComplete) {
         contextualiser_.Forget(ContextId(handle.deployment_id, handle.target.service_id));

@@ -6,6 +6,7 @@
 #include <connectors/contextualiser.hpp>
 #include <connectors/contextualising_connector.hpp>
 #include <connectors/openstack_server.hpp>
+#include <tosca/engine.hpp>
 
 #include <catch2/catch.hpp>
 #include <test_support/test_env.hpp>
@@ -13,6 +14,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 using orch::Json;
@@ -228,6 +230,88 @@ TEST_CASE("ansible-playbook is bounded in time and stops when cancelled", "[ansi
         const Failure failure = Failed(result);
         CHECK(failure.kind == FailureKind::kRetryHere);
         CHECK_THAT(failure.message, Catch::Contains("cancelled"));
+    }
+}
+
+namespace {
+
+constexpr std::string_view kTypesPrefix = "https://raw.githubusercontent.com/indigo-dc/tosca-types/master/";
+
+/// An INDIGO-style interface playbook, written for IM (localhost, connection local): it must run
+/// on the server, where sshd sets ORCH_VM_DIR (on the orchestrator printenv would fail).
+constexpr std::string_view kHubPlaybook =
+    "---\n"
+    "- hosts: localhost\n"
+    "  connection: local\n"
+    "  gather_facts: false\n"
+    "  tasks:\n"
+    "    - name: this server's directory\n"
+    "      ansible.builtin.command: printenv ORCH_VM_DIR\n"
+    "      register: vm\n"
+    "      changed_when: false\n"
+    "    - name: the spawner the operation's inputs name\n"
+    "      ansible.builtin.copy:\n"
+    "        dest: \"{{ vm.stdout }}/hub-spawner\"\n"
+    "        content: \"{{ jupyterhub_spawner }} {{ deployment_label }}\\n\"\n"
+    "        mode: \"0644\"\n";
+
+/// A mirror directory for kTypesPrefix holding kHubPlaybook, and an engine reading through it.
+struct PlaybookMirror {
+    explicit PlaybookMirror(const std::string& dir) : engine(Options(dir)) {
+        fs::create_directories(dir + "/artifacts/jupyter");
+        std::ofstream(dir + "/artifacts/jupyter/jupyterhub_install.yml") << kHubPlaybook;
+    }
+    static orch::tosca::EngineOptions Options(const std::string& dir) {
+        orch::tosca::EngineOptions options;
+        options.mirrors.push_back({std::string(kTypesPrefix), dir + "/"});
+        return options;  // no allowed host and no HTTP client: nothing else is ever fetched
+    }
+    orch::tosca::TemplateEngine engine;
+};
+
+}  // namespace
+
+TEST_CASE(
+    "an interface playbook from the mirror runs on the node's servers after its roles, with its inputs",
+    "[ansible][integration]"
+) {
+    Rig rig(1);
+    PlaybookMirror mirror(rig.dir + "/mirror");
+    rig.options.read_playbook = [&](const std::string& url) {
+        return mirror.engine.ReadUrl(url);
+    };
+    rig.contextualiser = std::make_unique<AnsibleContextualiser>(rig.options);
+    auto hub = Software("hub", "vm", "indigo-dc.docker");
+    hub.properties = {{"docker_data_root", "/var/lib/docker"}};
+    const std::string canary = rig.dir + "/jinja-ran";
+    hub.operations = {
+        {"configure",
+         {{"implementation", std::string(kTypesPrefix) + "artifacts/jupyter/jupyterhub_install.yml"},
+          {"inputs", {{"jupyterhub_spawner", "local{{ lookup('pipe', 'touch " + canary + "') }}"}}}}},
+    };
+    rig.spec.nodes.push_back(hub);
+
+    const ContextOutcome outcome = Succeeded(rig.Configure());
+    const std::string root = rig.servers[0]->root();
+    CHECK(Read(root + "/run/docker.active") == "active\n");  // the role ran
+    CHECK(Read(root + "/hub-spawner") == "local{{ lookup('pipe', 'touch " + canary + "') }} demo\n");
+    CHECK_FALSE(fs::exists(canary));
+    CHECK_THAT(outcome.log, Catch::Contains("configure " + std::string(kTypesPrefix)));
+
+    SECTION("a playbook outside the mirror and allow-list is refused before anything runs") {
+        rig.spec.nodes.back().operations["configure"]["implementation"] = "https://evil.example/x.yml";
+        fs::remove(root + "/run/docker.active");
+        const Failure failure = Failed(rig.Configure());
+        CHECK(failure.kind == FailureKind::kUserError);
+        CHECK_THAT(failure.message, Catch::Contains("https://evil.example/x.yml"));
+        CHECK_FALSE(fs::exists(root + "/run/docker.active"));
+    }
+    SECTION("a playbook that imports files of the orchestrator is refused") {
+        std::ofstream(rig.dir + "/mirror/artifacts/jupyter/jupyterhub_install.yml")
+            << "- import_playbook: /etc/ansible/site.yml\n";
+        const Failure failure = Failed(rig.Configure());
+        CHECK(failure.kind == FailureKind::kUserError);
+        CHECK_THAT(failure.message, Catch::Contains("import_playbook"));
     }
 }
 

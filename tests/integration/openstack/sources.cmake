@@ -3,6 +3,7 @@
 # ctest run by the `openstack` fixture and stopped by PID.
 set(TEST_SOURCES
   ${TEST_DIR}/openstack_connector_test.cpp
+  ${TEST_DIR}/openstack_contextualisation_test.cpp
 )
 set(TEST_LIBS orch::connectors orch_rig_openstack)
 set(TEST_LABELS openstack)

@@ -10,6 +10,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/imports_test.cpp
   ${TEST_DIR}/spec_test.cpp
   ${TEST_DIR}/types_profile_test.cpp
+  ${TEST_DIR}/node_operations_test.cpp
   ${TEST_DIR}/outputs_test.cpp
   ${TEST_DIR}/tosca_check_test.cpp
   ${TEST_DIR}/tosca_check_ci_test.cpp

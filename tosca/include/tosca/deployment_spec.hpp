@@ -108,6 +108,9 @@ struct NodeSpec {
     Json capabilities = Json::object();
     /// Artifacts: {"image": {"type": "...", "file": "..."}, ...} (files evaluated).
     Json artifacts = Json::object();
+    /// Standard lifecycle operations, the type's then the template's (which wins per operation):
+    /// {"configure": {"implementation": "https://.../install.yml", "inputs": {...evaluated}}}.
+    Json operations = Json::object();
     std::vector<RequirementSpec> requirements;  ///< in template order
 };
 

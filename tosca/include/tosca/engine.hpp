@@ -131,6 +131,12 @@ class TemplateEngine {
     CacheStats Stats() const;
     void ClearCache() const;
 
+    /// The text at an absolute URL read exactly as an import would be (the mirror map, else an
+    /// allow-listed host over HTTPS, at most max_template_bytes): how interface playbooks reach
+    /// native contextualisation without arbitrary egress. kPermissionDenied when the policy
+    /// refuses the URL; kNotFound / kUnavailable / kDeadlineExceeded when it cannot be read.
+    Result<std::string> ReadUrl(std::string_view url) const;
+
     const EngineOptions& options() const;
 
    private:

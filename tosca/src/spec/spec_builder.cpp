@@ -256,6 +256,7 @@ NodeSpec BuildNode(const NodeTemplate& node) {
     spec.properties = node.property_values;
     spec.capabilities = node.capability_values;
     spec.artifacts = node.artifact_values;
+    spec.operations = node.operation_values;
     spec.host_node = node.host != nullptr ? node.host->name : "";
     for (const auto& req : node.requirements) {
         RequirementSpec r;

@@ -59,6 +59,8 @@ struct NodeTemplate {
     Json property_values = Json::object();
     Json capability_values = Json::object();
     Json artifact_values = Json::object();
+    /// Standard lifecycle operations, type's then template's: {"configure": {"implementation", "inputs"}}.
+    Json operation_values = Json::object();
 
     /// The node this one is hosted on (first requirement whose relationship derives from HostedOn).
     NodeTemplate* host = nullptr;

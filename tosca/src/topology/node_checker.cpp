@@ -23,6 +23,28 @@ void CollectNodes(const yaml::Node& node, std::unordered_set<const yaml::Node*>&
     }
 }
 
+/// The artifacts the node's type declares (INDIGO types name their Ansible roles there), as
+/// the template's own would read; the template's artifact of the same name replaces one.
+void AddTypeArtifacts(NodeTemplate& node) {
+    for (const ArtifactDef* def : node.type->artifacts) {
+        if (def->at == nullptr) {
+            continue;
+        }
+        Json artifact = Json::object();
+        if (def->at->IsMapping()) {
+            for (const auto& field : def->at->entries) {
+                artifact[field.key->text] = yaml::ToJson(*field.value);
+            }
+        } else if (def->at->IsScalar()) {
+            artifact["file"] = def->at->text;
+        }
+        if (!def->type.empty()) {
+            artifact["type"] = def->type;
+        }
+        node.artifact_values[def->name] = std::move(artifact);
+    }
+}
+
 }  // namespace
 
 void TopologyChecker::CheckNode(NodeTemplate& node, const Path& path) {
@@ -48,6 +70,7 @@ void TopologyChecker::CheckNode(NodeTemplate& node, const Path& path) {
     CheckInterfaces(
         node.interfaces, *node.type, owner, EvalScope{&node, nullptr, nullptr, false}, path.Key("interfaces")
     );
+    CollectOperations(node);
     const Path reqs = path.Key("requirements");
     for (auto& req : node.requirements) {
         const Path item = reqs.Index(req.index);
@@ -237,6 +260,7 @@ void TopologyChecker::CheckCapabilities(NodeTemplate& node, const Path& path) {
 }
 
 void TopologyChecker::CheckArtifacts(NodeTemplate& node, const Path& path) {
+    AddTypeArtifacts(node);
     const Path arts = path.Key("artifacts");
     if (node.artifacts == nullptr || !ExpectMapping(node.artifacts, arts, "artifacts", ctx_) ||
         !node.artifacts->IsMapping()) {

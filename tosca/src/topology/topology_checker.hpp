@@ -65,6 +65,8 @@ class TopologyChecker {
     void CheckNode(NodeTemplate& node, const Path& path);
     void CheckCapabilities(NodeTemplate& node, const Path& path);
     void CheckArtifacts(NodeTemplate& node, const Path& path);
+    // node_operations.cpp
+    void CollectOperations(NodeTemplate& node);
     void CheckAttributes(NodeTemplate& node, const Path& path);
     /// Checks a `properties:` (or `attributes:`) assignment against effective definitions:
     /// undeclared names, missing required values (reported at `at`), and each value evaluated and
