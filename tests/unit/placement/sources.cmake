@@ -8,6 +8,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/flavor_index_test.cpp
   ${TEST_DIR}/site_universe_test.cpp
 )
+list(APPEND TEST_SOURCES ${TEST_DIR}/candidate_json_test.cpp)
 set(TEST_LIBS orch::orchestrator)
 # GCC 12 false positive (free-nonheap-object on std::variant<SlaSet, Error>'s reset once Error
 # holds ErrorDetails strings, GCC bug 108088); the code frees only what it allocated.
