@@ -5,16 +5,6 @@
 #include "common/clock.hpp"
 #include "common/config.hpp"
 #include "common/log.hpp"
-#include "connectors/ansible_contextualiser.hpp"
-#include "connectors/chronos_connector.hpp"
-#include "connectors/contextualising_connector.hpp"
-#include "connectors/im_connector.hpp"
-#include "connectors/kubernetes_connector.hpp"
-#include "connectors/marathon_connector.hpp"
-#include "connectors/openstack_connector.hpp"
-#include "connectors/registry.hpp"
-#include "connectors/site_client_factory.hpp"
-#include "connectors/slurm_connector.hpp"
 #include "orchestrator/api/deployment_routes.hpp"
 #include "orchestrator/api/event_stream.hpp"
 #include "orchestrator/api/http_file_notification_source.hpp"
@@ -27,9 +17,11 @@
 #include "orchestrator/app/contextualisation_config.hpp"
 #include "orchestrator/app/im_config.hpp"
 #include "orchestrator/app/routes.hpp"
+#include "orchestrator/app/wiring_auth.hpp"
+#include "orchestrator/app/wiring_connectors.hpp"
+#include "orchestrator/app/wiring_templates.hpp"
 #include "orchestrator/app/workflow_config.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
-#include "orchestrator/ops/metered_authenticator.hpp"
 #include "orchestrator/ops/metered_connector.hpp"
 #include "orchestrator/ops/metered_placer.hpp"
 #include "orchestrator/ops/request_metrics.hpp"
@@ -44,10 +36,8 @@
 #include "orchestrator/store/pg_schedule_store.hpp"
 #include "orchestrator/store/pg_side_stores.hpp"
 #include "orchestrator/store/pg_workflow_store.hpp"
-#include "orchestrator/workflow/caching_template_service.hpp"
 #include "orchestrator/workflow/deployment_steps.hpp"
 #include "orchestrator/workflow/engine.hpp"
-#include "orchestrator/workflow/tosca_template_service.hpp"
 #include "tosca/engine.hpp"
 #include "tosca/outputs.hpp"
 
@@ -147,56 +137,31 @@ int main(int argc, char** argv) {
     if (!auth) {
         return Fail("auth configuration error", auth.error());
     }
-    auto tosca_options = tosca::EngineOptionsFromConfig(config->tree);
-    if (!tosca_options) {
-        return Fail("tosca configuration error", tosca_options.error());
+    auto template_wiring = app::MakeTemplateServices(config->tree, **http);
+    if (!template_wiring) {
+        return Fail("tosca configuration error", template_wiring.error());
     }
-    tosca_options->http_client = http->get();
-    const tosca::TemplateEngine tosca_engine(*tosca_options);
-    workflow::ToscaTemplateService parser(tosca_engine);
-    // POST /deployments parses to validate, the workflow's first step parses the stored text
-    // again: the cache turns the second parse into a copy (and serves repeated templates).
-    auto cache_options = workflow::TemplateCacheOptionsFromConfig(config->tree);
-    if (!cache_options) {
-        return Fail("tosca configuration error", cache_options.error());
-    }
-    workflow::CachingTemplateService templates(parser, *cache_options);
+    auto& templates = *template_wiring->templates;
 
     auto placement = placement::MakePlacementServices(config->tree, **http, usage, history);
     if (!placement) {
         return Fail("placement configuration error", placement.error());
     }
-    connectors::TlsClientFactory site_clients(**http, http::ClientOptions{});
-    // VM sites go through IM when the catalogue or im.endpoint says so, else straight to Nova.
     auto im_options = app::ImOptionsFromConfig(config->tree);
     if (!im_options) {
         return Fail("im configuration error", im_options.error());
     }
-    connectors::ImConnector im(site_clients, *im_options);
-    connectors::OwningConnectorRegistry registry;
-    registry.Register(std::make_unique<connectors::MarathonConnector>(site_clients));
-    registry.Register(std::make_unique<connectors::ChronosConnector>(site_clients));
-    registry.Register(std::make_unique<connectors::KubernetesConnector>(site_clients));
-    registry.Register(std::make_unique<connectors::SlurmConnector>(site_clients));
     auto contextualisation = app::ParseContextualisationConfig(config->tree);
     if (!contextualisation) {
         return Fail("contextualisation configuration error", contextualisation.error());
     }
-    // Native contextualisation: the OpenStack connector's servers are configured with Ansible
-    // once ACTIVE (docs/contextualisation-ansible.md).
     // Interface playbooks are read as imports are (tosca.mirrors, tosca.allowed_hosts): a
     // template never makes the orchestrator fetch from anywhere else.
-    contextualisation->ansible.read_playbook = [&tosca_engine](const std::string& url) {
-        return tosca_engine.ReadUrl(url);
+    contextualisation->ansible.read_playbook = [engine = template_wiring->engine.get()](const std::string& url) {
+        return engine->ReadUrl(url);
     };
-    connectors::AnsibleContextualiser contextualiser(contextualisation->ansible);
-    std::unique_ptr<connectors::Connector> native = std::make_unique<connectors::OpenStackConnector>(site_clients);
-    if (contextualisation->enabled) {
-        native = std::make_unique<connectors::ContextualisingConnector>(
-            std::move(native), contextualiser, contextualisation->connector
-        );
-    }
-    registry.Register(std::make_unique<connectors::VmRouter>(*native, im));
+    const auto connector_wiring = app::MakeConnectors(**http, *im_options, *contextualisation);
+    auto& registry = *connector_wiring.registry;
     auto credentials = app::ConfigCredentialSource::FromConfig(config->tree, auth->token_keeper.get());
     if (!credentials) {
         return Fail("credentials configuration error", credentials.error());
@@ -223,13 +188,8 @@ int main(int argc, char** argv) {
     placement->placer->SetObserver(&rejection_metrics);
     ops::MeteredConnectorRegistry metered_connectors(registry, metrics_registry);
     const ops::StoreMetrics store_metrics(pool, metrics_registry, std::chrono::seconds(5), clock);
-    // `auth: disabled` verifies no token: nothing to count.
-    std::optional<ops::MeteredAuthenticator> metered_authenticator;
-    if (auth->config.mode == auth::AuthMode::kOidc) {
-        metered_authenticator.emplace(*auth->authenticator, metrics_registry);
-    }
-    auth::Authenticator& authenticator =
-        metered_authenticator ? static_cast<auth::Authenticator&>(*metered_authenticator) : *auth->authenticator;
+    const auto authenticator_wiring = app::MakeAuthenticator(*auth, metrics_registry);
+    auth::Authenticator& authenticator = *authenticator_wiring.authenticator;
     ops::WorkflowMetrics workflow_metrics(metrics_registry);
     engine_options.observer = &workflow_metrics;
     workflow::Engine engine(workflow_store, engine_options);

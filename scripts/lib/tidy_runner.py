@@ -7,8 +7,14 @@ file it includes (project and system headers alike) and KEY_VERSION. A warm run 
 changed header re-checks exactly the units that include it. Only clean results are cached, so a
 failing unit is checked (and its diagnostics shown) on every run.
 
-The include lists come from the build's ninja dependency log when it is current for the unit, and
-otherwise from the compiler (`-M`), so the key is right on a tree that was never built.
+The include list comes from one place, the compiler (`-M` on the unit's own command), so it is
+complete on a tree that was never built and the same whatever the build did since. Paths are
+normalised (real path, relative to the checkout when inside it) before they are sorted and hashed.
+Running the preprocessor for every unit would make a warm run slow, so each unit's list is kept in
+the cache beside the hashes of the files it names (a manifest, as ccache's direct mode does): while
+none of those files changed, the preprocessor would read the same bytes and list the same files,
+and the list is reused; any change re-derives it. (Like ccache, a new header that shadows an
+included one earlier on the include path is not noticed: remove the cache then.)
 """
 import argparse
 import concurrent.futures
@@ -18,10 +24,11 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
 import time
 
 # Part of every cache key: raise it when a change here changes what clang-tidy reports.
-KEY_VERSION = "1"
+KEY_VERSION = "2"
 # Flags g++ understands and clang does not: stripped from the commands clang-tidy sees.
 GCC_ONLY_FLAGS = {"-Wno-maybe-uninitialized"}
 # Unknown -W options must not become errors, whatever g++-only flag is added next.
@@ -52,53 +59,67 @@ class FileHasher:
         return digest
 
 
-def mtime(path: str) -> float:
-    try:
-        return os.path.getmtime(path)
-    except OSError:
-        return float("inf")  # a vanished include: the list is stale
+# Dependency-output flags of the build's own command, with how many arguments each takes: -M
+# replaces them (the build's -MF would otherwise name its own .d file).
+DEPENDENCY_FLAGS = {"-o": 1, "-MF": 1, "-MT": 1, "-MQ": 1, "-MD": 0, "-MMD": 0}
 
 
-def ninja_deps(build_dir: str) -> dict:
-    """object path (relative to the build dir) -> list of dependency paths, for VALID entries."""
-    try:
-        out = subprocess.run(
-            ["ninja", "-C", build_dir, "-t", "deps"], capture_output=True, text=True, check=True
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return {}
-    deps, current = {}, None
-    for line in out.splitlines():
-        if not line:
-            current = None
-        elif not line.startswith(" "):
-            target, _, rest = line.partition(":")
-            current = target if "(VALID)" in rest else None
-            if current:
-                deps[current] = []
-        elif current:
-            deps[current].append(line.strip())
-    return deps
-
-
-def compiler_deps(entry: dict) -> list:
-    args = shlex.split(entry["command"])
-    cleaned, skip = [], False
-    for arg in args:
+def compiler_deps(entry: dict):
+    """Every file the unit includes (itself too), as the compiler lists them; None on failure."""
+    cleaned, skip = [], 0
+    for arg in shlex.split(entry["command"]):
         if skip:
-            skip = False
-            continue
-        if arg == "-o":
-            skip = True
-            continue
-        cleaned.append(arg)
-    out = subprocess.run(
-        cleaned + ["-M", "-MF", "/dev/stdout"], cwd=entry["directory"], capture_output=True, text=True
-    )
-    if out.returncode != 0:
-        return []
-    text = out.stdout.replace("\\\n", " ")
-    return text.split(":", 1)[1].split() if ":" in text else []
+            skip -= 1
+        elif arg in DEPENDENCY_FLAGS:
+            skip = DEPENDENCY_FLAGS[arg]
+        else:
+            cleaned.append(arg)
+    out = subprocess.run(cleaned + ["-M"], cwd=entry["directory"], capture_output=True, text=True)
+    if out.returncode != 0 or ":" not in out.stdout:
+        return None
+    return out.stdout.replace("\\\n", " ").split(":", 1)[1].split()
+
+
+def normalise(root: str, directory: str, dep: str) -> str:
+    """The one spelling of a dependency: the real path, relative to the checkout inside it."""
+    path = os.path.realpath(os.path.join(directory, dep))
+    return os.path.relpath(path, root) if path.startswith(root + os.sep) else path
+
+
+class DepsManifests:
+    """Each unit's include list with the hashes it was derived from, under <cache>/deps/."""
+
+    def __init__(self, cache: str, root: str, hasher):
+        self.dir = os.path.join(cache, "deps")
+        self.root = root
+        self.hasher = hasher
+        os.makedirs(self.dir, exist_ok=True)
+
+    def full_path(self, shown: str) -> str:
+        return shown if os.path.isabs(shown) else os.path.join(self.root, shown)
+
+    def deps(self, base: str, rel: str, entry: dict):
+        """[(normalised path, content hash)] sorted by path; None when the compiler fails."""
+        name = os.path.join(self.dir, sha((base + "\n" + entry["command"] + "\n" + rel).encode()))
+        try:
+            with open(name) as f:
+                recorded = json.load(f)
+            if all(self.hasher(self.full_path(path)) == digest for path, digest in recorded):
+                return [tuple(item) for item in recorded]
+        except (OSError, ValueError):
+            pass
+        listed = compiler_deps(entry)
+        if listed is None:
+            return None
+        paths = sorted({normalise(self.root, entry["directory"], dep) for dep in listed})
+        result = [(path, self.hasher(self.full_path(path))) for path in paths]
+        # Written aside and renamed: a concurrent run (another checkout shares the cache) reads
+        # either the old manifest or the new one, never half of one.
+        temporary = f"{name}.{os.getpid()}.{threading.get_ident()}.tmp"
+        with open(temporary, "w") as f:
+            json.dump(result, f)
+        os.replace(temporary, name)
+        return result
 
 
 def main() -> int:
@@ -147,36 +168,23 @@ def main() -> int:
         (version + hasher(os.path.join(root, ".clang-tidy")) + KEY_VERSION + " ".join(EXTRA_ARGS)
          + " ".join(sorted(GCC_ONLY_FLAGS))).encode()
     )
-    deps_log = ninja_deps(build)
     os.makedirs(opts.cache, exist_ok=True)
+    manifests = DepsManifests(opts.cache, root, hasher)
 
-    def key_for(rel: str, entry: dict) -> str:
-        args = shlex.split(entry["command"])
-        obj = args[args.index("-o") + 1] if "-o" in args else None
-        deps = deps_log.get(obj) if obj else None
-        # The build's list is current when the object is newer than the unit and all it included.
-        obj_path = os.path.join(entry["directory"], obj) if obj else None
-        if deps is not None and obj_path and os.path.exists(obj_path):
-            built = os.path.getmtime(obj_path)
-            newest = max([os.path.getmtime(entry["file"])] + [mtime(os.path.join(entry["directory"], d)) for d in deps])
-            if newest > built:
-                deps = None
-        else:
-            deps = None
+    def key_for(rel: str, entry: dict):
+        """The unit's cache key; None (never cached) when its includes cannot be listed."""
+        deps = manifests.deps(base, rel, entry)
         if deps is None:
-            deps = compiler_deps(entry)
+            return None
         parts = [base, entry["command"].replace(root, "."), rel, hasher(entry["file"])]
-        for dep in sorted(set(deps)):
-            path = os.path.realpath(os.path.join(entry["directory"], dep))
-            shown = os.path.relpath(path, root) if path.startswith(root + os.sep) else path
-            parts.append(shown + "=" + hasher(path))
+        parts += [path + "=" + digest for path, digest in deps]
         return sha("\n".join(parts).encode())
 
     todo, cached = [], 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         keys = list(pool.map(lambda item: (item[0], key_for(*item)), sorted(entries.items())))
     for rel, key in keys:
-        if os.path.exists(os.path.join(opts.cache, key[:2], key)):
+        if key and os.path.exists(os.path.join(opts.cache, key[:2], key)):
             cached += 1
         else:
             todo.append((rel, key))
@@ -193,7 +201,7 @@ def main() -> int:
         rel, key = item
         cmd = [opts.tidy, "--quiet", "-p", tidy_db] + [f"--extra-arg={a}" for a in EXTRA_ARGS] + [entries[rel]["file"]]
         proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
-        if proc.returncode == 0:
+        if proc.returncode == 0 and key:
             os.makedirs(os.path.join(opts.cache, key[:2]), exist_ok=True)
             with open(os.path.join(opts.cache, key[:2], key), "w") as f:
                 f.write(rel + "\n")

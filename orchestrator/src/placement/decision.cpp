@@ -1,35 +1,11 @@
 #include "cmdb/service_kind.hpp"
+#include "orchestrator/placement/candidate_json.hpp"
 #include "orchestrator/placement/placer.hpp"
 
 namespace orch::placement {
 namespace {
 
 constexpr std::string_view kNoCandidate = "No cloud provider meets the deployment requirements";
-
-Json TargetJson(const connectors::SiteTarget& target) {
-    // Credentials are filled per call by the workflow and never stored with the decision.
-    return {
-        {"site_id", target.site_id},
-        {"service_id", target.service_id},
-        {"kind", std::string(connectors::TargetKindName(target.kind))},
-        {"endpoint", target.endpoint},
-        {"region", target.region},
-        {"project", target.project},
-        {"options", target.options},
-    };
-}
-
-Json PlacementsJson(const std::map<std::string, connectors::NodePlacement>& placements) {
-    Json out = Json::object();
-    for (const auto& [node, p] : placements) {
-        out[node] = {
-            {"flavor_id", p.flavor_id},
-            {"flavor_name", p.flavor_name},
-            {"image_id", p.image_id},
-            {"image_name", p.image_name}};
-    }
-    return out;
-}
 
 Json VerdictJson(const SiteVerdict& verdict) {
     return {
@@ -43,45 +19,6 @@ Json VerdictJson(const SiteVerdict& verdict) {
         {"reasons", verdict.reasons.Texts()},
         {"score_breakdown", verdict.score_breakdown.ToJson()},
     };
-}
-
-Result<connectors::TargetKind> KindFromName(const std::string& name) {
-    for (auto kind :
-         {connectors::TargetKind::kOpenStack,
-          connectors::TargetKind::kMarathon,
-          connectors::TargetKind::kChronos,
-          connectors::TargetKind::kKubernetes,
-          connectors::TargetKind::kSlurm}) {
-        if (connectors::TargetKindName(kind) == name) {
-            return kind;
-        }
-    }
-    return Error::InvalidArgument("placement record: unknown target kind '" + name + "'");
-}
-
-Result<Candidate> CandidateFromJson(const Json& json) {
-    Candidate candidate;
-    const Json& target = json.at("target");
-    auto kind = KindFromName(target.at("kind").get<std::string>());
-    if (!kind) {
-        return std::move(kind).error();
-    }
-    candidate.target.site_id = target.at("site_id").get<std::string>();
-    candidate.target.service_id = target.at("service_id").get<std::string>();
-    candidate.target.kind = *kind;
-    candidate.target.endpoint = target.value("endpoint", "");
-    candidate.target.region = target.value("region", "");
-    candidate.target.project = target.value("project", "");
-    candidate.target.options = target.value("options", Json::object());
-    const Json placements = json.value("placements", Json::object());
-    for (const auto& [node, p] : placements.items()) {
-        candidate.placements[node] = {
-            p.value("flavor_id", ""), p.value("flavor_name", ""), p.value("image_id", ""), p.value("image_name", "")};
-    }
-    candidate.provider_name = json.value("provider_name", "");
-    candidate.endpoint = json.value("endpoint", Json::object());
-    candidate.score = json.value("score", 0.0);
-    return candidate;
 }
 
 SiteVerdict VerdictFromJson(const Json& json) {
@@ -115,8 +52,8 @@ Json CandidateJson(const Candidate& candidate, int rank) {
         {"deployment_type", std::string(connectors::TargetKindName(candidate.target.kind))},
         {"score", candidate.score},
         {"endpoint", candidate.endpoint},
-        {"target", TargetJson(candidate.target)},
-        {"placements", PlacementsJson(candidate.placements)},
+        {"target", TargetToJson(candidate.target)},
+        {"placements", PlacementsToJson(candidate.placements)},
     };
 }
 
@@ -222,7 +159,7 @@ Result<PlacementDecision> PlacementDecision::FromJson(const Json& json) {
         for (const auto& item : candidates) {
             auto candidate = CandidateFromJson(item);
             if (!candidate) {
-                return std::move(candidate).error();
+                return Error::InvalidArgument("placement record: " + candidate.error().message);
             }
             decision.ranked.push_back(std::move(candidate).value());
         }

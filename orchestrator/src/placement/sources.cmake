@@ -20,3 +20,4 @@ set(SOURCES
   ${AREA_DIR}/default_placer.cpp
   ${AREA_DIR}/placer_factory.cpp
 )
+list(APPEND SOURCES ${AREA_DIR}/candidate_json.cpp)

@@ -2,11 +2,11 @@
 // loopback: the whole rejection list, several issuers, and the contract §5 rules applied
 // to principals built from real tokens.
 #include "../../unit/auth/test_jwt.hpp"
-#include "common/http_error.hpp"
 #include "oidc_provider.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
 #include "orchestrator/auth/authorization.hpp"
 #include "orchestrator/auth/base64.hpp"
+#include "test_support/auth_challenge.hpp"
 
 #include <catch2/catch.hpp>
 #include <openssl/bio.h>
@@ -16,6 +16,7 @@
 
 using namespace orch;
 using namespace orch::auth;
+using orch::test::ChallengeFor;
 using orch::test::EpochSeconds;
 using orch::test::OidcProvider;
 
@@ -97,16 +98,6 @@ std::string PublishedRsaPem(OidcProvider& provider) {
         }
     }
     FAIL("no RSA key published");
-    return {};
-}
-
-// The WWW-Authenticate value the one error mapping sends for `error`, "" when none.
-std::string ChallengeFor(const Error& error) {
-    for (const auto& [name, value] : HttpErrorFor(error, "").headers) {
-        if (name == "WWW-Authenticate") {
-            return value;
-        }
-    }
     return {};
 }
 

@@ -1,25 +1,12 @@
-#include "common/http_error.hpp"
 #include "orchestrator/auth/authenticator.hpp"
 #include "orchestrator/auth/authorization.hpp"
+#include "test_support/auth_challenge.hpp"
 
 #include <catch2/catch.hpp>
 
 using namespace orch;
 using namespace orch::auth;
-
-namespace {
-
-// The WWW-Authenticate value the one error mapping sends for `error`, "" when none.
-std::string ChallengeFor(const Error& error) {
-    for (const auto& [name, value] : HttpErrorFor(error, "").headers) {
-        if (name == "WWW-Authenticate") {
-            return value;
-        }
-    }
-    return {};
-}
-
-}  // namespace
+using orch::test::ChallengeFor;
 
 TEST_CASE("WWW-Authenticate for a request without a token carries no error code (RFC 6750 §3.1)") {
     auto missing = ExtractBearerToken("", 100);

@@ -2,6 +2,8 @@
 // come from ErrorDetails, never from the message text.
 #include "common/http_error.hpp"
 
+#include "common/http_client.hpp"
+
 #include <catch2/catch.hpp>
 
 using orch::AuthChallenge;
@@ -11,12 +13,7 @@ using orch::HttpErrorFor;
 namespace {
 
 std::string HeaderOf(const orch::HttpError& mapped, std::string_view name) {
-    for (const auto& [key, value] : mapped.headers) {
-        if (key == name) {
-            return value;
-        }
-    }
-    return {};
+    return orch::http::FindHeader(mapped.headers, name);
 }
 
 }  // namespace

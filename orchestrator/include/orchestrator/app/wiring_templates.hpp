@@ -1,0 +1,26 @@
+#pragma once
+
+#include "common/config.hpp"
+#include "common/http_client.hpp"
+#include "common/result.hpp"
+#include "orchestrator/workflow/caching_template_service.hpp"
+#include "orchestrator/workflow/tosca_template_service.hpp"
+#include "tosca/engine.hpp"
+
+#include <memory>
+
+namespace orch::app {
+
+/// The TOSCA engine and the template services over it, each at an address that does not move
+/// with the struct (each service refers to the one below it).
+struct TemplateWiring {
+    std::unique_ptr<tosca::TemplateEngine> engine;
+    std::unique_ptr<workflow::ToscaTemplateService> parser;
+    std::unique_ptr<workflow::CachingTemplateService> templates;  ///< what the API and the workflow use
+};
+
+/// The engine from the tosca.* configuration (imports fetched with `http`), behind the template
+/// cache. `http` must outlive the result.
+Result<TemplateWiring> MakeTemplateServices(const ConfigTree& tree, http::Client& http);
+
+}  // namespace orch::app
