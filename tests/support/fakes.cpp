@@ -120,6 +120,13 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(
     }
     if (++polls_[key] < b.polls_until_ready) {
         obs.phase = connectors::Phase::kInProgress;
+        if (b.in_progress_status) {
+            connectors::InstanceState inst;
+            inst.node = "app";
+            inst.physical_id = "task-" + handle.deployment_id.substr(0, 8);
+            inst.state = *b.in_progress_status;
+            obs.instances.push_back(inst);
+        }
         return obs;
     }
     obs.phase = connectors::Phase::kReady;
@@ -127,7 +134,7 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(
     connectors::InstanceState inst;
     inst.node = "app";
     inst.physical_id = "task-" + handle.deployment_id.substr(0, 8);
-    inst.state = "STARTED";
+    inst.state = connectors::InstanceStatus::kStarted;
     obs.instances.push_back(inst);
     return obs;
 }

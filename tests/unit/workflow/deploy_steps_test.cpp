@@ -172,3 +172,26 @@ TEST_CASE(
     REQUIRE(attempts.size() == 2);
     CHECK(attempts[0].outcome == AttemptOutcome::kFailed);
 }
+
+TEST_CASE("a poll records the instance status the site reports; an unknown one changes nothing", "[workflow]") {
+    using orch::connectors::InstanceStatus;
+    const auto resource_state = [](Rig& rig, const std::string& id) {
+        const Json page = Json::parse(rig.api.Call("GET", "/deployments/" + id + "/resources").body);
+        REQUIRE(page["content"].size() == 1);
+        return page["content"][0].value("state", "");
+    };
+    for (const auto& [reported, recorded] : std::vector<std::pair<InstanceStatus, std::string>>{
+             {InstanceStatus::kConfiguring, "CONFIGURING"}, {InstanceStatus::kUnknown, ""}}) {
+        INFO(orch::connectors::InstanceStatusName(reported));
+        Rig rig;
+        rig.connector.SetBehaviour("SITE-A", {.polls_until_ready = 1'000'000, .in_progress_status = reported});
+        const std::string id = rig.Create(Json::object());
+        rig.RunDue();
+        const std::string before = resource_state(rig, id);
+        rig.api.clock.Advance(seconds(1));
+        REQUIRE(rig.RunDue() >= 1);
+        // Before the status was typed, a Slurm or Marathon word outside the connector's list was
+        // written as STARTED or CREATING; now kUnknown leaves the row as it was.
+        CHECK(resource_state(rig, id) == (recorded.empty() ? before : recorded));
+    }
+}

@@ -82,6 +82,8 @@ class FakePlacer final : public placement::Placer {
 struct FakeSiteBehaviour {
     std::optional<connectors::FailureKind> create_fails;
     int polls_until_ready = 1;
+    /// While not ready, Poll lists the one instance with this status (none when unset).
+    std::optional<connectors::InstanceStatus> in_progress_status;
     std::optional<connectors::FailureKind> poll_fails;  ///< the site reports failure when polled
     std::chrono::milliseconds create_delay{0};
     /// The first N Delete calls remove nothing, as when a Create still in flight re-makes the
