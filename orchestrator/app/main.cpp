@@ -141,7 +141,9 @@ int main(int argc, char** argv) {
     store::PgSiteHistory history(pool);
     store::PgRefreshTokenStore refresh_tokens(pool);
 
-    auto auth = auth::SetUpAuth(config->tree, **http, refresh_tokens);
+    // The one real clock; everything below reads time through it.
+    const SystemClock clock;
+    auto auth = auth::SetUpAuth(config->tree, **http, refresh_tokens, clock);
     if (!auth) {
         return Fail("auth configuration error", auth.error());
     }
@@ -150,6 +152,7 @@ int main(int argc, char** argv) {
         return Fail("tosca configuration error", tosca_options.error());
     }
     tosca_options->http_client = http->get();
+    tosca_options->clock = &clock;
     const tosca::TemplateEngine tosca_engine(*tosca_options);
     workflow::ToscaTemplateService parser(tosca_engine);
     // POST /deployments parses to validate, the workflow's first step parses the stored text
@@ -205,8 +208,6 @@ int main(int argc, char** argv) {
         return 0;
     }
 
-    // The one real clock; everything below reads time through it.
-    const SystemClock clock;
     store::DatabaseSupervisor database(pool);
     database.Start();
     // Observability: every component records into the default registry that GET /metrics renders.
