@@ -44,7 +44,7 @@ class MemorySchedules final : public orch::store::ScheduleStore {
         return orch::store::Page<orch::domain::Schedule>{};
     }
     Result<std::vector<orch::store::RunningSchedule>> ListRunning(
-        const orch::store::OwnerFilter&, const std::string&, int
+        const orch::auth::OwnerFilter&, const std::string&, int
     ) override {
         return std::vector<orch::store::RunningSchedule>{};
     }
@@ -62,9 +62,9 @@ class MemorySchedules final : public orch::store::ScheduleStore {
 class CountingSink final : public orch::schedule::FileNotificationSink {
    public:
     int calls = 0;
-    std::vector<orch::store::OwnerFilter> scopes;
+    std::vector<orch::auth::OwnerFilter> scopes;
     Result<orch::schedule::NotificationOutcome> OnFileAvailable(
-        const orch::schedule::FileNotification&, const orch::store::OwnerFilter& scope
+        const orch::schedule::FileNotification&, const orch::auth::OwnerFilter& scope
     ) override {
         ++calls;
         scopes.push_back(scope);
@@ -80,7 +80,7 @@ class BlockingSink final : public orch::schedule::FileNotificationSink {
     std::promise<void> entered;
     std::shared_future<void> release;
     Result<orch::schedule::NotificationOutcome>
-    OnFileAvailable(const orch::schedule::FileNotification&, const orch::store::OwnerFilter&) override {
+    OnFileAvailable(const orch::schedule::FileNotification&, const orch::auth::OwnerFilter&) override {
         if (calls.fetch_add(1) == 0) {
             entered.set_value();
         }
