@@ -2,6 +2,7 @@
 // which the e2e tests (auth disabled, the local user is admin) cannot reach: the real handlers and
 // router with an authenticator returning a chosen principal and in-memory stores.
 #include "test_support/fakes.hpp"
+#include "test_support/in_memory_stores.hpp"
 
 #include <orchestrator/api/http_file_notification_source.hpp>
 #include <orchestrator/api/schedule_routes.hpp>
@@ -18,9 +19,6 @@ using orch::Error;
 using orch::Json;
 using orch::Result;
 using orch::Status;
-
-// Only the reference is needed: the schedule routes never touch deployments.
-using NoDeployments = orch::test::StubDeploymentStore;
 
 class MemorySchedules final : public orch::store::ScheduleStore {
    public:
@@ -101,12 +99,12 @@ orch::auth::Principal User(const std::string& subject, bool admin, std::set<std:
 struct Harness {
     orch::test::FakeAuthenticator authenticator;
     orch::test::FakeTemplateService templates{orch::tosca::DeploymentSpec{}};
-    NoDeployments deployments;
+    orch::ManualClock clock;
+    orch::test::InMemoryStores stores{clock};  // the schedule routes never touch deployments
     MemorySchedules schedules;
     orch::auth::AuthConfig auth_config;
-    orch::ManualClock clock;
     orch::api::ApiContext ctx{
-        deployments, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
+        stores.deployments, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
     orch::api::ScheduleApi schedule_api{ctx, schedules};
     orch::server::Router router;
     orch::api::HttpFileNotificationSource source{router, ctx};
