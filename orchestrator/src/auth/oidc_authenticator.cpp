@@ -10,9 +10,6 @@
 namespace orch::auth {
 namespace {
 
-using SystemClock = std::chrono::system_clock;
-using SteadyClock = std::chrono::steady_clock;
-
 // Untrusted text (e.g. an unknown issuer) goes into messages and headers: printable ASCII only, short.
 std::string Printable(std::string_view text) {
     std::string out;
@@ -177,7 +174,7 @@ Status OidcAuthenticator::Complete(
     return Ok();
 }
 
-SteadyClock::time_point OidcAuthenticator::CacheUntil(const Principal& principal) const {
+Clock::SteadyTime OidcAuthenticator::CacheUntil(const Principal& principal) const {
     const auto left = std::chrono::duration_cast<std::chrono::seconds>(principal.expires_at - issuers_->clock().now());
     return issuers_->clock().steady_now() + std::clamp(left, std::chrono::seconds(0), issuers_->config().cache_max_ttl);
 }
@@ -261,7 +258,7 @@ Result<Principal> OidcAuthenticator::VerifyOpaque(std::string_view token) {
         principal.subject = sub;
         if (const auto exp = answer->find("exp"); exp != answer->end() && exp->is_number()) {
             const double seconds = std::clamp(exp->get<double>(), 0.0, 1e11);  // untrusted: keep the cast defined
-            principal.expires_at = SystemClock::time_point(std::chrono::seconds(static_cast<std::int64_t>(seconds)));
+            principal.expires_at = Clock::WallTime(std::chrono::seconds(static_cast<std::int64_t>(seconds)));
         }
         principal.token_id = TokenLogId(token);
         ApplyIntrospection(*answer, issuer->config, principal);

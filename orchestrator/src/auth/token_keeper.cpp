@@ -9,8 +9,6 @@
 namespace orch::auth {
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
-
 constexpr std::string_view kTokenExchangeGrant = "urn:ietf:params:oauth:grant-type:token-exchange";
 constexpr std::string_view kAccessTokenType = "urn:ietf:params:oauth:token-type:access_token";
 constexpr std::int64_t kDefaultLifetimeSeconds = 300;  // when the issuer does not say (expires_in)

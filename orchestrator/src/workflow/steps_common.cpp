@@ -110,7 +110,7 @@ std::vector<ResourceChange> InstanceChanges(
                 {"class", "system"},
                 {"id", inst.node},
                 {"instance_id", inst.physical_id},
-                {"state", connectors::InstanceStatusName(inst.state)}};
+                {"state", std::string(connectors::InstanceStatusName(inst.state))}};
             for (const auto& [key, value] : inst.attributes.items()) {
                 system[key] = value;
             }
