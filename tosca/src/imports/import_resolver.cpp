@@ -15,8 +15,8 @@ namespace fs = std::filesystem;
 constexpr std::chrono::seconds kFailureTtl{30};
 
 const Clock& DefaultClock() {
-    static const SystemClock clock;
-    return clock;
+    static const SystemClock kSystemClock;
+    return kSystemClock;
 }
 constexpr std::size_t kMaxFetchedEntries = 256;
 
