@@ -173,7 +173,7 @@ TEST_CASE(
     CHECK(attempts[0].outcome == AttemptOutcome::kFailed);
 }
 
-TEST_CASE("a poll records the instance status the site reports; an unknown one changes nothing", "[workflow]") {
+TEST_CASE("a poll records the instance status the site reports, and an unknown one changes nothing", "[workflow]") {
     using orch::connectors::InstanceStatus;
     const auto resource_state = [](Rig& rig, const std::string& id) {
         const Json page = Json::parse(rig.api.Call("GET", "/deployments/" + id + "/resources").body);
