@@ -57,28 +57,44 @@ bool EgressPolicy::AllowsAddress(const net::IpAddress& address) const {
            std::any_of(ranges_.begin(), ranges_.end(), [&](const net::IpRange& r) { return r.Contains(address); });
 }
 
-Status EgressPolicy::CheckUrl(std::string_view url) const {
+std::optional<UrlProblem> EgressPolicy::FindUrlProblem(std::string_view url) const {
+    const auto not_http = [](std::string reason) {
+        return UrlProblem{UrlRefusal::kNotHttpUrl, std::move(reason)};
+    };
     const auto scheme_end = url.find("://");
     const std::string scheme = Lower(url.substr(0, scheme_end == std::string_view::npos ? 0 : scheme_end));
     if (scheme != "http" && scheme != "https") {
-        return Error::InvalidArgument("only http and https URLs are accepted");
+        return not_http("only http and https URLs are accepted");
+    }
+    const auto space = [](char c) {
+        return c == ' ' || (c >= '\t' && c <= '\r');
+    };
+    if (std::any_of(url.begin(), url.end(), space)) {
+        return not_http("a URL has no whitespace");
     }
     auto parsed = ParseUrl(std::string(url));
-    if (!parsed) {
-        return Error::InvalidArgument("not a valid http or https URL");
+    if (!parsed || parsed->host.empty()) {
+        return not_http("not a valid http or https URL");
     }
     if (AllowsHost(parsed->host)) {
-        return Ok();
+        return std::nullopt;
     }
     auto literal = net::ParseIpAddress(parsed->host);
     if (!literal) {
         literal = net::ParseResolverIpv4(parsed->host);
     }
     if (literal && !AllowsAddress(*literal)) {
-        return Error::InvalidArgument(
+        return UrlProblem{
+            UrlRefusal::kAddressNotAllowed,
             "host " + parsed->host + " is a " + std::string(net::AddressClassName(net::ClassifyAddress(*literal))) +
-            " address; only public addresses may be reached"
-        );
+                " address; only public addresses may be reached"};
+    }
+    return std::nullopt;
+}
+
+Status EgressPolicy::CheckUrl(std::string_view url) const {
+    if (auto problem = FindUrlProblem(url)) {
+        return Error::InvalidArgument(std::move(problem->reason));
     }
     return Ok();
 }

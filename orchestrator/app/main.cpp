@@ -133,11 +133,13 @@ int main(int argc, char** argv) {
     store::PgSiteHistory history(pool);
     store::PgRefreshTokenStore refresh_tokens(pool);
 
-    auto auth = auth::SetUpAuth(config->tree, **http, refresh_tokens);
+    // The one real clock; everything below reads time through it.
+    const SystemClock clock;
+    auto auth = auth::SetUpAuth(config->tree, **http, refresh_tokens, clock);
     if (!auth) {
         return Fail("auth configuration error", auth.error());
     }
-    auto template_wiring = app::MakeTemplateServices(config->tree, **http);
+    auto template_wiring = app::MakeTemplateServices(config->tree, **http, clock);
     if (!template_wiring) {
         return Fail("tosca configuration error", template_wiring.error());
     }
@@ -177,8 +179,6 @@ int main(int argc, char** argv) {
         return 0;
     }
 
-    // The one real clock; everything below reads time through it.
-    const SystemClock clock;
     store::DatabaseSupervisor database(pool);
     database.Start();
     // Observability: every component records into the default registry that GET /metrics renders.

@@ -124,6 +124,13 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(
     if (++polls_[key] < b.polls_until_ready) {
         obs.phase = connectors::Phase::kInProgress;
         obs.reason = b.waiting_message;
+        if (b.in_progress_status) {
+            connectors::InstanceState inst;
+            inst.node = "app";
+            inst.physical_id = "task-" + handle.deployment_id.substr(0, 8);
+            inst.state = *b.in_progress_status;
+            obs.instances.push_back(inst);
+        }
         return obs;
     }
     obs.phase = connectors::Phase::kReady;
@@ -131,7 +138,7 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(
     connectors::InstanceState inst;
     inst.node = "app";
     inst.physical_id = "task-" + handle.deployment_id.substr(0, 8);
-    inst.state = "STARTED";
+    inst.state = connectors::InstanceStatus::kStarted;
     obs.instances.push_back(inst);
     return obs;
 }

@@ -92,7 +92,7 @@ store::Page<T> Slice(std::vector<T> rows, int page, int size) {
     return out;
 }
 
-bool Visible(const store::OwnerFilter& owner, const std::optional<domain::Owner>& row_owner) {
+bool Visible(const auth::OwnerFilter& owner, const std::optional<domain::Owner>& row_owner) {
     if (owner.matches_nothing()) {
         return false;
     }

@@ -26,14 +26,14 @@ const domain::Owner kBob{"https://iam-a/", "bob"};
 const domain::Owner kCarol{"https://iam-b/", "carol"};
 
 // What a caller of `issuer` sees (nullopt: the local user of auth-disabled mode).
-store::OwnerFilter Scope(const std::optional<std::string>& issuer) {
+auth::OwnerFilter Scope(const std::optional<std::string>& issuer) {
     auth::Principal caller;
     caller.local = !issuer;
     caller.issuer = issuer.value_or("");
-    return store::OwnerFilter::VisibleTo(caller);
+    return auth::OwnerFilter::VisibleTo(caller);
 }
 
-store::ListQuery Query(store::OwnerFilter owner = Scope(std::nullopt)) {
+store::ListQuery Query(auth::OwnerFilter owner = Scope(std::nullopt)) {
     return store::ListQuery{.owner = std::move(owner)};
 }
 

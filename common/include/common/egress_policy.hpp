@@ -3,11 +3,24 @@
 #include "common/ip_address.hpp"
 #include "common/result.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace orch::http {
+
+/// Why a user-given URL is refused, as a value: an API that answers a malformed URL with its own
+/// contract text and an unreachable address with the policy's reason reads this, not the message.
+enum class UrlRefusal {
+    kNotHttpUrl,         ///< not http(s), no host, whitespace, or not parseable
+    kAddressNotAllowed,  ///< a literal address the policy does not let through
+};
+
+struct UrlProblem {
+    UrlRefusal refusal = UrlRefusal::kNotHttpUrl;
+    std::string reason;  ///< for the user: names the scheme or the address class, never internals
+};
 
 /// Which addresses an outbound request made because a user asked (callbacks, any future
 /// user-given URL) may reach. Loopback, private, CGNAT, link-local, metadata, multicast,
@@ -26,8 +39,12 @@ class EgressPolicy {
     /// naming an entry that is neither.
     static Result<EgressPolicy> FromAllowList(const std::vector<std::string>& entries);
 
-    /// A URL a user gives: kInvalidArgument (400) unless http(s) with a host that, when it is a
-    /// literal address, may be reached.
+    /// A URL a user gives: nullopt when it is http(s) (scheme case-insensitive) with a host, no
+    /// whitespace anywhere, and a host that, when it is a literal address, may be reached.
+    /// Checked by hand in linear time: user text never reaches a backtracking matcher.
+    std::optional<UrlProblem> FindUrlProblem(std::string_view url) const;
+
+    /// FindUrlProblem as a Status: kInvalidArgument (400) with the problem's reason.
     Status CheckUrl(std::string_view url) const;
 
     /// An address `host` resolved to: kPermissionDenied unless it may be reached.

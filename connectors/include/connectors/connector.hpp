@@ -81,12 +81,31 @@ struct DeployRequest {
     std::string template_text;
 };
 
+/// What a site says one node instance is doing, in the contract's NodeStates vocabulary. Each
+/// connector maps its provider's words here in one function; a word it does not know becomes
+/// kUnknown (the workflow then leaves the resource's recorded state as it was) rather than a
+/// guess such as STARTED.
+enum class InstanceStatus {
+    kUnknown,
+    kCreating,
+    kConfiguring,
+    kStarting,
+    kStarted,
+    kStopping,
+    kStopped,
+    kDeleting,
+    kDeleted,
+    kError,
+};
+/// The NodeStates word (CREATING, STARTED, ...; UNKNOWN for kUnknown).
+std::string_view InstanceStatusName(InstanceStatus status);
+
 /// Provider-side state of one node instance.
 struct InstanceState {
-    std::string node;                  ///< TOSCA node name
-    int index = 0;                     ///< instance number within the node
-    std::string physical_id;           ///< server id, task id, pod name, job id
-    std::string state;                 ///< NodeStates-style text: CREATING, STARTED, STOPPED, ERROR, ...
+    std::string node;         ///< TOSCA node name
+    int index = 0;            ///< instance number within the node
+    std::string physical_id;  ///< server id, task id, pod name, job id
+    InstanceStatus state = InstanceStatus::kUnknown;
     Json attributes = Json::object();  ///< public_address, private_address, endpoint, ports...
 };
 

@@ -31,11 +31,11 @@ Json JobsState(const std::vector<ChronosJobPlan>& plans) {
     return {{"jobs", jobs}, {"order", order}};
 }
 
-std::string JobState(const Json& job) {
+InstanceStatus JobState(const Json& job) {
     if (job.value("successCount", 0) > 0) {
-        return "STARTED";
+        return InstanceStatus::kStarted;
     }
-    return job.value("errorCount", 0) > 0 ? "ERROR" : "CREATING";
+    return job.value("errorCount", 0) > 0 ? InstanceStatus::kError : InstanceStatus::kCreating;
 }
 
 }  // namespace

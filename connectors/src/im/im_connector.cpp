@@ -95,7 +95,7 @@ std::optional<Failure> ReadVms(
                                                                                            : next_index[vm.node]++;
         instance.physical_id = vm_id;
         const Json& vm_state = vm_states[vm_id];
-        instance.state = im::NodeStateFor(vm_state.is_string() ? vm_state.get<std::string>() : vm.state);
+        instance.state = im::StatusOf(vm_state.is_string() ? vm_state.get<std::string>() : vm.state);
         instance.attributes = vm.attributes;
         Json& node = obs.attributes[vm.node];
         if (!node.is_array()) {

@@ -4,19 +4,19 @@
 
 namespace orch::connectors::im {
 
-std::string NodeStateFor(const std::string& im_state) {
-    static const std::map<std::string, std::string> kStates = {
-        {"pending", "CREATING"},
-        {"running", "CONFIGURING"},
-        {"configured", "STARTED"},
-        {"unconfigured", "ERROR"},
-        {"failed", "ERROR"},
-        {"stopped", "STOPPED"},
-        {"off", "STOPPED"},
-        {"deleting", "DELETING"},
+InstanceStatus StatusOf(const std::string& im_state) {
+    static const std::map<std::string, InstanceStatus, std::less<>> kStates = {
+        {"pending", InstanceStatus::kCreating},
+        {"running", InstanceStatus::kConfiguring},
+        {"configured", InstanceStatus::kStarted},
+        {"unconfigured", InstanceStatus::kError},
+        {"failed", InstanceStatus::kError},
+        {"stopped", InstanceStatus::kStopped},
+        {"off", InstanceStatus::kStopped},
+        {"deleting", InstanceStatus::kDeleting},
     };
     const auto it = kStates.find(im_state);
-    return it != kStates.end() ? it->second : "UNKNOWN";
+    return it != kStates.end() ? it->second : InstanceStatus::kUnknown;  // IM's own "unknown" too
 }
 
 namespace {

@@ -7,9 +7,10 @@
 
 namespace orch::connectors::im {
 
-/// NodeStates text for an IM VM state: pending → CREATING, running → CONFIGURING,
-/// configured → STARTED, unconfigured/failed → ERROR, stopped/off → STOPPED, ...
-std::string NodeStateFor(const std::string& im_state);
+/// The status of an IM VM state: pending → CREATING, running → CONFIGURING,
+/// configured → STARTED, unconfigured/failed → ERROR, stopped/off → STOPPED, deleting →
+/// DELETING; IM's "unknown" and any other word → kUnknown.
+InstanceStatus StatusOf(const std::string& im_state);
 
 /// One VM's record (GET .../vms/<vm>: {"radl": [...]} or the bare list): the TOSCA node it
 /// belongs to (the system's id), its state and addresses (an interface on an outbound

@@ -122,18 +122,23 @@ std::optional<Failure> JudgePods(
     return std::nullopt;
 }
 
-std::string PodState(const Json& pod) {
+// The one map from a pod's phase to instance statuses; the phase "Unknown" (node unreachable)
+// and any word Kubernetes may add are kUnknown.
+InstanceStatus PodState(const Json& pod) {
     const std::string phase = pod["status"].value("phase", "");
     if (!pod["metadata"].value("deletionTimestamp", "").empty()) {
-        return "DELETING";
+        return InstanceStatus::kDeleting;
     }
     if (phase == "Running") {
-        return ConditionTrue(pod["status"], "Ready") ? "STARTED" : "STARTING";
+        return ConditionTrue(pod["status"], "Ready") ? InstanceStatus::kStarted : InstanceStatus::kStarting;
     }
     if (phase == "Succeeded") {
-        return "STARTED";
+        return InstanceStatus::kStarted;
     }
-    return phase == "Failed" ? "ERROR" : "CREATING";
+    if (phase == "Pending" || phase.empty()) {
+        return InstanceStatus::kCreating;  // empty: a pod just created, its status not written yet
+    }
+    return phase == "Failed" ? InstanceStatus::kError : InstanceStatus::kUnknown;
 }
 
 void AddServiceAttributes(

@@ -11,6 +11,29 @@
 namespace orch::connectors::marathon {
 namespace {
 
+// The one map from a Mesos task state (as Marathon reports it) to instance statuses. A running
+// task with failing health checks is still being configured; Marathon replaces failed tasks,
+// but until then they show as ERROR; a word Mesos does not document is kUnknown.
+InstanceStatus TaskStatus(const std::string& state, bool healthy) {
+    if (state == "TASK_RUNNING") {
+        return healthy ? InstanceStatus::kStarted : InstanceStatus::kConfiguring;
+    }
+    if (state.empty() || state == "TASK_STAGING" || state == "TASK_STARTING" || state == "TASK_UNREACHABLE") {
+        return InstanceStatus::kCreating;
+    }
+    if (state == "TASK_KILLING") {
+        return InstanceStatus::kDeleting;
+    }
+    if (state == "TASK_FINISHED" || state == "TASK_KILLED") {
+        return InstanceStatus::kStopped;
+    }
+    if (state == "TASK_FAILED" || state == "TASK_ERROR" || state == "TASK_LOST" || state == "TASK_DROPPED" ||
+        state == "TASK_GONE" || state == "TASK_GONE_BY_OPERATOR") {
+        return InstanceStatus::kError;
+    }
+    return InstanceStatus::kUnknown;
+}
+
 // Offer rejections that mean "this cluster has nowhere to put the task", not "busy for a moment".
 bool IsPlacementReason(const std::string& reason) {
     static const std::set<std::string> kReasons = {
@@ -68,12 +91,11 @@ AppView ReadApp(const tosca::NodeSpec& node, const Json& app, const SiteTarget& 
         instance.node = node.name;
         instance.index = index++;
         instance.physical_id = task.value("id", "");
-        const bool running = task.value("state", "") == "TASK_RUNNING";
-        bool alive = running;
+        bool alive = true;
         for (const auto& h : task.value("healthCheckResults", Json::array())) {
             alive = alive && h.value("alive", false);
         }
-        instance.state = running ? (alive || !health_checked ? "STARTED" : "CONFIGURING") : "CREATING";
+        instance.state = TaskStatus(task.value("state", ""), alive || !health_checked);
         instance.attributes = {{"host", task.value("host", "")}, {"ports", task.value("ports", Json::array())}};
         if (task.contains("ipAddresses")) {
             instance.attributes["ip_addresses"] = task["ipAddresses"];

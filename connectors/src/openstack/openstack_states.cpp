@@ -2,6 +2,9 @@
 
 #include "connectors/openstack_server.hpp"
 
+#include <algorithm>
+#include <array>
+
 namespace orch::connectors::openstack {
 namespace {
 
@@ -10,24 +13,32 @@ std::string TaskState(const Json& server) {
     return it != server.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// NodeStates-style words for the instance list.
-std::string InstanceWord(const std::string& status, const std::string& task) {
+// The one map from Nova's status and task_state to instance statuses. Nova's other statuses
+// (REBOOT, RESIZE, MIGRATING, REBUILD, ...) are transient work on a live server: CONFIGURING;
+// a status word Nova does not document is kUnknown.
+InstanceStatus StatusOf(const std::string& status, const std::string& task) {
     if (task == "deleting" || status == "DELETED" || status == "SOFT_DELETED") {
-        return "DELETING";
+        return InstanceStatus::kDeleting;
     }
     if (status == "BUILD") {
-        return "CREATING";
+        return InstanceStatus::kCreating;
     }
     if (status == "ACTIVE") {
-        return task.empty() ? "STARTED" : (task == "powering-off" ? "STOPPING" : "CONFIGURING");
+        if (task.empty()) {
+            return InstanceStatus::kStarted;
+        }
+        return task == "powering-off" ? InstanceStatus::kStopping : InstanceStatus::kConfiguring;
     }
-    if (status == "SHUTOFF" || status == "PAUSED" || status == "SUSPENDED" || status.rfind("SHELVED", 0) == 0) {
-        return task == "powering-on" ? "STARTING" : "STOPPED";
+    if (status == "SHUTOFF" || status == "PAUSED" || status == "SUSPENDED" || status.starts_with("SHELVED")) {
+        return task == "powering-on" ? InstanceStatus::kStarting : InstanceStatus::kStopped;
     }
     if (status == "ERROR") {
-        return "ERROR";
+        return InstanceStatus::kError;
     }
-    return "CONFIGURING";  // REBOOT, RESIZE, MIGRATING, REBUILD, ...: busy, coming back
+    constexpr std::array<std::string_view, 8> kBusy = {
+        "REBOOT", "HARD_REBOOT", "RESIZE", "VERIFY_RESIZE", "REVERT_RESIZE", "MIGRATING", "REBUILD", "RESCUE"};
+    const bool busy = std::find(kBusy.begin(), kBusy.end(), status) != kBusy.end() || status == "PASSWORD";
+    return busy ? InstanceStatus::kConfiguring : InstanceStatus::kUnknown;
 }
 
 // Floating addresses and addresses outside the private ranges are public (provider networks
@@ -92,7 +103,7 @@ Observation ObserveServers(const std::vector<ServerRef>& refs, const std::map<st
     std::size_t present = 0;
     std::size_t deleting = 0;
     for (const auto& ref : refs) {
-        InstanceState instance{ref.node, ref.index, ref.id, "DELETED", Json::object()};
+        InstanceState instance{ref.node, ref.index, ref.id, InstanceStatus::kDeleted, Json::object()};
         auto& node_attributes = obs.attributes[ref.node];
         if (node_attributes.is_null()) {
             node_attributes = {
@@ -109,7 +120,7 @@ Observation ObserveServers(const std::vector<ServerRef>& refs, const std::map<st
         const Json& server = it->second;
         const std::string status = server.value("status", "UNKNOWN");
         const std::string task = TaskState(server);
-        instance.state = InstanceWord(status, task);
+        instance.state = StatusOf(status, task);
         instance.attributes = Addresses(server);
         for (const char* kind : {"public_address", "private_address"}) {
             for (const auto& addr : instance.attributes[kind]) {
@@ -118,7 +129,7 @@ Observation ObserveServers(const std::vector<ServerRef>& refs, const std::map<st
         }
         instance.attributes["status"] = status;
         instance.attributes["server_name"] = ref.name;
-        if (instance.state == "DELETING") {
+        if (instance.state == InstanceStatus::kDeleting) {
             ++deleting;
         } else if (status == "ERROR") {
             errored = errored == nullptr ? &ref : errored;

@@ -41,24 +41,33 @@ bool IsEnded(const std::string& state) {
     return state.empty() || state == "COMPLETED" || IsFailed(state);
 }
 
-// NodeStates-style words for the instance list.
-std::string InstanceWord(const std::string& state, bool marked) {
+// The one map from Slurm's job_state words to instance statuses; a word not listed (a newer
+// Slurm's, or a garbled record) is kUnknown, not STARTED.
+InstanceStatus StatusOf(const std::string& state, bool marked) {
     if (state.empty() || (marked && IsEnded(state))) {
-        return "DELETED";
+        return InstanceStatus::kDeleted;
     }
     if (marked) {
-        return "DELETING";
+        return InstanceStatus::kDeleting;
     }
-    if (state == "PENDING" || state == "CONFIGURING" || state == "REQUEUED") {
-        return "CREATING";
+    constexpr std::array<std::string_view, 6> kQueued = {
+        "PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESV_DEL_HOLD"};
+    constexpr std::array<std::string_view, 5> kRunning = {
+        "RUNNING", "COMPLETING", "SIGNALING", "STAGE_OUT", "RESIZING"};
+    constexpr std::array<std::string_view, 3> kHalted = {"COMPLETED", "SUSPENDED", "STOPPED"};
+    if (OneOf(kQueued, state)) {
+        return InstanceStatus::kCreating;
     }
-    if (state == "COMPLETED") {
-        return "STOPPED";  // ran to the end: nothing runs any more, nothing failed
+    if (OneOf(kRunning, state)) {
+        return InstanceStatus::kStarted;
     }
-    if (IsFailed(state)) {
-        return "ERROR";
+    if (OneOf(kHalted, state)) {
+        return InstanceStatus::kStopped;  // COMPLETED ran to the end: nothing runs any more, nothing failed
     }
-    return "STARTED";
+    if (IsFailed(state) || state == "SPECIAL_EXIT") {
+        return InstanceStatus::kError;
+    }
+    return InstanceStatus::kUnknown;
 }
 
 // Slurm reports the batch step's raw wait status.
@@ -118,7 +127,7 @@ void JobSetView::Add(
     instance.node = node;
     instance.index = index;
     instance.physical_id = std::to_string(job_id);
-    instance.state = InstanceWord(entry.state, entry.marked);
+    instance.state = StatusOf(entry.state, entry.marked);
     instance.attributes = {
         {"job_id", job_id}, {"job_name", name}, {"job_state", entry.state.empty() ? "PURGED" : entry.state}};
     if (record) {

@@ -18,26 +18,6 @@ bool IsJsonMediaType(std::string type) {
            (type.rfind("application/", 0) == 0 && type.size() > 5 && type.compare(type.size() - 5, 5, "+json") == 0);
 }
 
-// ^https?://[^\s/?#]+([/?#]\S*)?$ (case-insensitive scheme), checked by hand: libstdc++'s
-// std::regex recurses once per byte of `[^\s]*`, so a long callback overflowed the stack.
-bool IsHttpUrl(std::string_view url) {
-    const auto starts_with = [&](std::string_view prefix) {
-        return url.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), url.begin(), [](char p, char c) {
-                   return p == std::tolower(static_cast<unsigned char>(c));
-               });
-    };
-    const std::size_t scheme = starts_with("http://") ? 7 : starts_with("https://") ? 8 : 0;
-    if (scheme == 0) {
-        return false;
-    }
-    const auto space = [](char c) {
-        return c == ' ' || (c >= '\t' && c <= '\r');
-    };
-    const std::size_t host_end = url.find_first_of("/?#", scheme);
-    const std::string_view host = url.substr(scheme, host_end - scheme);
-    return !host.empty() && std::none_of(url.begin() + static_cast<std::ptrdiff_t>(scheme), url.end(), space);
-}
-
 Status ParseTimeouts(const Json& body, DeploymentRequest& out) {
     ORCH_ASSIGN_OR_RETURN(const auto timeout, ReadLenientInt(body, "timeoutMins"));
     ORCH_ASSIGN_OR_RETURN(const auto provider_timeout, ReadLenientInt(body, "providerTimeoutMins"));
@@ -128,10 +108,7 @@ Result<DeploymentRequest> ParseDeploymentRequest(const server::Request& request)
         out.parameters = *it;
     }
     ORCH_ASSIGN_OR_RETURN(const auto callback, ReadString(body, "callback"));
-    if (callback && !IsHttpUrl(*callback)) {
-        return Error::InvalidArgument("Callback value, if provided, must be a valid HTTP or HTTPS URL");
-    }
-    out.callback = callback.value_or("");
+    out.callback = callback.value_or("");  // checked once, by CheckCallbackUrl (the egress policy)
     ORCH_RETURN_IF_ERROR(ParseTimeouts(body, out));
     ORCH_ASSIGN_OR_RETURN(const auto keep, ReadLenientBool(body, "keepLastAttempt"));
     out.options.keep_last_attempt = keep.value_or(false);

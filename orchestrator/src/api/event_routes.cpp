@@ -52,7 +52,7 @@ Result<Response> DeploymentEvents(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
     ORCH_ASSIGN_OR_RETURN(const auto last, LastEventId(request));
     ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, false));
-    store::EventQuery query{.owner = store::OwnerFilter::VisibleTo(principal), .deployment_id = d.id};
+    store::EventQuery query{.owner = auth::OwnerFilter::VisibleTo(principal), .deployment_id = d.id};
     query.after_id = last.value_or(0);
     return OpenStream(ctx, principal, std::move(query));
 }
@@ -64,7 +64,7 @@ Result<Response> AllEvents(ApiContext& ctx, const Request& request) {
     }
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
     ORCH_ASSIGN_OR_RETURN(const auto last, LastEventId(request));
-    store::EventQuery query{.owner = store::OwnerFilter::VisibleTo(principal)};
+    store::EventQuery query{.owner = auth::OwnerFilter::VisibleTo(principal)};
     if (last) {
         query.after_id = *last;
     } else {

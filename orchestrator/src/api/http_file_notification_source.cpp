@@ -71,7 +71,7 @@ Result<server::Response> HttpFileNotificationSource::Handle(const server::Reques
     if (!one_at_a_time.owns_lock()) {
         return Error::Unavailable("Another file notification is being processed; retry later");
     }
-    ORCH_ASSIGN_OR_RETURN(const auto outcome, sink->OnFileAvailable(file, store::OwnerFilter::VisibleTo(principal)));
+    ORCH_ASSIGN_OR_RETURN(const auto outcome, sink->OnFileAvailable(file, auth::OwnerFilter::VisibleTo(principal)));
     return server::Response::Json(200, OutcomeJson(file, outcome));
 }
 

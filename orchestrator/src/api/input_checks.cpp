@@ -61,10 +61,17 @@ Status CheckCallbackUrl(const http::EgressPolicy* policy, const std::string& url
         return Ok();
     }
     static const http::EgressPolicy kDefault;
-    if (auto checked = (policy != nullptr ? *policy : kDefault).CheckUrl(url); !checked) {
-        return Error::InvalidArgument("Field 'callback' is refused: " + checked.error().message);
+    const auto problem = (policy != nullptr ? *policy : kDefault).FindUrlProblem(url);
+    if (!problem) {
+        return Ok();
     }
-    return Ok();
+    switch (problem->refusal) {
+        case http::UrlRefusal::kNotHttpUrl:
+            return Error::InvalidArgument("Callback value, if provided, must be a valid HTTP or HTTPS URL");
+        case http::UrlRefusal::kAddressNotAllowed:
+            return Error::InvalidArgument("Field 'callback' is refused: " + problem->reason);
+    }
+    return Error::InvalidArgument("Field 'callback' is refused: " + problem->reason);
 }
 
 }  // namespace orch::api

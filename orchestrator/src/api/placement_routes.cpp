@@ -1,6 +1,7 @@
 #include "orchestrator/api/placement_routes.hpp"
 
 #include "orchestrator/api/deployment_request.hpp"
+#include "orchestrator/api/input_checks.hpp"
 
 namespace orch::api {
 namespace {
@@ -53,6 +54,7 @@ Result<Response> GetAttempts(ApiContext& ctx, const Request& request) {
 Result<Response> DryRun(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
     ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
+    ORCH_RETURN_IF_ERROR(CheckCallbackUrl(ctx.egress, body.callback));
     ORCH_RETURN_IF_ERROR(auth::CheckUserGroup(principal, body.user_group));
     if (ctx.placer == nullptr) {
         return Error::Unavailable("Placement is not configured on this server");

@@ -19,7 +19,9 @@ Result<TokenCipher> EphemeralCipher() {
 
 }  // namespace
 
-Result<AuthServices> SetUpAuth(const ConfigTree& tree, http::Client& http, RefreshTokenStore& store) {
+Result<AuthServices> SetUpAuth(
+    const ConfigTree& tree, http::Client& http, RefreshTokenStore& store, const Clock& clock
+) {
     auto config = LoadAuthConfig(tree);
     if (!config) {
         return std::move(config).error();
@@ -31,7 +33,7 @@ Result<AuthServices> SetUpAuth(const ConfigTree& tree, http::Client& http, Refre
     if (!cipher) {
         return std::move(cipher).error();
     }
-    services.issuers = std::make_shared<IssuerDirectory>(std::move(*config), http);
+    services.issuers = std::make_shared<IssuerDirectory>(std::move(*config), http, clock);
     services.token_keeper =
         std::make_unique<TokenKeeper>(services.issuers, store, std::move(*cipher), services.config.refresh_margin);
     if (disabled) {

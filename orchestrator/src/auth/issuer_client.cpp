@@ -80,9 +80,10 @@ bool IsSecureOrLoopbackUrl(const std::string& url) {
     return parsed->scheme == "https" || loopback;
 }
 
-IssuerClient::IssuerClient(const IssuerConfig& config, const AuthConfig& limits, http::Client& http)
+IssuerClient::IssuerClient(const IssuerConfig& config, const AuthConfig& limits, http::Client& http, const Clock& clock)
     : config_(config),
       http_(http),
+      clock_(clock),
       timeout_(limits.http_timeout),
       discovery_max_age_(limits.discovery_max_age),
       slots_(std::clamp(limits.max_concurrent_idp_calls, 1, 256)) {}
@@ -160,7 +161,7 @@ Result<IssuerEndpoints> IssuerClient::Discover() {
 
 Result<IssuerEndpoints> IssuerClient::Endpoints() {
     const std::lock_guard lock(discovery_mutex_);
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = clock_.steady_now();
     const bool all_configured = !config_.jwks_uri.empty() && !config_.token_endpoint.empty() &&
                                 !config_.introspection_endpoint.empty() && !config_.userinfo_endpoint.empty();
     if (!all_configured && (!endpoints_ || now - discovered_at_ > discovery_max_age_)) {

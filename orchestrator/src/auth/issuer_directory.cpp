@@ -14,16 +14,19 @@ IssuerKeys::Options KeyOptions(const AuthConfig& limits) {
 
 }  // namespace
 
-IssuerContext::IssuerContext(const IssuerConfig& issuer_config, const AuthConfig& limits, http::Client& http)
+IssuerContext::IssuerContext(
+    const IssuerConfig& issuer_config, const AuthConfig& limits, http::Client& http, const Clock& clock
+)
     : config(issuer_config),
-      client(issuer_config, limits, http),
+      client(issuer_config, limits, http, clock),
       keys(
-          issuer_config.issuer, [this] { return client.FetchKeys(); }, KeyOptions(limits)
+          issuer_config.issuer, [this] { return client.FetchKeys(); }, KeyOptions(limits), clock
       ) {}
 
-IssuerDirectory::IssuerDirectory(AuthConfig config, http::Client& http) : config_(std::move(config)) {
+IssuerDirectory::IssuerDirectory(AuthConfig config, http::Client& http, const Clock& clock)
+    : config_(std::move(config)), clock_(clock) {
     for (const auto& issuer : config_.issuers) {
-        issuers_.push_back(std::make_unique<IssuerContext>(issuer, config_, http));
+        issuers_.push_back(std::make_unique<IssuerContext>(issuer, config_, http, clock));
     }
 }
 

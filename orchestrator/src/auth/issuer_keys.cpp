@@ -4,8 +4,8 @@
 
 namespace orch::auth {
 
-IssuerKeys::IssuerKeys(std::string issuer, Fetch fetch, Options options)
-    : issuer_(std::move(issuer)), fetch_(std::move(fetch)), options_(std::move(options)) {}
+IssuerKeys::IssuerKeys(std::string issuer, Fetch fetch, Options options, const Clock& clock)
+    : issuer_(std::move(issuer)), fetch_(std::move(fetch)), options_(options), clock_(clock) {}
 
 std::uint64_t IssuerKeys::fetch_count() const {
     const std::lock_guard lock(mutex_);
@@ -15,7 +15,7 @@ std::uint64_t IssuerKeys::fetch_count() const {
 std::vector<PublicKeyPtr> IssuerKeys::Lookup(const std::optional<std::string>& kid, JwsAlgorithm alg, bool& stale)
     const {
     const std::lock_guard lock(mutex_);
-    stale = !loaded_at_ || options_.now() - *loaded_at_ > options_.max_age;
+    stale = !loaded_at_ || clock_.steady_now() - *loaded_at_ > options_.max_age;
     std::vector<PublicKeyPtr> out;
     for (const auto& key : keys_) {
         if ((!kid || key->kid() == *kid) && key->CanVerify(alg)) {
@@ -35,7 +35,7 @@ void IssuerKeys::Refresh(bool unknown_kid) {
         fetched_.wait_for(lock, options_.wait_timeout, [&] { return generation_ != seen; });
         return;
     }
-    const auto now = options_.now();
+    const auto now = clock_.steady_now();
     if (last_attempt_ && now - *last_attempt_ < options_.min_refresh_interval) {
         return;  // rate-limited: a flood of made-up kids cannot make us hammer the issuer
     }
@@ -51,7 +51,7 @@ void IssuerKeys::Refresh(bool unknown_kid) {
     ++generation_;
     if (fetched) {
         keys_ = std::move(fetched->keys);
-        loaded_at_ = options_.now();
+        loaded_at_ = clock_.steady_now();
         last_error_.clear();
         ORCH_LOG_INFO(
             "issuer signing keys loaded",

@@ -10,9 +10,6 @@
 namespace orch::auth {
 namespace {
 
-using SystemClock = std::chrono::system_clock;
-using SteadyClock = std::chrono::steady_clock;
-
 // Untrusted text (e.g. an unknown issuer) goes into messages and headers: printable ASCII only, short.
 std::string Printable(std::string_view text) {
     std::string out;
@@ -142,7 +139,7 @@ Result<Principal> OidcAuthenticator::VerifyJwt(std::string_view token) {
         return Invalid("the signature does not verify");
     }
     const ClaimRules rules{issuer->config.audiences, config.clock_skew};
-    if (auto claims = CheckClaims(jws->payload, rules, SystemClock::now()); !claims) {
+    if (auto claims = CheckClaims(jws->payload, rules, issuers_->clock().now()); !claims) {
         return AsTokenError(claims.error());
     }
     Principal principal;
@@ -177,19 +174,19 @@ Status OidcAuthenticator::Complete(
     return Ok();
 }
 
-SteadyClock::time_point OidcAuthenticator::CacheUntil(const Principal& principal) const {
-    const auto left = std::chrono::duration_cast<std::chrono::seconds>(principal.expires_at - SystemClock::now());
-    return SteadyClock::now() + std::clamp(left, std::chrono::seconds(0), issuers_->config().cache_max_ttl);
+Clock::SteadyTime OidcAuthenticator::CacheUntil(const Principal& principal) const {
+    const auto left = std::chrono::duration_cast<std::chrono::seconds>(principal.expires_at - issuers_->clock().now());
+    return issuers_->clock().steady_now() + std::clamp(left, std::chrono::seconds(0), issuers_->config().cache_max_ttl);
 }
 
 template <typename Fetch, typename Until>
 Result<Json> OidcAuthenticator::Cached(TtlCache<Json>& cache, const std::string& key, Fetch fetch, Until until) {
-    if (auto cached = cache.Get(key, SteadyClock::now())) {
+    if (auto cached = cache.Get(key, issuers_->clock().steady_now())) {
         return std::move(*cached);
     }
     const bool leader = flights_.Lead(key, issuers_->config().http_timeout);
     if (!leader) {
-        if (auto cached = cache.Get(key, SteadyClock::now())) {
+        if (auto cached = cache.Get(key, issuers_->clock().steady_now())) {
             return std::move(*cached);
         }
     }
@@ -212,7 +209,8 @@ Result<Json> OidcAuthenticator::Introspection(
         [&] { return issuer.client.Introspect(token, "access_token"); },
         [&](const Json& json) {
             // Inactive answers are kept briefly only: enough to blunt a flood of one bad token.
-            return IsActive(json) ? CacheUntil(principal) : SteadyClock::now() + issuers_->config().negative_cache_ttl;
+            return IsActive(json) ? CacheUntil(principal)
+                                  : issuers_->clock().steady_now() + issuers_->config().negative_cache_ttl;
         }
     );
     return RequireActive(std::move(answer), principal);
@@ -244,7 +242,7 @@ Result<Principal> OidcAuthenticator::VerifyOpaque(std::string_view token) {
         any = true;
         Principal principal;
         principal.issuer = issuer->config.issuer;
-        principal.expires_at = SystemClock::now() + issuers_->config().cache_max_ttl;
+        principal.expires_at = issuers_->clock().now() + issuers_->config().cache_max_ttl;
         auto answer = Introspection(*issuer, token, principal);
         if (!answer) {
             if (answer.error().code != ErrorCode::kUnauthenticated) {
@@ -260,7 +258,7 @@ Result<Principal> OidcAuthenticator::VerifyOpaque(std::string_view token) {
         principal.subject = sub;
         if (const auto exp = answer->find("exp"); exp != answer->end() && exp->is_number()) {
             const double seconds = std::clamp(exp->get<double>(), 0.0, 1e11);  // untrusted: keep the cast defined
-            principal.expires_at = SystemClock::time_point(std::chrono::seconds(static_cast<std::int64_t>(seconds)));
+            principal.expires_at = Clock::WallTime(std::chrono::seconds(static_cast<std::int64_t>(seconds)));
         }
         principal.token_id = TokenLogId(token);
         ApplyIntrospection(*answer, issuer->config, principal);

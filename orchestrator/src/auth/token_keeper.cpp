@@ -9,8 +9,6 @@
 namespace orch::auth {
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
-
 constexpr std::string_view kTokenExchangeGrant = "urn:ietf:params:oauth:grant-type:token-exchange";
 constexpr std::string_view kAccessTokenType = "urn:ietf:params:oauth:token-type:access_token";
 constexpr std::int64_t kDefaultLifetimeSeconds = 300;  // when the issuer does not say (expires_in)
@@ -109,7 +107,7 @@ void TokenKeeper::Remember(Slot& slot, const std::string& access_token, std::int
     const std::int64_t lifetime = expires_in > 0 ? expires_in : kDefaultLifetimeSeconds;
     slot.access_token = access_token;
     slot.lifetime = std::chrono::seconds(lifetime);
-    slot.expires_at = SteadyClock::now() + slot.lifetime;
+    slot.expires_at = issuers_->clock().steady_now() + slot.lifetime;
 }
 
 Status TokenKeeper::StoredTokenIsActive(IssuerContext& issuer, const std::string& subject, bool& active) {
@@ -225,7 +223,7 @@ Result<std::string> TokenKeeper::AccessTokenFor(const std::string& issuer, const
     auto slot = SlotFor(issuer, subject);
     const std::lock_guard lock(slot->mutex);  // single flight per user
     const auto margin = std::min<std::chrono::seconds>(refresh_margin_, slot->lifetime / 2);
-    if (!slot->access_token.empty() && SteadyClock::now() + margin < slot->expires_at) {
+    if (!slot->access_token.empty() && issuers_->clock().steady_now() + margin < slot->expires_at) {
         return slot->access_token;
     }
     return Refresh(**context, *slot, subject);

@@ -20,7 +20,7 @@ ScheduleEventService::ScheduleEventService(
       options_(options) {}
 
 Result<NotificationOutcome> ScheduleEventService::OnFileAvailable(
-    const FileNotification& file, const store::OwnerFilter& scope
+    const FileNotification& file, const auth::OwnerFilter& scope
 ) {
     const std::string did = file.scope + ":" + file.name;
     NotificationOutcome outcome;

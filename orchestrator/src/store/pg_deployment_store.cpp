@@ -133,7 +133,7 @@ bool InlinePage(const ListQuery& q) {
 // writes it).
 std::string FilterKey(const ListQuery& q) {
     std::string key;
-    const OwnerFilter& o = q.owner;
+    const auth::OwnerFilter& o = q.owner;
     key += o.matches_nothing() ? 'n' : o.issuer() ? (o.include_unowned() ? 'I' : 'i') : '-';
     key += o.subject() && !o.matches_nothing() ? 's' : '-';
     key += q.user_group ? 'g' : '-';

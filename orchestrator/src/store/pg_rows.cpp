@@ -67,7 +67,7 @@ domain::Resource RowToResource(const pqxx::row& row) {
     return r;
 }
 
-void AppendOwnerFilter(const OwnerFilter& owner, std::string& where, std::vector<std::string>& params) {
+void AppendOwnerFilter(const auth::OwnerFilter& owner, std::string& where, std::vector<std::string>& params) {
     if (owner.matches_nothing()) {
         where += " AND false";
         return;

@@ -89,7 +89,7 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created);
 /// schedules) to `where`, as numbered parameters in `params`: the issuer (with unowned rows when
 /// the filter includes them), then the subject; a filter that matches nothing adds `false`.
 /// The only translation of an OwnerFilter to SQL.
-void AppendOwnerFilter(const OwnerFilter& owner, std::string& where, std::vector<std::string>& params);
+void AppendOwnerFilter(const auth::OwnerFilter& owner, std::string& where, std::vector<std::string>& params);
 
 /// A job payload carrying the request id of the thread's log context (the API request that
 /// caused the job, inherited by each next step), so workflow log lines name the request too.

@@ -135,7 +135,7 @@ Result<Page<domain::Schedule>> PgScheduleStore::List(const ScheduleQuery& q) {
 }
 
 Result<std::vector<RunningSchedule>> PgScheduleStore::ListRunning(
-    const OwnerFilter& owner, const std::string& after_id, int limit
+    const auth::OwnerFilter& owner, const std::string& after_id, int limit
 ) {
     return pool_.Run([&](pqxx::connection& conn) {
         std::vector<std::string> params{after_id, std::to_string(limit)};

@@ -234,7 +234,8 @@ StepResult ActionPoll(StepServices& s, const Job& job, const CancelToken& cancel
     }
     const WorkflowState& st = **loaded;
     const std::string rid = job.payload.value("resource", "");
-    const std::string want = job.payload.value("action", "") == "start" ? "STARTED" : "STOPPED";
+    const bool start = job.payload.value("action", "") == "start";
+    const auto want = start ? connectors::InstanceStatus::kStarted : connectors::InstanceStatus::kStopped;
     const std::string physical_id = job.payload.value("physical_id", "");
     const int polls = job.payload.value("polls", 0);
     auto current = CurrentTarget(s, st);
@@ -246,7 +247,9 @@ StepResult ActionPoll(StepServices& s, const Job& job, const CancelToken& cancel
         for (const auto& inst : obs->instances) {
             if (inst.physical_id == physical_id && inst.state == want) {
                 Transition t;
-                t.resource_changes.push_back(StateOf(rid, domain::ParseNodeState(want)));
+                t.resource_changes.push_back(
+                    StateOf(rid, start ? domain::NodeState::kStarted : domain::NodeState::kStopped)
+                );
                 return StepResult::Commit(std::move(t));
             }
         }

@@ -27,6 +27,7 @@ struct Verifier {
     std::unique_ptr<http::Client> real;
     std::unique_ptr<test::CountingClient> http;
     InMemoryRefreshTokenStore store;
+    SystemClock clock;
     AuthServices services;
 
     explicit Verifier(
@@ -40,7 +41,7 @@ struct Verifier {
         http = std::make_unique<test::CountingClient>(*real);
         auto tree = ConfigTree::FromYaml(test::AuthYaml(names, issuer_extra, extra), "it.yaml");
         REQUIRE(tree);
-        auto setup = SetUpAuth(*tree, *http, store);
+        auto setup = SetUpAuth(*tree, *http, store, clock);
         REQUIRE(setup);
         services = std::move(*setup);
     }

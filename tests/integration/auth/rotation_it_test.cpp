@@ -15,13 +15,14 @@ TEST_CASE("key rotation at the provider is picked up without restart") {
     REQUIRE(real);
     test::CountingClient http(**real);
     InMemoryRefreshTokenStore store;
+    const SystemClock clock;
     const std::string yaml =
         "auth:\n  token_key: " + std::string(64, '1') +
         "\n  jwks_min_refresh_interval: 0s\n  issuers:\n    rot:\n      issuer: " + provider->issuer() +
         "\n      client_id: orchestrator\n      client_secret: orchestrator-secret\n";
     auto tree = ConfigTree::FromYaml(yaml, "rotation.yaml");
     REQUIRE(tree);
-    auto services = SetUpAuth(*tree, http, store);
+    auto services = SetUpAuth(*tree, http, store, clock);
     REQUIRE(services);
     auto verify = [&](const std::string& token) {
         return services->authenticator->Authenticate("Bearer " + token);

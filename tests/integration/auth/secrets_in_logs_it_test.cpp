@@ -38,9 +38,10 @@ TEST_CASE("secrets never appear in logs") {
     auto real = http::MakeClient({});
     REQUIRE(real);
     InMemoryRefreshTokenStore store;
+    const SystemClock clock;
     auto tree = ConfigTree::FromYaml(test::AuthYaml({"alpha", "beta"}), "logs.yaml");
     REQUIRE(tree);
-    auto services = SetUpAuth(*tree, **real, store);
+    auto services = SetUpAuth(*tree, **real, store, clock);
     REQUIRE(services);
     auto& authenticator = *services->authenticator;
     auto& keeper = *services->token_keeper;

@@ -16,6 +16,7 @@ struct Rig {
     std::unique_ptr<http::Client> real;
     std::unique_ptr<test::CountingClient> http;
     InMemoryRefreshTokenStore store;
+    SystemClock clock;
     AuthServices services;
 
     Rig() {
@@ -28,7 +29,7 @@ struct Rig {
             test::AuthYaml({"alpha", "beta"}, "      exchange_audience: vault\n", "  clock_skew: 0s\n"), "it.yaml"
         );
         REQUIRE(tree);
-        auto setup = SetUpAuth(*tree, *http, store);
+        auto setup = SetUpAuth(*tree, *http, store, clock);
         REQUIRE(setup);
         services = std::move(*setup);
     }

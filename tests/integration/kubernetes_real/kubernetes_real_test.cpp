@@ -22,6 +22,7 @@ using orch::connectors::DeployRequest;
 using orch::connectors::Failure;
 using orch::connectors::FailureKind;
 using orch::connectors::Handle;
+using orch::connectors::InstanceStatus;
 using orch::connectors::KubernetesConnector;
 using orch::connectors::Observation;
 using orch::connectors::Phase;
@@ -194,7 +195,7 @@ void CheckNothingDropped(const DeployRequest& request) {
 int CountStarted(const Observation& obs, const std::string& node) {
     int n = 0;
     for (const auto& i : obs.instances) {
-        n += i.node == node && i.state == "STARTED" ? 1 : 0;
+        n += i.node == node && i.state == InstanceStatus::kStarted ? 1 : 0;
     }
     return n;
 }

@@ -15,6 +15,7 @@ using orch::connectors::DeployRequest;
 using orch::connectors::Failure;
 using orch::connectors::FailureKind;
 using orch::connectors::Handle;
+using orch::connectors::InstanceStatus;
 using orch::connectors::Observation;
 using orch::connectors::OpenStackConnector;
 using orch::connectors::Phase;
@@ -81,7 +82,7 @@ TEST_CASE("password auth: a GPU server boots on the fake V100 host, stops, start
     const Observation up = rig::PollUntil(connector, handle, d.spec, Settled, 120s);
     INFO(up.reason);
     REQUIRE(up.phase == Phase::kReady);
-    CHECK(up.instances.at(0).state == "STARTED");
+    CHECK(up.instances.at(0).state == InstanceStatus::kStarted);
     CHECK(up.instances.at(0).physical_id == id);
     CHECK(up.attributes.at("vm")["server_ids"] == Json::array({id}));
 
@@ -105,7 +106,9 @@ TEST_CASE("password auth: a GPU server boots on the fake V100 host, stops, start
         connector,
         handle,
         d.spec,
-        [](const Observation& o) { return o.instances.size() == 1 && o.instances[0].state == "STOPPED"; },
+        [](const Observation& o) {
+            return o.instances.size() == 1 && o.instances[0].state == InstanceStatus::kStopped;
+        },
         60s
     );
     CHECK(down.instances.at(0).attributes["status"] == "SHUTOFF");
@@ -120,7 +123,9 @@ TEST_CASE("password auth: a GPU server boots on the fake V100 host, stops, start
         connector,
         handle,
         d.spec,
-        [](const Observation& o) { return o.instances.size() == 1 && o.instances[0].state == "STARTED"; },
+        [](const Observation& o) {
+            return o.instances.size() == 1 && o.instances[0].state == InstanceStatus::kStarted;
+        },
         60s
     );
     CHECK(again.phase == Phase::kReady);
@@ -136,7 +141,7 @@ TEST_CASE("more GPUs than the host has: Nova's No valid host is a try-another-si
     REQUIRE(done.phase == Phase::kFailed);
     CHECK(done.failure == FailureKind::kTryAnotherSite);
     CHECK_THAT(done.reason, Catch::Contains("No valid host was found"));
-    CHECK(done.instances.at(0).state == "ERROR");
+    CHECK(done.instances.at(0).state == InstanceStatus::kError);
     DeleteAndCheck(connector, handle, d.spec);
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 
 // Owner filters as the API builds them, for the store tests of this folder.
+#include <orchestrator/auth/owner_filter.hpp>
 #include <orchestrator/auth/principal.hpp>
-#include <orchestrator/store/owner_filter.hpp>
 
 #include <optional>
 #include <string>
@@ -11,7 +11,7 @@ namespace orch::test {
 
 /// What a caller of `issuer` sees (nullopt: the local user of auth-disabled mode), optionally
 /// narrowed to one owner.
-inline store::OwnerFilter Scope(
+inline auth::OwnerFilter Scope(
     const std::optional<std::string>& issuer,
     const std::optional<std::string>& owner_issuer = {},
     const std::optional<std::string>& owner_subject = {}
@@ -19,7 +19,7 @@ inline store::OwnerFilter Scope(
     auth::Principal caller;
     caller.local = !issuer;
     caller.issuer = issuer.value_or("");
-    auto filter = store::OwnerFilter::VisibleTo(caller);
+    auto filter = auth::OwnerFilter::VisibleTo(caller);
     if (owner_subject) {
         filter.OwnedBy(*owner_issuer, *owner_subject);
     }

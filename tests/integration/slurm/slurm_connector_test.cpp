@@ -18,6 +18,7 @@ using orch::connectors::DeployRequest;
 using orch::connectors::Failure;
 using orch::connectors::FailureKind;
 using orch::connectors::Handle;
+using orch::connectors::InstanceStatus;
 using orch::connectors::Observation;
 using orch::connectors::Phase;
 using orch::connectors::SlurmConnector;
@@ -87,7 +88,7 @@ TEST_CASE("a GPU batch job runs on the fake V100s with its arguments and environ
     REQUIRE(done.instances.size() == 1);
     const auto& instance = done.instances[0];
     CHECK(instance.node == "train");
-    CHECK(instance.state == "STOPPED");
+    CHECK(instance.state == InstanceStatus::kStopped);
     CHECK(instance.attributes["job_state"] == "COMPLETED");
     CHECK(instance.attributes["nodes"] == "gpu01");
     CHECK(instance.attributes["exit_status"] == "exit code 0");
@@ -175,7 +176,9 @@ TEST_CASE("Delete cancels a running job and Poll then reports it gone", "[slurm]
         connector,
         handle,
         d.spec,
-        [](const Observation& o) { return o.instances.size() == 1 && o.instances[0].state == "STARTED"; },
+        [](const Observation& o) {
+            return o.instances.size() == 1 && o.instances[0].state == InstanceStatus::kStarted;
+        },
         60s
     );
     REQUIRE(running.phase == Phase::kInProgress);
@@ -217,7 +220,7 @@ TEST_CASE("a job that exits non-zero fails the deployment as a user error with i
     REQUIRE(done.phase == Phase::kFailed);
     CHECK(done.failure == FailureKind::kUserError);
     CHECK_THAT(done.reason, Catch::Contains("FAILED") && Catch::Contains("exit code 3"));
-    CHECK(done.instances[0].state == "ERROR");
+    CHECK(done.instances[0].state == InstanceStatus::kError);
 }
 
 TEST_CASE("Update submits added instances and cancels removed ones", "[slurm]") {

@@ -78,7 +78,7 @@ TEST_CASE("POST /deployments refuses bad bodies with 400 and stores nothing", "[
         400,
         "must be a JSON object"
     );
-    CHECK(h.stores.deployments.List({.owner = orch::store::OwnerFilter::VisibleTo(h.principal())}).value().total == 0);
+    CHECK(h.stores.deployments.List({.owner = orch::auth::OwnerFilter::VisibleTo(h.principal())}).value().total == 0);
     CHECK(h.wakes.load() == 0);
 }
 

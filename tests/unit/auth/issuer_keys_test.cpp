@@ -32,21 +32,11 @@ struct FakeJwks {
     }
 };
 
-struct ManualClock {
-    IssuerKeys::Clock::time_point now = IssuerKeys::Clock::now();
-    std::function<IssuerKeys::Clock::time_point()> Fn() {
-        return [this] {
-            return now;
-        };
-    }
-};
-
-IssuerKeys::Options Options(ManualClock& clock) {
+IssuerKeys::Options Options() {
     IssuerKeys::Options options;
     options.min_refresh_interval = std::chrono::seconds(30);
     options.max_age = std::chrono::seconds(3600);
     options.wait_timeout = std::chrono::seconds(5);
-    options.now = clock.Fn();
     return options;
 }
 
@@ -59,7 +49,7 @@ TEST_CASE("keys are fetched once, then served from the cache") {
     FakeJwks jwks;
     jwks.published = {TestKey::Rsa("rsa1").PublicJwk()};
     ManualClock clock;
-    IssuerKeys keys("https://iam/", jwks.Fetcher(), Options(clock));
+    IssuerKeys keys("https://iam/", jwks.Fetcher(), Options(), clock);
     for (int i = 0; i < 5; ++i) {
         auto found = keys.Find(kRsa1, JwsAlgorithm::kRs256);
         REQUIRE(found);
@@ -72,9 +62,9 @@ TEST_CASE("an unknown kid triggers one refresh, more unknown kids within the int
     FakeJwks jwks;
     jwks.published = {TestKey::Rsa("rsa1").PublicJwk()};
     ManualClock clock;
-    IssuerKeys keys("https://iam/", jwks.Fetcher(), Options(clock));
+    IssuerKeys keys("https://iam/", jwks.Fetcher(), Options(), clock);
     REQUIRE(keys.Find(kRsa1, JwsAlgorithm::kRs256));
-    clock.now += std::chrono::seconds(31);
+    clock.Advance(std::chrono::seconds(31));
 
     auto unknown = keys.Find(std::string("made-up-1"), JwsAlgorithm::kRs256);
     REQUIRE_FALSE(unknown);
@@ -92,10 +82,10 @@ TEST_CASE("a rotated key is picked up on first sight of its kid") {
     const TestKey rsa1 = TestKey::Rsa("rsa1");
     jwks.published = {rsa1.PublicJwk()};
     ManualClock clock;
-    IssuerKeys keys("https://iam/", jwks.Fetcher(), Options(clock));
+    IssuerKeys keys("https://iam/", jwks.Fetcher(), Options(), clock);
     REQUIRE(keys.Find(kRsa1, JwsAlgorithm::kRs256));
     jwks.published = {TestKey::Rsa("rsa2").PublicJwk(), rsa1.PublicJwk()};
-    clock.now += std::chrono::seconds(31);
+    clock.Advance(std::chrono::seconds(31));
     auto found = keys.Find(kRsa2, JwsAlgorithm::kRs256);
     REQUIRE(found);
     CHECK((*found)[0]->kid() == "rsa2");
@@ -106,13 +96,13 @@ TEST_CASE("a failed refresh keeps the previous keys") {
     FakeJwks jwks;
     jwks.published = {TestKey::Rsa("rsa1").PublicJwk()};
     ManualClock clock;
-    IssuerKeys keys("https://iam/", jwks.Fetcher(), Options(clock));
+    IssuerKeys keys("https://iam/", jwks.Fetcher(), Options(), clock);
     REQUIRE(keys.Find(kRsa1, JwsAlgorithm::kRs256));
     jwks.fail = true;
-    clock.now += std::chrono::hours(2);  // stale: a refresh is attempted and fails
+    clock.Advance(std::chrono::hours(2));  // stale: a refresh is attempted and fails
     CHECK(keys.Find(kRsa1, JwsAlgorithm::kRs256));
     CHECK(jwks.calls == 2);
-    clock.now += std::chrono::seconds(31);
+    clock.Advance(std::chrono::seconds(31));
     CHECK(keys.Find(kRsa1, JwsAlgorithm::kRs256));
 }
 
@@ -120,7 +110,7 @@ TEST_CASE("an issuer whose keys were never fetched is unavailable, not an invali
     FakeJwks jwks;
     jwks.fail = true;
     ManualClock clock;
-    IssuerKeys keys("https://iam/", jwks.Fetcher(), Options(clock));
+    IssuerKeys keys("https://iam/", jwks.Fetcher(), Options(), clock);
     auto found = keys.Find(kRsa1, JwsAlgorithm::kRs256);
     REQUIRE_FALSE(found);
     CHECK(found.error().code == ErrorCode::kUnavailable);
@@ -133,7 +123,8 @@ TEST_CASE("concurrent misses share one fetch") {
     jwks.delay = std::chrono::milliseconds(200);
     IssuerKeys::Options options;
     options.wait_timeout = std::chrono::seconds(5);
-    IssuerKeys keys("https://iam/", jwks.Fetcher(), options);
+    const SystemClock clock;
+    IssuerKeys keys("https://iam/", jwks.Fetcher(), options, clock);
     std::atomic<int> ok{0};
     std::vector<std::thread> threads;
     for (int i = 0; i < 8; ++i) {
@@ -155,7 +146,7 @@ TEST_CASE("without a kid, every key of the right type is a candidate, the algori
     jwks.published = {
         TestKey::Rsa("rsa1").PublicJwk(), TestKey::Rsa("rsa2").PublicJwk(), TestKey::Ec("ec1").PublicJwk()};
     ManualClock clock;
-    IssuerKeys keys("https://iam/", jwks.Fetcher(), Options(clock));
+    IssuerKeys keys("https://iam/", jwks.Fetcher(), Options(), clock);
     auto rsa = keys.Find(std::nullopt, JwsAlgorithm::kRs256);
     REQUIRE(rsa);
     CHECK(rsa->size() == 2);

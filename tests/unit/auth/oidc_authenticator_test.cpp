@@ -17,6 +17,7 @@ namespace {
 
 struct Rig {
     FakeIdp idp;
+    orch::SystemClock clock;
     std::shared_ptr<IssuerDirectory> directory;
     std::unique_ptr<OidcAuthenticator> authenticator;
 
@@ -29,7 +30,7 @@ struct Rig {
         if (tweak) {
             tweak(config);
         }
-        directory = std::make_shared<IssuerDirectory>(config, idp);
+        directory = std::make_shared<IssuerDirectory>(config, idp, clock);
         authenticator = std::make_unique<OidcAuthenticator>(directory);
     }
 

@@ -10,6 +10,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/auth_config_test.cpp
   ${TEST_DIR}/token_cipher_test.cpp
   ${TEST_DIR}/issuer_keys_test.cpp
+  ${TEST_DIR}/issuer_cache_clock_test.cpp
   ${TEST_DIR}/oidc_authenticator_test.cpp
   ${TEST_DIR}/token_keeper_test.cpp
   ${TEST_DIR}/verification_metrics_test.cpp

@@ -63,6 +63,7 @@ struct Rig {
     FakeIdp idp;
     TokenEndpoint endpoint;
     InMemoryRefreshTokenStore store;
+    orch::SystemClock clock;
     std::shared_ptr<IssuerDirectory> directory;
     std::unique_ptr<TokenKeeper> keeper;
     Principal alice;
@@ -76,7 +77,7 @@ struct Rig {
         config.mode = AuthMode::kOidc;
         config.issuers = {idp.ConfigFor("alpha")};
         config.issuers[0].exchange_audience = "vault-audience";
-        directory = std::make_shared<IssuerDirectory>(config, idp);
+        directory = std::make_shared<IssuerDirectory>(config, idp, clock);
         auto cipher = TokenCipher::Create(std::string(32, 'k'));
         REQUIRE(cipher);
         keeper = std::make_unique<TokenKeeper>(directory, store, std::move(*cipher), std::chrono::seconds(300));

@@ -39,11 +39,12 @@ class ScriptedAuthenticator final : public orch::auth::Authenticator {
 
 TEST_CASE("token verifications are counted as ok, missing and invalid", "[auth][metrics]") {
     orch::test::FakeIdp idp;
+    const orch::SystemClock clock;
     idp.Add("alpha");
     orch::auth::AuthConfig config;
     config.mode = orch::auth::AuthMode::kOidc;
     config.issuers = {idp.ConfigFor("alpha")};
-    auto directory = std::make_shared<orch::auth::IssuerDirectory>(config, idp);
+    auto directory = std::make_shared<orch::auth::IssuerDirectory>(config, idp, clock);
     orch::auth::OidcAuthenticator inner(directory);
     orch::metrics::Registry registry;
     orch::ops::MeteredAuthenticator authenticator(inner, registry);

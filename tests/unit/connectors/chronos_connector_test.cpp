@@ -81,7 +81,7 @@ TEST_CASE("Chronos: dependent jobs run in order, ready after every first success
     obs = PollUntilSettled(f.connector, handle, spec, *f.site);
     REQUIRE(obs.phase == Phase::kReady);
     REQUIRE(obs.instances.size() == 2);
-    CHECK(obs.instances[0].state == "STARTED");
+    CHECK(obs.instances[0].state == InstanceStatus::kStarted);
     CHECK(obs.instances[1].attributes["successCount"] == 1);
 
     Ok(f.connector.Create(Request(kDeployment, spec, f.target)));  // a re-run submits nothing new

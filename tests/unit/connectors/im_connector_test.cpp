@@ -110,14 +110,14 @@ TEST_CASE(
     Observation first = Ok(f.connector.Poll(handle, f.spec));
     CHECK(first.phase == Phase::kInProgress);
     CHECK(first.instances.size() == 2);
-    CHECK(first.instances[0].state == "CREATING");
+    CHECK(first.instances[0].state == InstanceStatus::kCreating);
 
     const Observation done = PollUntilSettled(f.connector, handle, f.spec, *f.site);
     REQUIRE(done.phase == Phase::kReady);
     REQUIRE(done.instances.size() == 2);
     CHECK(done.instances[0].node == "server");
     CHECK(done.instances[1].index == 1);
-    CHECK(done.instances[0].state == "STARTED");
+    CHECK(done.instances[0].state == InstanceStatus::kStarted);
     CHECK(done.instances[0].attributes["public_address"].size() == 1);
     CHECK(done.outputs["node_ip"] == done.instances[0].attributes["public_address"][0]);
     CHECK(done.outputs["node_ips"].size() == 2);
@@ -160,7 +160,7 @@ TEST_CASE("IM: a VM that cannot boot fails the infrastructure with the cloud's w
     REQUIRE(failed.phase == Phase::kFailed);
     CHECK(failed.reason.find("is failed") != std::string::npos);
     CHECK(failed.reason.find("No valid host") != std::string::npos);
-    CHECK(failed.instances[0].state == "ERROR");
+    CHECK(failed.instances[0].state == InstanceStatus::kError);
 }
 
 TEST_CASE("IM: IM refusing the create (401, 5xx) is classified", "[connectors][im]") {

@@ -174,7 +174,7 @@ TEST_CASE(
     CHECK(obs.attributes["web"]["service_ports"].begin().value()["target"] == node_port);  // node port kept
     int web_pods = 0;
     for (const auto& i : obs.instances) {
-        web_pods += i.node == "web" && i.state == "STARTED" ? 1 : 0;
+        web_pods += i.node == "web" && i.state == InstanceStatus::kStarted ? 1 : 0;
     }
     CHECK(web_pods == 3);
 

@@ -98,7 +98,7 @@ TEST_CASE("Marathon: create, poll to ready with outputs, scale, delete, gone", "
     obs = PollUntilSettled(f.connector, handle, spec, *f.site);
     REQUIRE(obs.phase == Phase::kReady);
     CHECK(obs.instances.size() == 2);
-    CHECK(obs.instances[0].state == "STARTED");
+    CHECK(obs.instances[0].state == InstanceStatus::kStarted);
     CHECK(obs.attributes["web_app"]["load_balancer_ips"][0] == "lb.sim.example");
     const Json ports = obs.attributes["web_app_runtime"]["host"]["publish_ports"];
     CHECK(ports[0]["source"] == 8080);

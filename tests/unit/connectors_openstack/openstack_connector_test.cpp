@@ -14,6 +14,7 @@ using orch::connectors::DeployRequest;
 using orch::connectors::Failure;
 using orch::connectors::FailureKind;
 using orch::connectors::Handle;
+using orch::connectors::InstanceStatus;
 using orch::connectors::Observation;
 using orch::connectors::OpenStackConnector;
 using orch::connectors::Phase;
@@ -148,7 +149,7 @@ TEST_CASE(
     Observation obs = f.MustPoll(handle);
     CHECK(obs.phase == Phase::kInProgress);
     CHECK_THAT(obs.reason, Catch::Contains("BUILD"));
-    CHECK(obs.instances.at(0).state == "CREATING");
+    CHECK(obs.instances.at(0).state == InstanceStatus::kCreating);
 
     for (auto& [id, server] : f.nova.servers) {
         server["status"] = "ACTIVE";
@@ -162,7 +163,7 @@ TEST_CASE(
         {"provider", {{{"addr", "131.154.3.3"}, {"version", 4}, {"OS-EXT-IPS:type", "fixed"}}}}};
     obs = f.MustPoll(handle);
     CHECK(obs.phase == Phase::kReady);
-    CHECK(obs.instances.at(0).state == "STARTED");
+    CHECK(obs.instances.at(0).state == InstanceStatus::kStarted);
     CHECK(obs.instances.at(0).attributes["public_address"] == Json::array({"193.206.1.9"}));
     CHECK(obs.instances.at(0).attributes["private_address"] == Json::array({"10.0.0.5"}));
     CHECK(obs.attributes.at("vm")["public_address"] == Json::array({"193.206.1.9", "131.154.3.3"}));
@@ -175,6 +176,24 @@ TEST_CASE(
     CHECK(obs.phase == Phase::kFailed);
     CHECK(obs.failure == FailureKind::kTryAnotherSite);
     CHECK_THAT(obs.reason, Catch::Contains("orch-dep-1-vm-1") && Catch::Contains("No valid host"));
+}
+
+TEST_CASE("a Nova status word the connector does not know is UNKNOWN, not a guess", "[openstack][connector]") {
+    // Before the status was typed, any word outside the list read as CONFIGURING (busy, coming
+    // back), so a status Nova adds later looked like progress.
+    Fixture f;
+    const Handle handle = f.MustCreate();
+    for (auto& [id, server] : f.nova.servers) {
+        server["status"] = "ACTIVE";
+        server["OS-EXT-STS:task_state"] = nullptr;
+    }
+    f.nova.servers["srv-1"]["status"] = "HIBERNATED_BY_SOMETHING_NEW";
+    f.nova.servers["srv-2"]["status"] = "REBOOT";
+    const Observation obs = f.MustPoll(handle);
+    REQUIRE(obs.instances.size() == 2);
+    CHECK(obs.instances.at(0).state == InstanceStatus::kUnknown);
+    CHECK(obs.instances.at(1).state == InstanceStatus::kConfiguring);  // documented transient work
+    CHECK(orch::connectors::InstanceStatusName(obs.instances.at(0).state) == "UNKNOWN");
 }
 
 TEST_CASE("a 401 from Nova gets a fresh token and one more try, never two", "[openstack][connector]") {

@@ -1,6 +1,8 @@
 // GET /deployments/{id}/attempts with auth on: the real handler and router, an authenticator
-// returning a chosen principal, an in-memory store. Visible exactly as GET /deployments/{id} is.
+// returning a chosen principal, the in-memory store seeded with one deployment's rows. Visible exactly as GET
+// /deployments/{id} is.
 #include "test_support/fakes.hpp"
+#include "test_support/in_memory_stores.hpp"
 
 #include <orchestrator/api/deployment_routes.hpp>
 #include <orchestrator/api/placement_routes.hpp>
@@ -9,49 +11,34 @@
 
 namespace {
 
-using orch::Error;
 using orch::Json;
-using orch::Result;
-using orch::Status;
 
 constexpr const char* kId = "11ed8ab3-6a40-968a-82b7-62f0862dbe47";
 
-// One live deployment of bob's, tried on two sites.
-class TwoAttempts final : public orch::test::StubDeploymentStore {
-   public:
-    orch::domain::Deployment d;
-    std::vector<orch::domain::Attempt> attempts;
-
-    TwoAttempts() {
-        d.id = kId;
-        d.status = orch::domain::Status::kCreateComplete;
-        d.owner = orch::domain::Owner{"https://iam.example/", "bob"};
-        orch::domain::Attempt a;
-        a.seq = 0;
-        a.provider_id = "SITE-A";
-        a.provider_name = "Site A";
-        a.service_id = "svc-a";
-        a.started_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'795'000'000'123));
-        a.finished_at = a.started_at + std::chrono::seconds(3);
-        a.outcome = orch::domain::AttemptOutcome::kFailed;
-        a.reason = "Marathon SITE-A failed with HTTP 503";
-        attempts.push_back(a);
-        a.seq = 1;
-        a.provider_id = "SITE-B";
-        a.service_id = "svc-b";
-        a.started_at = *a.finished_at;
-        a.finished_at.reset();
-        a.outcome = orch::domain::AttemptOutcome::kRunning;
-        a.reason.clear();
-        attempts.push_back(a);
-    }
-    Result<std::optional<orch::domain::Deployment>> Get(const std::string& id) override {
-        return id == kId ? std::optional(d) : std::nullopt;
-    }
-    Result<std::vector<orch::domain::Attempt>> ListAttempts(const std::string& id) override {
-        return id == kId ? attempts : std::vector<orch::domain::Attempt>{};
-    }
-};
+// One live deployment of bob's, tried on two sites, as rows of the in-memory database.
+void SeedTwoAttempts(orch::test::InMemoryDatabase& db) {
+    auto& row = db.rows()[kId];
+    row.deployment.id = kId;
+    row.deployment.status = orch::domain::Status::kCreateComplete;
+    row.deployment.owner = orch::domain::Owner{"https://iam.example/", "bob"};
+    orch::workflow::Attempt a;
+    a.seq = 0;
+    a.provider_id = "SITE-A";
+    a.provider_name = "Site A";
+    a.service_id = "svc-a";
+    a.started_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'795'000'000'123));
+    a.outcome = orch::domain::AttemptOutcome::kFailed;
+    a.reason = "Marathon SITE-A failed with HTTP 503";
+    row.attempts.push_back(a);
+    row.finished_at[0] = a.started_at + std::chrono::seconds(3);
+    a.seq = 1;
+    a.provider_id = "SITE-B";
+    a.service_id = "svc-b";
+    a.started_at = row.finished_at[0];
+    a.outcome = orch::domain::AttemptOutcome::kRunning;
+    a.reason.clear();
+    row.attempts.push_back(a);
+}
 
 orch::auth::Principal User(const std::string& issuer, const std::string& subject) {
     orch::auth::Principal p;
@@ -64,13 +51,15 @@ orch::auth::Principal User(const std::string& issuer, const std::string& subject
 struct Harness {
     orch::test::FakeAuthenticator authenticator;
     orch::test::FakeTemplateService templates{orch::tosca::DeploymentSpec{}};
-    TwoAttempts store;
-    orch::auth::AuthConfig auth_config;
     orch::ManualClock clock;
-    orch::api::ApiContext ctx{store, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
+    orch::test::InMemoryStores stores{clock};
+    orch::auth::AuthConfig auth_config;
+    orch::api::ApiContext ctx{
+        stores.deployments, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
     orch::server::Router router;
 
     Harness() {
+        SeedTwoAttempts(stores.db);
         orch::api::RegisterDeploymentRoutes(router, ctx);
         orch::api::RegisterPlacementRoutes(router, ctx);
     }
@@ -132,7 +121,7 @@ TEST_CASE("attempts are visible exactly when the deployment is", "[deployments][
     }
     h.authenticator.principal = User("https://other.example/", "bob");
     CHECK(h.Call(path + "/attempts").status == 404);  // another issuer's deployment
-    h.store.d.status = orch::domain::Status::kDeleteComplete;
+    h.stores.db.rows().at(kId).deployment.status = orch::domain::Status::kDeleteComplete;
     h.authenticator.principal = User("https://iam.example/", "bob");
     CHECK(h.Call(path + "/attempts").status == 404);  // deleted: gone for its owner too
 }

@@ -2,6 +2,7 @@
 // which the e2e tests (auth disabled, the local user is admin) cannot reach: the real handlers and
 // router with an authenticator returning a chosen principal and in-memory stores.
 #include "test_support/fakes.hpp"
+#include "test_support/in_memory_stores.hpp"
 
 #include <orchestrator/api/http_file_notification_source.hpp>
 #include <orchestrator/api/schedule_routes.hpp>
@@ -18,9 +19,6 @@ using orch::Error;
 using orch::Json;
 using orch::Result;
 using orch::Status;
-
-// Only the reference is needed: the schedule routes never touch deployments.
-using NoDeployments = orch::test::StubDeploymentStore;
 
 class MemorySchedules final : public orch::store::ScheduleStore {
    public:
@@ -44,7 +42,7 @@ class MemorySchedules final : public orch::store::ScheduleStore {
         return orch::store::Page<orch::domain::Schedule>{};
     }
     Result<std::vector<orch::store::RunningSchedule>> ListRunning(
-        const orch::store::OwnerFilter&, const std::string&, int
+        const orch::auth::OwnerFilter&, const std::string&, int
     ) override {
         return std::vector<orch::store::RunningSchedule>{};
     }
@@ -62,9 +60,9 @@ class MemorySchedules final : public orch::store::ScheduleStore {
 class CountingSink final : public orch::schedule::FileNotificationSink {
    public:
     int calls = 0;
-    std::vector<orch::store::OwnerFilter> scopes;
+    std::vector<orch::auth::OwnerFilter> scopes;
     Result<orch::schedule::NotificationOutcome> OnFileAvailable(
-        const orch::schedule::FileNotification&, const orch::store::OwnerFilter& scope
+        const orch::schedule::FileNotification&, const orch::auth::OwnerFilter& scope
     ) override {
         ++calls;
         scopes.push_back(scope);
@@ -80,7 +78,7 @@ class BlockingSink final : public orch::schedule::FileNotificationSink {
     std::promise<void> entered;
     std::shared_future<void> release;
     Result<orch::schedule::NotificationOutcome>
-    OnFileAvailable(const orch::schedule::FileNotification&, const orch::store::OwnerFilter&) override {
+    OnFileAvailable(const orch::schedule::FileNotification&, const orch::auth::OwnerFilter&) override {
         if (calls.fetch_add(1) == 0) {
             entered.set_value();
         }
@@ -101,12 +99,12 @@ orch::auth::Principal User(const std::string& subject, bool admin, std::set<std:
 struct Harness {
     orch::test::FakeAuthenticator authenticator;
     orch::test::FakeTemplateService templates{orch::tosca::DeploymentSpec{}};
-    NoDeployments deployments;
+    orch::ManualClock clock;
+    orch::test::InMemoryStores stores{clock};  // the schedule routes never touch deployments
     MemorySchedules schedules;
     orch::auth::AuthConfig auth_config;
-    orch::ManualClock clock;
     orch::api::ApiContext ctx{
-        deployments, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
+        stores.deployments, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
     orch::api::ScheduleApi schedule_api{ctx, schedules};
     orch::server::Router router;
     orch::api::HttpFileNotificationSource source{router, ctx};

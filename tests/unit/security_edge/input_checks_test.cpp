@@ -43,3 +43,29 @@ TEST_CASE("callback URLs are checked against the egress policy at create time", 
     REQUIRE(policy);
     CHECK(CheckCallbackUrl(&*policy, "http://127.0.0.1:1/callback"));
 }
+
+TEST_CASE("a malformed callback gets the contract's text from the one egress check", "[security][egress]") {
+    // The URL was checked twice (a syntax check in the request parser, then the policy). The
+    // policy alone let whitespace through, so dropping the first check needed these cases.
+    for (const std::string url : {
+             "ftp://x",
+             "http://",
+             "http:///cb",
+             "http://hooks.example.org/a b",
+             "https://hooks.example.org/\tcb",
+             "http ://hooks.example.org/",
+             "hooks.example.org/cb",
+         }) {
+        INFO(url);
+        const auto checked = CheckCallbackUrl(nullptr, url);
+        REQUIRE_FALSE(checked);
+        CHECK(checked.error().code == orch::ErrorCode::kInvalidArgument);
+        CHECK(checked.error().message == "Callback value, if provided, must be a valid HTTP or HTTPS URL");
+    }
+    CHECK(CheckCallbackUrl(nullptr, "HTTPS://hooks.example.org/cb?x=1#y"));
+    // Long input is linear work, no recursion: the regex this replaced overflowed the stack.
+    CHECK(CheckCallbackUrl(nullptr, "https://hooks.example.org/" + std::string(1'000'000, 'a')));
+    const auto refused = CheckCallbackUrl(nullptr, "http://10.0.0.1/cb");
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.rfind("Field 'callback' is refused: host 10.0.0.1 is a private", 0) == 0);
+}

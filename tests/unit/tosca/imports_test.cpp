@@ -129,6 +129,38 @@ TEST_CASE("allow-listed hosts are fetched once and cached", "[tosca][imports]") 
     CHECK(client.requests == 2);  // failures are remembered for a while too
 }
 
+TEST_CASE("a fetched import is reused until fetched_ttl of clock time, a failure for 30 s", "[tosca][imports]") {
+    // The expiry is read from the injected clock: before, the resolver read steady_clock itself,
+    // so this could only be shown by sleeping ten minutes.
+    FakeClient client;
+    client.bodies["https://types.example.org/types.yaml"] = kTypes;
+    ManualClock clock;
+    EngineOptions options;
+    options.http_client = &client;
+    options.allowed_hosts = {"types.example.org"};
+    options.fetched_ttl = std::chrono::seconds(600);
+    options.clock = &clock;
+    const TemplateEngine engine(options);
+    const std::string good = Using("https://types.example.org/types.yaml");
+    REQUIRE(engine.Check(good).valid());
+    clock.Advance(std::chrono::seconds(599));
+    REQUIRE(engine.Check(good).valid());
+    CHECK(client.requests == 1);
+    clock.Advance(std::chrono::seconds(2));
+    REQUIRE(engine.Check(good).valid());
+    CHECK(client.requests == 2);  // expired: fetched again
+
+    const std::string missing = Using("https://types.example.org/missing.yaml");
+    CHECK_FALSE(engine.Check(missing).valid());
+    clock.Advance(std::chrono::seconds(29));
+    CHECK_FALSE(engine.Check(missing).valid());
+    CHECK(client.requests == 3);  // the failure is remembered
+    client.bodies["https://types.example.org/missing.yaml"] = kTypes;
+    clock.Advance(std::chrono::seconds(2));
+    CHECK(engine.Check(missing).valid());
+    CHECK(client.requests == 4);  // and retried once its 30 s are over
+}
+
 TEST_CASE("relative imports resolve against the importing document", "[tosca][imports]") {
     FakeClient client;
     client.bodies["https://types.example.org/a/main.yaml"] =

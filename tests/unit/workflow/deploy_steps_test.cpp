@@ -82,7 +82,7 @@ struct Rig {
         orch::auth::Principal local;
         local.local = true;
         return api.stores.events
-            .After({.owner = orch::store::OwnerFilter::VisibleTo(local), .deployment_id = id, .limit = 1000})
+            .After({.owner = orch::auth::OwnerFilter::VisibleTo(local), .deployment_id = id, .limit = 1000})
             .value();
     }
     std::vector<std::string> EventTypes(const std::string& id) {
@@ -309,4 +309,27 @@ TEST_CASE("a deployment that fails everywhere ends with a failed event keeping t
     CHECK(reason == d.status_reason);
     CHECK(reason.find("fake create failure on SITE-A") != std::string::npos);
     CHECK(reason.find("fake failure reported by SITE-B") != std::string::npos);
+}
+
+TEST_CASE("a poll records the instance status the site reports, and an unknown one changes nothing", "[workflow]") {
+    using orch::connectors::InstanceStatus;
+    const auto resource_state = [](Rig& rig, const std::string& id) {
+        const Json page = Json::parse(rig.api.Call("GET", "/deployments/" + id + "/resources").body);
+        REQUIRE(page["content"].size() == 1);
+        return page["content"][0].value("state", "");
+    };
+    for (const auto& [reported, recorded] : std::vector<std::pair<InstanceStatus, std::string>>{
+             {InstanceStatus::kConfiguring, "CONFIGURING"}, {InstanceStatus::kUnknown, ""}}) {
+        INFO(orch::connectors::InstanceStatusName(reported));
+        Rig rig;
+        rig.connector.SetBehaviour("SITE-A", {.polls_until_ready = 1'000'000, .in_progress_status = reported});
+        const std::string id = rig.Create(Json::object());
+        rig.RunDue();
+        const std::string before = resource_state(rig, id);
+        rig.api.clock.Advance(seconds(1));
+        REQUIRE(rig.RunDue() >= 1);
+        // Before the status was typed, a Slurm or Marathon word outside the connector's list was
+        // written as STARTED or CREATING; now kUnknown leaves the row as it was.
+        CHECK(resource_state(rig, id) == (recorded.empty() ? before : recorded));
+    }
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/clock.hpp"
 #include "common/config.hpp"
 #include "common/http_client.hpp"
 #include "common/json.hpp"
@@ -62,6 +63,9 @@ struct EngineOptions {
     /// case-insensitive). Every other URL import is refused.
     std::vector<std::string> allowed_hosts;
     http::Client* http_client = nullptr;  ///< null: never fetch (mirrors only)
+    /// Ages the fetched-import cache (steady time). The server passes its one clock; null (the
+    /// command-line tools) reads a SystemClock. Must outlive the engine.
+    const Clock* clock = nullptr;
     std::chrono::milliseconds fetch_timeout{10'000};
     std::chrono::seconds fetched_ttl{600};  ///< how long a fetched import is reused
     std::size_t max_cached_libraries = 64;  ///< compiled import sets kept in memory

@@ -13,6 +13,11 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::chrono::seconds kFailureTtl{30};
+
+const Clock& DefaultClock() {
+    static const SystemClock kSystemClock;
+    return kSystemClock;
+}
 constexpr std::size_t kMaxFetchedEntries = 256;
 
 std::string Lower(std::string text) {
@@ -134,7 +139,8 @@ std::string JoinUrl(std::string_view base, std::string_view reference) {
     return joined.substr(0, authority_end) + normalised + (query == std::string::npos ? "" : joined.substr(query));
 }
 
-ImportResolver::ImportResolver(const EngineOptions& options) : options_(options) {}
+ImportResolver::ImportResolver(const EngineOptions& options)
+    : options_(options), clock_(options.clock != nullptr ? *options.clock : DefaultClock()) {}
 
 Result<ImportLocation> ImportResolver::Locate(
     std::string_view reference, const ImportLocation* importer, const std::string& base_directory
@@ -263,7 +269,7 @@ Result<ImportText> ImportResolver::ReadFile(const std::string& path, const std::
 }
 
 Result<ImportText> ImportResolver::Fetch(const std::string& url) const {
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = clock_.steady_now();
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (const auto it = fetched_.find(url); it != fetched_.end() && it->second.expires > now) {
@@ -319,7 +325,7 @@ Result<ImportText> ImportResolver::Fetch(const std::string& url) const {
 
 bool ImportResolver::StillValid(const ImportStamp& stamp) const {
     if (stamp.fetched) {
-        return std::chrono::steady_clock::now() < stamp.expires;
+        return clock_.steady_now() < stamp.expires;
     }
     std::error_code ec;
     const auto size = fs::file_size(stamp.local_path, ec);

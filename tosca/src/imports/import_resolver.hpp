@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/clock.hpp"
 #include "common/result.hpp"
 #include "tosca/diagnostic.hpp"
 #include "tosca/engine.hpp"
@@ -26,7 +27,7 @@ struct ImportStamp {
     std::string local_path;  ///< file: path, size and modification time
     std::uint64_t size = 0;
     std::int64_t mtime_ns = 0;
-    std::chrono::steady_clock::time_point expires{};  ///< fetched: reuse until then
+    Clock::SteadyTime expires{};  ///< fetched: reuse until then
     bool fetched = false;
 };
 
@@ -66,12 +67,13 @@ class ImportResolver {
     Result<ImportLocation> LocateUrl(const std::string& url) const;
 
     const EngineOptions& options_;
+    const Clock& clock_;
 
     struct Fetched {
         bool ok = false;
         std::string text;
         std::string error;
-        std::chrono::steady_clock::time_point expires;
+        Clock::SteadyTime expires;
     };
     mutable std::mutex mutex_;
     mutable std::map<std::string, Fetched> fetched_;

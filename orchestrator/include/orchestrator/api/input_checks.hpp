@@ -17,8 +17,9 @@ Status CheckBodyEncoding(std::string_view body);
 /// or refused, so what is stored would not be what was validated.
 Status CheckBodyStrings(const Json& body);
 
-/// A callback URL at create/update time: 400 naming the field unless http(s) to a host the
-/// egress policy lets through when it is a literal address. `policy` null: the default policy
+/// A callback URL at create/update time, the one check of it (through the egress policy): 400 with
+/// the contract's text unless a valid http(s) URL, 400 naming the field unless its host, when it
+/// is a literal address, is one the policy lets through. `policy` null: the default policy
 /// (public addresses only). Hosts are checked again on every resolution when called.
 Status CheckCallbackUrl(const http::EgressPolicy* policy, const std::string& url);
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/clock.hpp"
 #include "common/config.hpp"
 #include "common/http_client.hpp"
 #include "common/result.hpp"
@@ -20,7 +21,7 @@ struct TemplateWiring {
 };
 
 /// The engine from the tosca.* configuration (imports fetched with `http`), behind the template
-/// cache. `http` must outlive the result.
-Result<TemplateWiring> MakeTemplateServices(const ConfigTree& tree, http::Client& http);
+/// cache; the import cache reads time through `clock`. `http` and `clock` must outlive the result.
+Result<TemplateWiring> MakeTemplateServices(const ConfigTree& tree, http::Client& http, const Clock& clock);
 
 }  // namespace orch::app

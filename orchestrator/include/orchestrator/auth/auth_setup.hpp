@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/clock.hpp"
 #include "common/config.hpp"
 #include "common/http_client.hpp"
 #include "common/result.hpp"
@@ -22,8 +23,10 @@ struct AuthServices {
 };
 
 /// Reads and validates the configuration (errors name the key), and wires the authenticator and the
-/// token keeper. `http` and `store` must outlive the result. With auth disabled it logs a loud
+/// token keeper. `http`, `store` and `clock` must outlive the result. With auth disabled it logs a loud
 /// warning: every request then acts as the single local user.
-Result<AuthServices> SetUpAuth(const ConfigTree& tree, http::Client& http, RefreshTokenStore& store);
+Result<AuthServices> SetUpAuth(
+    const ConfigTree& tree, http::Client& http, RefreshTokenStore& store, const Clock& clock
+);
 
 }  // namespace orch::auth

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/clock.hpp"
 #include "common/http_client.hpp"
 #include "common/json.hpp"
 #include "common/result.hpp"
@@ -42,7 +43,8 @@ using FormFields = std::vector<std::pair<std::string, std::string>>;
 /// `max_concurrent_idp_calls` at once per issuer). Thread-safe. Secrets never appear in errors.
 class IssuerClient {
    public:
-    IssuerClient(const IssuerConfig& config, const AuthConfig& limits, http::Client& http);
+    /// The discovery document's age is read from `clock` (steady time), which must outlive this.
+    IssuerClient(const IssuerConfig& config, const AuthConfig& limits, http::Client& http, const Clock& clock);
 
     const IssuerConfig& config() const { return config_; }
 
@@ -65,13 +67,14 @@ class IssuerClient {
 
     const IssuerConfig& config_;
     http::Client& http_;
+    const Clock& clock_;
     const std::chrono::milliseconds timeout_;
     const std::chrono::seconds discovery_max_age_;
     std::counting_semaphore<256> slots_;
 
     std::mutex discovery_mutex_;  // also serialises discovery fetches
     std::optional<IssuerEndpoints> endpoints_;
-    std::chrono::steady_clock::time_point discovered_at_{};
+    Clock::SteadyTime discovered_at_{};
 };
 
 /// True for https URLs, or http on loopback (tests only ever run there).

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/clock.hpp"
 #include "common/result.hpp"
 #include "orchestrator/auth/jws_algorithm.hpp"
 #include "orchestrator/auth/public_key.hpp"
@@ -22,19 +23,16 @@ namespace orch::auth {
 /// share one fetch and wait for it) and a failed refresh keeps the keys we had.
 class IssuerKeys {
    public:
-    using Clock = std::chrono::steady_clock;
     using Fetch = std::function<Result<KeySet>()>;
 
     struct Options {
         std::chrono::seconds min_refresh_interval{30};
         std::chrono::seconds max_age{3600};
         std::chrono::milliseconds wait_timeout{10'000};  ///< how long a miss waits for a running fetch
-        std::function<Clock::time_point()> now = [] {
-            return Clock::now();
-        };
     };
 
-    IssuerKeys(std::string issuer, Fetch fetch, Options options);
+    /// Ages and refresh intervals are read from `clock` (steady time), which must outlive this.
+    IssuerKeys(std::string issuer, Fetch fetch, Options options, const Clock& clock);
 
     /// Candidate keys for a token: the key with `kid` (or, without a kid, every key) that can
     /// verify `alg`. kUnauthenticated when no such key exists even after a refresh;
@@ -52,12 +50,13 @@ class IssuerKeys {
     const std::string issuer_;
     const Fetch fetch_;
     const Options options_;
+    const Clock& clock_;
 
     mutable std::mutex mutex_;
     std::condition_variable fetched_;
     std::vector<PublicKeyPtr> keys_;
-    std::optional<Clock::time_point> loaded_at_;
-    std::optional<Clock::time_point> last_attempt_;
+    std::optional<Clock::SteadyTime> loaded_at_;
+    std::optional<Clock::SteadyTime> last_attempt_;
     std::string last_error_;
     bool in_flight_ = false;
     std::uint64_t generation_ = 0;

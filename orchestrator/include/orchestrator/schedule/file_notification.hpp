@@ -1,7 +1,7 @@
 #pragma once
 
 #include "common/result.hpp"
-#include "orchestrator/store/owner_filter.hpp"
+#include "orchestrator/auth/owner_filter.hpp"
 
 #include <string>
 #include <vector>
@@ -37,7 +37,7 @@ class FileNotificationSink {
     /// Blocking (database, template validation): call it from a worker thread. Only schedules that
     /// `scope` allows fire: an issuer's admin notifies that issuer's schedules (and unowned ones).
     virtual Result<NotificationOutcome> OnFileAvailable(
-        const FileNotification& file, const store::OwnerFilter& scope
+        const FileNotification& file, const auth::OwnerFilter& scope
     ) = 0;
 };
 

@@ -31,7 +31,7 @@ class ScheduleEventService final : public FileNotificationSink {
         ScheduleEventOptions options = {}
     );
 
-    Result<NotificationOutcome> OnFileAvailable(const FileNotification& file, const store::OwnerFilter& scope) override;
+    Result<NotificationOutcome> OnFileAvailable(const FileNotification& file, const auth::OwnerFilter& scope) override;
 
    private:
     /// One matching schedule: build and store its event; `duplicate` is set (and nothing stored)

@@ -2,9 +2,9 @@
 
 #include "common/json.hpp"
 #include "common/result.hpp"
+#include "orchestrator/auth/owner_filter.hpp"
 #include "orchestrator/domain/attempt.hpp"
 #include "orchestrator/domain/deployment.hpp"
-#include "orchestrator/store/owner_filter.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -21,7 +21,7 @@ struct SortKey {
 
 /// GET /deployments. `owner` has no default: a query cannot be built without the caller's scope.
 struct ListQuery {
-    OwnerFilter owner;
+    auth::OwnerFilter owner;
     std::optional<std::string> user_group;
     std::vector<std::string> excluded_status;
     bool include_deleted = false;  ///< DELETE_COMPLETE rows (audit records) are listed too

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "common/result.hpp"
+#include "orchestrator/auth/owner_filter.hpp"
 #include "orchestrator/domain/event.hpp"
-#include "orchestrator/store/owner_filter.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -14,7 +14,7 @@ namespace orch::store {
 /// Which events a stream reads next. `owner` has no default: a query cannot be built without the
 /// caller's scope (the same OwnerFilter as the deployments list).
 struct EventQuery {
-    OwnerFilter owner;
+    auth::OwnerFilter owner;
     std::optional<std::string> deployment_id;  ///< none: every deployment `owner` may see
     std::int64_t after_id = 0;                 ///< exclusive: the stream's Last-Event-ID
     int limit = 100;

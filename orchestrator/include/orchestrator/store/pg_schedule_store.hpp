@@ -13,8 +13,9 @@ class PgScheduleStore final : public ScheduleStore {
     Status Create(const domain::Schedule& schedule) override;
     Result<std::optional<domain::Schedule>> Get(const std::string& id) override;
     Result<Page<domain::Schedule>> List(const ScheduleQuery& query) override;
-    Result<std::vector<RunningSchedule>> ListRunning(const OwnerFilter& owner, const std::string& after_id, int limit)
-        override;
+    Result<std::vector<RunningSchedule>> ListRunning(
+        const auth::OwnerFilter& owner, const std::string& after_id, int limit
+    ) override;
     Result<Page<domain::ScheduleEvent>> ListEvents(
         const std::string& schedule_id, int page, int size, const std::vector<SortKey>& sort
     ) override;

@@ -12,7 +12,7 @@ namespace orch::store {
 
 /// Which schedules GET /schedules returns (`owner` required, as in ListQuery).
 struct ScheduleQuery {
-    OwnerFilter owner;
+    auth::OwnerFilter owner;
     int page = 0;
     int size = 10;
     std::vector<SortKey> sort;  ///< empty = created_at desc
@@ -35,7 +35,7 @@ class ScheduleStore {
     /// RUNNING schedules that `owner` allows with id > `after_id` (empty: from the start), in id
     /// order, at most `limit`.
     virtual Result<std::vector<RunningSchedule>> ListRunning(
-        const OwnerFilter& owner, const std::string& after_id, int limit
+        const auth::OwnerFilter& owner, const std::string& after_id, int limit
     ) = 0;
     /// Events of one schedule, each with its deployment when that still exists.
     virtual Result<Page<domain::ScheduleEvent>> ListEvents(

@@ -6,7 +6,6 @@
 #include "connectors/connector.hpp"
 #include "orchestrator/auth/authenticator.hpp"
 #include "orchestrator/placement/placer.hpp"
-#include "orchestrator/store/deployment_store.hpp"
 #include "orchestrator/workflow/deployment_steps.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 
@@ -24,33 +23,6 @@ class FakeAuthenticator final : public auth::Authenticator {
    public:
     auth::Principal principal;
     Result<auth::Principal> Authenticate(std::string_view) override { return principal; }
-};
-
-/// A deployment store whose every operation fails as unused: handler tests derive from it and
-/// override only what the handler under test reads, so a call they did not expect is a 500.
-class StubDeploymentStore : public store::DeploymentStore {
-   public:
-    Status Create(const store::NewDeployment&) override { return Unused(); }
-    Result<std::optional<domain::Deployment>> Get(const std::string&) override { return Unused(); }
-    Result<store::Page<domain::Deployment>> List(const store::ListQuery&) override { return Unused(); }
-    Result<store::Page<domain::Resource>>
-    ListResources(const std::string&, const std::optional<std::string>&, int, int, const std::vector<store::SortKey>&)
-        override {
-        return Unused();
-    }
-    Result<std::optional<domain::Resource>> GetResource(const std::string&, const std::string&) override {
-        return Unused();
-    }
-    Status BeginDelete(const std::string&, bool) override { return Unused(); }
-    Status BeginUpdate(const store::UpdateRequest&) override { return Unused(); }
-    Status ResetToDeleteFailed(const std::string&) override { return Unused(); }
-    Result<Json> GetPlacement(const std::string&) override { return Unused(); }
-    Result<std::string> GetLog(const std::string&) override { return Unused(); }
-    Result<std::vector<domain::Attempt>> ListAttempts(const std::string&) override { return Unused(); }
-    Status BeginAction(const std::string&, const std::string&, const std::string&) override { return Unused(); }
-
-   protected:
-    static Error Unused() { return Error::Internal("unused by this test"); }
 };
 
 /// Returns a copy of `spec` for any template; "INVALID" in the text is a 400-style error.
@@ -84,6 +56,8 @@ struct FakeSiteBehaviour {
     std::optional<connectors::FailureKind> create_fails;
     int polls_until_ready = 1;
     std::string waiting_message;  ///< Observation::reason while in progress (the site's own words)
+    /// While not ready, Poll lists the one instance with this status (none when unset).
+    std::optional<connectors::InstanceStatus> in_progress_status;
     std::optional<connectors::FailureKind> poll_fails;  ///< the site reports failure when polled
     std::chrono::milliseconds create_delay{0};
     /// The first N Delete calls remove nothing, as when a Create still in flight re-makes the
