@@ -1,6 +1,7 @@
 #include "orchestrator/app/routes.hpp"
 
 #include "orchestrator/api/deployment_routes.hpp"
+#include "orchestrator/api/diagnostics_routes.hpp"
 #include "orchestrator/api/placement_routes.hpp"
 #include "orchestrator/api/schedule_routes.hpp"
 #include "orchestrator/api/system_routes.hpp"
@@ -19,6 +20,7 @@ void RegisterAllRoutes(
     api::RegisterDeploymentRoutes(router, api_context);
     api::RegisterResourceRoutes(router, api_context);
     api::RegisterPlacementRoutes(router, api_context);
+    api::RegisterDiagnosticsRoutes(router, api_context);
     api::RegisterScheduleRoutes(router, schedule_api);
     ops::RegisterOpsRoutes(router, metrics_registry);
 }
