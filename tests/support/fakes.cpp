@@ -120,6 +120,8 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(
     }
     if (++polls_[key] < b.polls_until_ready) {
         obs.phase = connectors::Phase::kInProgress;
+        obs.cannot_start = b.cannot_start.has_value();
+        obs.site_message = b.cannot_start;
         return obs;
     }
     obs.phase = connectors::Phase::kReady;

@@ -85,8 +85,31 @@ bool Terminating(const Json& pod) {
 // (`rollout`: generation > 1) old pods go and new ones come all the time. A pod replacing one of
 // them is Unschedulable for a while although the site is fine (seen with the real scheduler), so
 // then it is waiting, and a rollout that really cannot finish ends with its progress deadline.
+// A pod in a waiting state that only repeats itself: the application cannot start here.
+bool CannotStart(const std::string& reason) {
+    return reason == "CrashLoopBackOff" || reason == "ImagePullBackOff" || reason == "ErrImagePull";
+}
+
+// The container's last exit, which says why it crash-loops ("Error, exit code 1: CUDA error ...").
+std::string LastExit(const Json& container_status) {
+    const Json terminated = container_status.value("lastState", Json::object()).value("terminated", Json::object());
+    if (terminated.empty()) {
+        return "";
+    }
+    std::string text = "; last exit: " + terminated.value("reason", "") + " (exit code " +
+                       std::to_string(terminated.value("exitCode", 0)) + ")";
+    if (!terminated.value("message", "").empty()) {
+        text += ": " + terminated.value("message", "");
+    }
+    return text;
+}
+
 std::optional<Failure> JudgePods(
-    const std::vector<const Json*>& pods, int terminating, bool rollout, std::string& waiting
+    const std::vector<const Json*>& pods,
+    int terminating,
+    bool rollout,
+    std::string& waiting,
+    std::optional<std::string>& cannot_start
 ) {
     for (const Json* pod : pods) {
         const Json status = pod->value("status", Json::object());
@@ -113,8 +136,13 @@ std::optional<Failure> JudgePods(
                     "pod " + name + ": invalid image name: " + waiting_state.value("message", "")};
             }
             if (!reason.empty() && reason != "ContainerCreating") {
-                waiting += "; pod " + name + ": " + reason +
-                           (waiting_state.contains("message") ? " (" + waiting_state.value("message", "") + ")" : "");
+                const std::string said =
+                    "pod " + name + ": " + reason +
+                    (waiting_state.contains("message") ? " (" + waiting_state.value("message", "") + ")" : "");
+                waiting += "; " + said;
+                if (CannotStart(reason) && !cannot_start) {
+                    cannot_start = said + LastExit(cs);
+                }
             }
         }
     }
@@ -247,8 +275,13 @@ ConnectorResult<Observation> PollNamespace(
         std::string detail;
         if (!v.ready) {
             const bool rollout = m.kind == "Deployment" && object["metadata"].value("generation", 1) > 1;
-            if (auto pod_failure = JudgePods(pods, terminating, rollout, detail)) {
+            std::optional<std::string> cannot_start;
+            if (auto pod_failure = JudgePods(pods, terminating, rollout, detail, cannot_start)) {
                 v.failure = pod_failure;
+            }
+            if (cannot_start) {
+                obs.cannot_start = true;
+                obs.site_message = std::move(cannot_start);
             }
         }
         if (v.failure) {

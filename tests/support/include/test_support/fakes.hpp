@@ -82,6 +82,8 @@ class FakePlacer final : public placement::Placer {
 struct FakeSiteBehaviour {
     std::optional<connectors::FailureKind> create_fails;
     int polls_until_ready = 1;
+    /// While in progress, the site says the application cannot start, with this message.
+    std::optional<std::string> cannot_start;
     std::optional<connectors::FailureKind> poll_fails;  ///< the site reports failure when polled
     std::chrono::milliseconds create_delay{0};
     /// The first N Delete calls remove nothing, as when a Create still in flight re-makes the
