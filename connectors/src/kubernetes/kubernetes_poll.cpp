@@ -76,15 +76,6 @@ bool Terminating(const Json& pod) {
     return metadata != pod.end() && metadata->contains("deletionTimestamp");
 }
 
-// What the pods of one workload say: unplaceable (another site may have the GPUs), a bad image
-// name (the user's mistake), or a waiting reason worth showing.
-//
-// Unschedulable is a verdict on the site only when nothing is about to free resources. Pods being
-// deleted (`terminating` in the namespace) keep their GPUs until their kubelets confirm the end,
-// and the scheduler retries a second or so after that; during a Deployment's later rollouts
-// (`rollout`: generation > 1) old pods go and new ones come all the time. A pod replacing one of
-// them is Unschedulable for a while although the site is fine (seen with the real scheduler), so
-// then it is waiting, and a rollout that really cannot finish ends with its progress deadline.
 // A pod in a waiting state that only repeats itself: the application cannot start here.
 bool CannotStart(const std::string& reason) {
     return reason == "CrashLoopBackOff" || reason == "ImagePullBackOff" || reason == "ErrImagePull";
@@ -104,6 +95,16 @@ std::string LastExit(const Json& container_status) {
     return text;
 }
 
+// What the pods of one workload say: unplaceable (another site may have the GPUs), a bad image
+// name (the user's mistake), or a waiting reason worth showing; `cannot_start` gets the first
+// container that crash-loops or cannot pull its image, with its last exit.
+//
+// Unschedulable is a verdict on the site only when nothing is about to free resources. Pods being
+// deleted (`terminating` in the namespace) keep their GPUs until their kubelets confirm the end,
+// and the scheduler retries a second or so after that; during a Deployment's later rollouts
+// (`rollout`: generation > 1) old pods go and new ones come all the time. A pod replacing one of
+// them is Unschedulable for a while although the site is fine (seen with the real scheduler), so
+// then it is waiting, and a rollout that really cannot finish ends with its progress deadline.
 std::optional<Failure> JudgePods(
     const std::vector<const Json*>& pods,
     int terminating,
