@@ -51,7 +51,7 @@ struct OneSite {
 std::string GpuWebdav(const std::string& extra_env_line = "") {
     std::string text = orch::e2e::WithGpuModel(orch::e2e::CorpusTemplate(orch::e2e::kWebdav), "Tesla T4");
     if (!extra_env_line.empty()) {
-        text = orch::e2e::InsertAfter(std::move(text), "environment_variables:", extra_env_line);
+        text = orch::e2e::InsertAfter(std::move(text), "RCLONE_CONFIG_RSHARE_TYPE: webdav", extra_env_line);
     }
     return text;
 }
