@@ -25,8 +25,9 @@ constexpr const char* kSimConfig =
     "mesos_agents:\n"
     "  - {hostname: gpu-a.sim, cpus: 16, mem_mb: 65536, disk_mb: 500000, gpus: 4, attributes: {gpu_model: Tesla-T4}}\n";
 
-// The product's poll defaults (StepOptions), written out because the rig's are quicker.
-constexpr const char* kDefaultPolls = "  first_poll: 100ms\n  max_poll: 30s\n  idle_poll: 200ms\n";
+// The product's poll defaults: the rig sets its own quicker polls unless the workflow section
+// names the key, and a YAML comment naming them is enough to leave the product's in force.
+constexpr const char* kDefaultPolls = "  #  first_poll:  max_poll:  idle_poll: the product's defaults\n";
 
 struct OneSite {
     explicit OneSite(const std::string& workflow_yaml, const std::string& top_level_yaml = "")
