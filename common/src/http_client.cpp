@@ -1,6 +1,7 @@
 #include "common/http_client.hpp"
 
 #include "common/egress_policy.hpp"
+#include "common/trace_context.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -74,6 +75,13 @@ class BeastClient final : public Client {
 
     Result<ClientResponse> Send(const ClientRequest& request) override {
         ClientRequest current = request;
+        // Work done in a trace (a request, a workflow step) tells the site which one: the same
+        // trace id, a new span id per call, unless the caller set its own.
+        if (FindHeader(current.headers, "traceparent").empty()) {
+            if (std::string parent = trace::OutboundTraceparent(); !parent.empty()) {
+                current.headers.emplace_back("traceparent", std::move(parent));
+            }
+        }
         for (int hop = 0;; ++hop) {
             auto response = SendOnce(current);
             // A user-directed request never follows a redirect: the next hop would escape the policy.

@@ -1,6 +1,7 @@
 #include "common/log.hpp"
 
 #include "common/json_text.hpp"
+#include "common/trace_context.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -128,6 +129,9 @@ void Write(Level level, std::string_view message, std::initializer_list<Field> f
     }
     if (!t_deployment_id.empty()) {
         AppendField(line, "deployment_id", JsonQuote(t_deployment_id));
+    }
+    if (const std::string& trace_id = trace::CurrentTraceId(); !trace_id.empty()) {
+        AppendField(line, "trace_id", JsonQuote(trace_id));
     }
     for (const auto& field : fields) {
         AppendField(line, field.key(), field.json_value());

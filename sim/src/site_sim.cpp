@@ -10,6 +10,8 @@ namespace orch::sim {
 namespace {
 
 constexpr std::size_t kMaxRejections = 100;
+constexpr std::size_t kMaxTraces = 200;
+constexpr std::size_t kMaxTraceparentBytes = 512;
 
 std::string Base64Decode(std::string_view text) {
     static constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -243,6 +245,18 @@ SimResponse SiteSim::Handle(SimApi api, const SimRequest& request) {
     }
     const std::lock_guard lock(mutex_);
     const std::string api_name(SimApiName(api));
+    // What the orchestrator propagates (W3C trace context), for tests to check; bounded.
+    if (const std::string parent = request.Header("traceparent"); !parent.empty()) {
+        if (traces_.size() >= kMaxTraces) {
+            traces_.pop_front();
+        }
+        traces_.push_back(
+            {{"api", api_name},
+             {"method", request.method},
+             {"path", request.path},
+             {"traceparent", parent.substr(0, kMaxTraceparentBytes)}}
+        );
+    }
     const auto fault = faults_.MatchRequest(api_name, request.method, request.path);
     if (fault && fault->kind == FaultKind::kReset) {
         SimResponse reset;
@@ -353,6 +367,9 @@ SimResponse SiteSim::Admin(const SimRequest& request) {
         }
         return SimResponse::JsonBody(200, Rejections());
     }
+    if (path == "/__sim/traces" && method == "GET") {
+        return SimResponse::JsonBody(200, Traces());
+    }
     return SimResponse::JsonBody(404, {{"message", "unknown site-sim admin endpoint " + path}});
 }
 
@@ -387,6 +404,15 @@ Json SiteSim::Rejections() {
     Json out = Json::array();
     for (const auto& r : rejections_) {
         out.push_back(r);
+    }
+    return out;
+}
+
+Json SiteSim::Traces() {
+    const std::lock_guard lock(mutex_);
+    Json out = Json::array();
+    for (const auto& t : traces_) {
+        out.push_back(t);
     }
     return out;
 }

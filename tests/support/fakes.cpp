@@ -131,6 +131,8 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(
             inst.state = *b.in_progress_status;
             obs.instances.push_back(inst);
         }
+        obs.cannot_start = b.cannot_start.has_value();
+        obs.site_message = b.cannot_start;
         return obs;
     }
     obs.phase = connectors::Phase::kReady;

@@ -122,6 +122,13 @@ struct Observation {
     /// Output values the site computed itself (IM evaluates the TOSCA outputs); an object, or null
     /// when outputs are to be resolved from `attributes`. Site values win over resolved ones.
     Json outputs = nullptr;
+    /// The site's own latest message about the workload (a Marathon task failure, a pod's waiting
+    /// reason), when it has one: what the site says now, for status reasons and events.
+    std::optional<std::string> site_message;
+    /// The site says the application cannot start and keeps retrying (Marathon tasks of the
+    /// current version failing, CrashLoopBackOff, ImagePullBackOff, ErrImagePull); site_message
+    /// says why. The workflow fails the attempt once this lasts workflow.crash_loop_timeout.
+    bool cannot_start = false;
 };
 
 /// Handle of what a connector created: enough to find it again after a restart.

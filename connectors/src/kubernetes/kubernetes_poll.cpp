@@ -77,8 +77,28 @@ bool Terminating(const Json& pod) {
     return metadata != pod.end() && metadata->contains("deletionTimestamp");
 }
 
+// A pod in a waiting state that only repeats itself: the application cannot start here.
+bool CannotStart(const std::string& reason) {
+    return reason == "CrashLoopBackOff" || reason == "ImagePullBackOff" || reason == "ErrImagePull";
+}
+
+// The container's last exit, which says why it crash-loops ("Error, exit code 1: CUDA error ...").
+std::string LastExit(const Json& container_status) {
+    const Json terminated = container_status.value("lastState", Json::object()).value("terminated", Json::object());
+    if (terminated.empty()) {
+        return "";
+    }
+    std::string text = "; last exit: " + terminated.value("reason", "") + " (exit code " +
+                       std::to_string(terminated.value("exitCode", 0)) + ")";
+    if (!terminated.value("message", "").empty()) {
+        text += ": " + terminated.value("message", "");
+    }
+    return text;
+}
+
 // What the pods of one workload say: unplaceable (another site may have the GPUs), a bad image
-// name (the user's mistake), or a waiting reason worth showing.
+// name (the user's mistake), or a waiting reason worth showing; `cannot_start` gets the first
+// container that crash-loops or cannot pull its image, with its last exit.
 //
 // Unschedulable is a verdict on the site only when nothing is about to free resources. Pods being
 // deleted (`terminating` in the namespace) keep their GPUs until their kubelets confirm the end,
@@ -87,7 +107,11 @@ bool Terminating(const Json& pod) {
 // them is Unschedulable for a while although the site is fine (seen with the real scheduler), so
 // then it is waiting, and a rollout that really cannot finish ends with its progress deadline.
 std::optional<Failure> JudgePods(
-    const std::vector<const Json*>& pods, int terminating, bool rollout, std::string& waiting
+    const std::vector<const Json*>& pods,
+    int terminating,
+    bool rollout,
+    std::string& waiting,
+    std::optional<std::string>& cannot_start
 ) {
     for (const Json* pod : pods) {
         const Json status = pod->value("status", Json::object());
@@ -114,8 +138,13 @@ std::optional<Failure> JudgePods(
                     "pod " + name + ": invalid image name: " + waiting_state.value("message", "")};
             }
             if (!reason.empty() && reason != "ContainerCreating") {
-                waiting += "; pod " + name + ": " + reason +
-                           (waiting_state.contains("message") ? " (" + waiting_state.value("message", "") + ")" : "");
+                const std::string said =
+                    "pod " + name + ": " + reason +
+                    (waiting_state.contains("message") ? " (" + waiting_state.value("message", "") + ")" : "");
+                waiting += "; " + said;
+                if (CannotStart(reason) && !cannot_start) {
+                    cannot_start = said + LastExit(cs);
+                }
             }
         }
     }
@@ -335,7 +364,8 @@ ConnectorResult<Observation> PollNamespace(
             const Json dstatus = object.value("status", Json::object());
             const bool rollout = m.kind == "Deployment" && object["metadata"].value("generation", 1) > 1 &&
                                  !ScaleOnly(handle, m.collection + "/" + m.name);
-            if (auto pod_failure = JudgePods(pods, terminating, rollout, detail)) {
+            std::optional<std::string> cannot_start;
+            if (auto pod_failure = JudgePods(pods, terminating, rollout, detail, cannot_start)) {
                 v.failure = pod_failure;
                 if (m.kind == "Deployment" && object["metadata"].value("generation", 1) > 1) {
                     // Say what the failed scale leaves on the site.
@@ -344,6 +374,10 @@ ConnectorResult<Observation> PollNamespace(
                                           std::to_string(object["spec"].value("replicas", 1)) +
                                           " replicas running, the others Pending until it is scaled back or deleted";
                 }
+            }
+            if (cannot_start) {
+                obs.cannot_start = true;
+                obs.site_message = std::move(cannot_start);
             }
         }
         if (v.failure) {

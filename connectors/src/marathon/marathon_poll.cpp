@@ -74,6 +74,7 @@ struct AppView {
     int running = 0;
     std::string waiting;
     std::string failure;
+    bool failing = false;  ///< not ready, and its last task failure is of the app's current version
 };
 
 AppView ReadApp(const tosca::NodeSpec& node, const Json& app, const SiteTarget& target, Observation& obs) {
@@ -121,7 +122,10 @@ AppView ReadApp(const tosca::NodeSpec& node, const Json& app, const SiteTarget& 
                        "/" + std::to_string(instances) + (health_checked ? " tasks healthy" : " tasks running");
     }
     if (app.contains("lastTaskFailure") && app["lastTaskFailure"].is_object()) {
-        view.failure = app["lastTaskFailure"].value("message", "");
+        const Json& last = app["lastTaskFailure"];
+        view.failure = last.value("message", "");
+        // A failure of an earlier version says nothing about this one (an update that fixed it).
+        view.failing = !view.ready && last.value("version", "") == app.value("version", "");
         if (!view.failure.empty()) {
             view.waiting += (view.waiting.empty() ? "" : "; ") + std::string("last task failure: ") + view.failure;
             obs.log += app.value("id", "") + ": " + view.failure + "\n";
@@ -221,6 +225,14 @@ ConnectorResult<Observation> PollGroup(RestClient& rest, const Handle& handle, c
         }
         ORCH_CONNECTOR_TRY(Json body, rest.ParseBody(ar, "reading Marathon app " + app_id));
         const AppView view = ReadApp(*node, body.value("app", Json::object()), handle.target, obs);
+        if (!view.failure.empty()) {
+            obs.site_message = "app " + app_id + ": " + view.failure;
+        }
+        if (view.failing) {
+            obs.cannot_start = true;
+            obs.site_message = "app " + app_id + ": tasks keep failing: " +
+                               (view.failure.empty() ? std::string("no message from Marathon") : view.failure);
+        }
         if (!view.ready) {
             waiting.push_back(view.waiting);
             if (view.running == 0) {

@@ -2,6 +2,7 @@
 
 #include "orchestrator/api/deployment_request.hpp"
 #include "orchestrator/api/input_checks.hpp"
+#include "orchestrator/api/views.hpp"
 
 namespace orch::api {
 namespace {
@@ -17,24 +18,6 @@ Result<Response> GetPlacement(ApiContext& ctx, const Request& request) {
         return Error::NotFound("The deployment <" + d.id + "> has not been placed yet");
     }
     return Response::Json(200, decision);
-}
-
-// finishedAt and reason are left out until there is one (no nulls: the contract's views omit them too).
-Json AttemptView(const domain::Attempt& a) {
-    Json view{
-        {"seq", a.seq},
-        {"providerId", a.provider_id},
-        {"providerName", a.provider_name},
-        {"serviceId", a.service_id},
-        {"startedAt", domain::FormatUtcMillis(a.started_at)},
-        {"outcome", domain::AttemptOutcomeName(a.outcome)}};
-    if (a.finished_at) {
-        view["finishedAt"] = domain::FormatUtcMillis(*a.finished_at);
-    }
-    if (!a.reason.empty()) {
-        view["reason"] = a.reason;
-    }
-    return view;
 }
 
 // Every site the deployment was tried on, in order: where it went and why it moved on. Visible

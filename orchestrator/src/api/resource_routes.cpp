@@ -43,6 +43,17 @@ Result<Response> GetExtraInfo(ApiContext& ctx, const Request& request) {
             }
         }
     }
+    ORCH_ASSIGN_OR_RETURN(const auto attempts, ctx.store.ListAttempts(d.id));
+    // The attempts go last, as one {"attempts": [...]} object, so element 0 stays the first
+    // resource's info whenever there is one (the dashboard reads element 0), and a deployment never
+    // tried anywhere keeps the contract's [].
+    if (!attempts.empty()) {
+        Json items = Json::array();
+        for (const auto& a : attempts) {
+            items.push_back(AttemptView(a));
+        }
+        info.push_back(Json{{"attempts", std::move(items)}});
+    }
     return RawText(request, info.dump());
 }
 

@@ -110,4 +110,22 @@ Json ResourceView(const domain::Resource& r, const std::string& base_url) {
     return j;
 }
 
+// finishedAt and reason are left out until there is one (no nulls: the contract's views omit them too).
+Json AttemptView(const domain::Attempt& a) {
+    Json view{
+        {"seq", a.seq},
+        {"providerId", a.provider_id},
+        {"providerName", a.provider_name},
+        {"serviceId", a.service_id},
+        {"startedAt", domain::FormatUtcMillis(a.started_at)},
+        {"outcome", domain::AttemptOutcomeName(a.outcome)}};
+    if (a.finished_at) {
+        view["finishedAt"] = domain::FormatUtcMillis(*a.finished_at);
+    }
+    if (!a.reason.empty()) {
+        view["reason"] = a.reason;
+    }
+    return view;
+}
+
 }  // namespace orch::api

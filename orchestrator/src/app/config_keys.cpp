@@ -39,6 +39,7 @@ std::set<std::string> AppConfigKeys() {
         "workflow.idle_poll",
         "workflow.first_poll",
         "workflow.max_poll",
+        "workflow.crash_loop_timeout",
         "workflow.transient_retries",
         "workflow.callback_retries",
         "workflow.callback_timeout",

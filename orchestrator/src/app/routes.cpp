@@ -1,6 +1,7 @@
 #include "orchestrator/app/routes.hpp"
 
 #include "orchestrator/api/deployment_routes.hpp"
+#include "orchestrator/api/diagnostics_routes.hpp"
 #include "orchestrator/api/event_routes.hpp"
 #include "orchestrator/api/placement_routes.hpp"
 #include "orchestrator/api/schedule_routes.hpp"
@@ -23,6 +24,7 @@ void RegisterAllRoutes(
     api::RegisterResourceRoutes(router, api_context);
     api::RegisterPlacementRoutes(router, api_context);
     api::RegisterEventRoutes(router, api_context);
+    api::RegisterDiagnosticsRoutes(router, api_context);
     api::RegisterScheduleRoutes(router, schedule_api);
     ops::RegisterOpsRoutes(router, metrics_registry);
 }

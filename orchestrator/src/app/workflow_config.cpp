@@ -9,6 +9,7 @@ Status ParseWorkflowConfig(const ConfigTree& t, workflow::EngineOptions& e, work
     ORCH_ASSIGN_OR_RETURN(e.idle_poll, t.GetDuration("workflow.idle_poll", e.idle_poll));
     ORCH_ASSIGN_OR_RETURN(s.first_poll, t.GetDuration("workflow.first_poll", s.first_poll));
     ORCH_ASSIGN_OR_RETURN(s.max_poll, t.GetDuration("workflow.max_poll", s.max_poll));
+    ORCH_ASSIGN_OR_RETURN(s.crash_loop_timeout, t.GetDuration("workflow.crash_loop_timeout", s.crash_loop_timeout));
     ORCH_ASSIGN_OR_RETURN(const auto retries, t.GetInt("workflow.transient_retries", s.max_transient_retries, 0, 100));
     s.max_transient_retries = static_cast<int>(retries);
     ORCH_ASSIGN_OR_RETURN(const auto callbacks, t.GetInt("workflow.callback_retries", s.callback_retries, 0, 100));

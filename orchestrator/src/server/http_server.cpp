@@ -1,6 +1,7 @@
 #include "orchestrator/server/http_server.hpp"
 
 #include "common/log.hpp"
+#include "common/trace_context.hpp"
 #include "common/uuid.hpp"
 #include "orchestrator/server/request_checks.hpp"
 
@@ -66,6 +67,14 @@ Request ToRequest(bhttp::request<bhttp::string_body>&& raw, std::string request_
     req.body = std::move(raw.body());
     req.request_id = std::move(request_id);
     req.remote_address = std::move(remote);
+    // The caller's trace when its traceparent is valid, else a new one (an invalid header is
+    // ignored, as the W3C specification asks, never refused).
+    if (auto parent = trace::ParseTraceparent(req.Header("traceparent"))) {
+        req.trace_id = std::move(parent->trace_id);
+        req.trace_sampled = parent->sampled;
+    } else {
+        req.trace_id = trace::NewTraceId();
+    }
     return req;
 }
 
@@ -169,6 +178,7 @@ struct HttpServer::Impl {
 // nullopt: a dropping handler (Router::AddDropping) answered nothing.
 static asio::awaitable<std::optional<Response>> RunHandler(const Router::Route* route, Request request) {
     const log::ScopedContext ctx(request.request_id, "");
+    const trace::ScopedTrace trace(request.trace_id, request.trace_sampled);
     try {
         if (route->dropping_handler) {
             co_return route->dropping_handler(request);
@@ -223,6 +233,7 @@ void HttpServer::Impl::Observe(
     }
     if (options.access_log || res.status >= 500) {
         const log::ScopedContext ctx(req.request_id, "");
+        const trace::ScopedTrace trace(req.trace_id, req.trace_sampled);
         ORCH_LOG(
             res.status >= 500 ? log::Level::kWarn : log::Level::kInfo,
             "request",
@@ -428,6 +439,8 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             copy_for_log.method = request.method;
             copy_for_log.path = request.path;
             copy_for_log.request_id = request.request_id;
+            copy_for_log.trace_id = request.trace_id;
+            copy_for_log.trace_sampled = request.trace_sampled;
             auto answer = co_await Dispatch(std::move(request), match.route);
             drop = !answer.has_value();
             res = drop ? Response() : std::move(*answer);

@@ -1,6 +1,7 @@
 #include "pg_rows.hpp"
 
 #include "common/log.hpp"
+#include "common/trace_context.hpp"
 
 namespace orch::store {
 
@@ -86,6 +87,12 @@ Json WithRequestId(Json payload) {
     const std::string request_id = log::CurrentRequestId();
     if (payload.is_object() && !request_id.empty() && !payload.contains("request_id")) {
         payload["request_id"] = request_id;
+    }
+    // The trace goes with the job, so a later step (on any replica) logs and sends the same one.
+    const std::string& trace_id = trace::CurrentTraceId();
+    if (payload.is_object() && !trace_id.empty() && !payload.contains("trace_id")) {
+        payload["trace_id"] = trace_id;
+        payload["trace_sampled"] = trace::CurrentTraceSampled();
     }
     return payload;
 }

@@ -92,7 +92,8 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created);
 void AppendOwnerFilter(const auth::OwnerFilter& owner, std::string& where, std::vector<std::string>& params);
 
 /// A job payload carrying the request id of the thread's log context (the API request that
-/// caused the job, inherited by each next step), so workflow log lines name the request too.
+/// caused the job, inherited by each next step), so workflow log lines name the request too; and
+/// the thread's trace (trace_id, trace_sampled) the same way, so steps log and send that trace.
 Json WithRequestId(Json payload);
 
 }  // namespace orch::store

@@ -257,11 +257,25 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
             return StepResult::Commit(std::move(t));
         }
         case connectors::Phase::kInProgress: {
+            Json next{{"seq", seq}, {"polls", polls + 1}};
+            if (obs.cannot_start) {
+                // Since when the site has said so, across polls (and replicas: it is in the job).
+                const auto now_ms =
+                    std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now().time_since_epoch()).count();
+                const std::int64_t since = job.payload.value("cannot_start_since_ms", now_ms);
+                if (std::chrono::milliseconds(now_ms - since) >= s.options.crash_loop_timeout) {
+                    return StepResult::Commit(
+                        NextSite(st, seq, "The application cannot start: " + obs.site_message.value_or(obs.reason))
+                    );
+                }
+                next["cannot_start_since_ms"] = since;
+            }
             t.resource_changes = InstanceChanges(obs.instances, std::nullopt);
             // What the site said last rides in the poll's payload: one event per change.
             const std::string said = job.payload.value("said", std::string());
-            progress::StillInProgress(t, st, seq, polls, obs.reason, said);
-            Json next{{"seq", seq}, {"polls", polls + 1}, {"said", obs.reason.empty() ? said : obs.reason}};
+            const std::string message = obs.site_message.value_or(obs.reason);
+            progress::StillInProgress(t, st, seq, polls, message, said);
+            next["said"] = message.empty() ? said : message;
             t.next = NextJob{JobKind::kPoll, std::move(next), PollDelay(s.options, polls + 1), true};
             return StepResult::Commit(std::move(t));
         }

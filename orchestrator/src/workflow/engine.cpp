@@ -1,6 +1,7 @@
 #include "orchestrator/workflow/engine.hpp"
 
 #include "common/log.hpp"
+#include "common/trace_context.hpp"
 
 #include <algorithm>
 
@@ -162,6 +163,10 @@ void Engine::RunJob(const Job& job, const std::shared_ptr<CancelToken>& cancel) 
     // The request that caused the job (recorded in its payload by the store) names every line.
     const auto request_id = job.payload.is_object() ? job.payload.value("request_id", std::string()) : std::string();
     const log::ScopedContext ctx(request_id, job.deployment_id);
+    const trace::ScopedTrace trace(
+        job.payload.is_object() ? job.payload.value("trace_id", std::string()) : std::string(),
+        job.payload.is_object() && job.payload.value("trace_sampled", false)
+    );
     const auto started = std::chrono::steady_clock::now();
     const auto step = steps_.find(job.kind);
     const std::string kind(JobKindName(job.kind));

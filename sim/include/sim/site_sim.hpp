@@ -34,6 +34,7 @@ std::string_view SimApiName(SimApi api);
 ///   GET|POST /__sim/clock    read, or advance simulated time ({"advance_seconds": n})
 ///   GET|PUT  /__sim/capacity Mesos agents and Kubernetes nodes
 ///   GET|DELETE /__sim/rejections  the last request bodies the simulators refused (4xx)
+///   GET  /__sim/traces       the last traceparent headers received ({api, method, path, traceparent})
 ///   GET  /__sim/health
 class SiteSim {
    public:
@@ -54,6 +55,7 @@ class SiteSim {
     void ClearFaults();
     void AdvanceClock(double seconds);
     Json Rejections();
+    Json Traces();
 
    private:
     SimResponse Admin(const SimRequest& request);
@@ -76,6 +78,7 @@ class SiteSim {
     std::unique_ptr<tosca::TemplateEngine> im_engine_;  ///< parses what IM receives
     ImSim im_;
     std::deque<Json> rejections_;
+    std::deque<Json> traces_;  ///< the last kMaxTraces traceparent headers, oldest first
 };
 
 /// An error response in `api`'s own shape (Marathon {"message"}, Chronos text, Kubernetes Status).

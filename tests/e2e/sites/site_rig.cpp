@@ -127,9 +127,18 @@ std::string WriteOrchestratorFiles(
     std::filesystem::create_directories(dir);
     std::ofstream(dir + "/catalogue.yaml") << catalogue_yaml;
     std::ofstream(dir + "/sla.yaml") << sla_yaml;
+    // Quick polls and a quiet log unless the caller sets them (a key may appear only once).
+    std::string workflow = "workflow:\n";
+    for (const char* line : {"  first_poll: 200ms\n", "  max_poll: 1s\n", "  idle_poll: 100ms\n"}) {
+        const std::string text(line);
+        if (workflow_yaml.find(text.substr(0, text.find(':') + 1)) == std::string::npos) {
+            workflow += text;
+        }
+    }
+    const bool own_log = top_level_yaml.find("log:\n") != std::string::npos;
     std::ofstream(dir + "/orchestrator.yaml")
         << "auth:\n  mode: disabled\n"
-        << "log:\n  level: warn\n"
+        << (own_log ? "" : "log:\n  level: warn\n")
         << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": "
         << orch::test::SharedDir()
         << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
@@ -137,8 +146,7 @@ std::string WriteOrchestratorFiles(
         << "    \"http://127.0.0.1:8080/types/\": " << orch::test::SourceDir() << "/tosca/profiles/\n"
         << "placement:\n  default_group: e2e\n  catalogue: {type: file, path: " << dir
         << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
-        << top_level_yaml << "workflow:\n  first_poll: 200ms\n  max_poll: 1s\n  idle_poll: 100ms\n"
-        << workflow_yaml;
+        << top_level_yaml << workflow << workflow_yaml;
     return dir + "/orchestrator.yaml";
 }
 
@@ -180,12 +188,18 @@ void SimProcess::ClearFaults() const {
 Json SimProcess::Faults() const {
     return Admin("GET", "/__sim/faults");
 }
+Json SimProcess::Traces() const {
+    return Admin("GET", "/__sim/traces");
+}
+
 Json SimProcess::Rejections() const {
     return Admin("GET", "/__sim/rejections");
 }
 
-std::string WriteOrchestratorConfig(const std::vector<SiteSpec>& sites, const std::string& workflow_yaml) {
-    return WriteOrchestratorFiles(Catalogue(sites), Sla(sites), workflow_yaml);
+std::string WriteOrchestratorConfig(
+    const std::vector<SiteSpec>& sites, const std::string& workflow_yaml, const std::string& top_level_yaml
+) {
+    return WriteOrchestratorFiles(Catalogue(sites), Sla(sites), workflow_yaml, top_level_yaml);
 }
 
 Api::Api(std::string base_url) : base_(std::move(base_url)), client_(NewClient()) {}

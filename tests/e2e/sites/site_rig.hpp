@@ -36,6 +36,8 @@ class SimProcess {
     Json Faults() const;
     /// The requests the simulators refused as invalid (must stay empty: our payloads are valid).
     Json Rejections() const;
+    /// GET /__sim/traces: the last traceparent headers the simulators received.
+    Json Traces() const;
 
    private:
     Json Admin(const std::string& method, const std::string& path, const Json& body = nullptr) const;
@@ -71,7 +73,8 @@ std::string SlaYaml(const std::vector<SlaEntry>& entries);
 /// Writes the given catalogue and SLA files and an orchestrator.yaml using them (auth off, corpus
 /// mirror, quick polls) into a fresh folder under the build directory; returns the path of
 /// orchestrator.yaml. `top_level_yaml` is added as written (e.g. a `credentials:` section),
-/// `workflow_yaml` under `workflow:` (indented by the caller).
+/// `workflow_yaml` under `workflow:` (indented by the caller). The quick polls (first_poll 200ms,
+/// max_poll 1s, idle_poll 100ms) and `log: {level: warn}` apply unless the caller sets them.
 std::string WriteOrchestratorFiles(
     const std::string& catalogue_yaml,
     const std::string& sla_yaml,
@@ -82,7 +85,9 @@ std::string WriteOrchestratorFiles(
 /// Writes catalogue.yaml, sla.yaml and orchestrator.yaml into a fresh folder under the build
 /// directory and returns the path of orchestrator.yaml. `workflow_yaml` is appended verbatim
 /// under `workflow:` (indented by the caller).
-std::string WriteOrchestratorConfig(const std::vector<SiteSpec>& sites, const std::string& workflow_yaml = "");
+std::string WriteOrchestratorConfig(
+    const std::vector<SiteSpec>& sites, const std::string& workflow_yaml = "", const std::string& top_level_yaml = ""
+);
 
 /// A REST client for one orchestrator's API.
 class Api {

@@ -6,6 +6,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/json_writer_test.cpp
   ${TEST_DIR}/url_test.cpp
   ${TEST_DIR}/log_test.cpp
+  ${TEST_DIR}/trace_context_test.cpp
   ${TEST_DIR}/uuid_test.cpp
   ${TEST_DIR}/metrics_test.cpp
   ${TEST_DIR}/regex_test.cpp

@@ -279,6 +279,23 @@ TEST_CASE(
     CHECK(rollout.reason.find("progress deadline") != std::string::npos);
 }
 
+TEST_CASE("Kubernetes: a crash-looping pod says the application cannot start", "[connectors][kubernetes]") {
+    Fixture f;
+    auto app = KubeApp("crasher");
+    app.environment = {{"SIM_EXIT_CODE", "1"}};
+    const auto spec = SpecOf(DeploymentKind::kKubernetes, {app});
+    const Handle handle = Ok(f.connector.Create(Request(kDeployment, spec, f.target)));
+    Observation obs;
+    for (int i = 0; i < 20 && !obs.cannot_start; ++i) {
+        f.site->AdvanceClock(1.0);
+        obs = Ok(f.connector.Poll(handle, spec));
+    }
+    CHECK(obs.phase == Phase::kInProgress);  // the site keeps restarting it; the workflow's limit decides
+    REQUIRE(obs.cannot_start);
+    REQUIRE(obs.site_message);
+    CHECK(obs.site_message->find("CrashLoopBackOff") != std::string::npos);
+}
+
 TEST_CASE("Kubernetes jobs: complete, or fail after their retries", "[connectors][kubernetes]") {
     Fixture f;
     auto failing = KubeJob("failing");

@@ -156,6 +156,20 @@ TEST_CASE("Marathon: an app no agent can host fails over, task failures are the 
     CHECK(crashed.phase == Phase::kInProgress);  // Marathon keeps retrying; the workflow's timeout decides
     CHECK(crashed.reason.find("last task failure: Failed to pull image nginx:1.25") != std::string::npos);
     CHECK(crashed.log.find("Failed to pull image") != std::string::npos);
+    // ...and says so in a typed way, with Marathon's own message, for the workflow's crash-loop limit.
+    CHECK(crashed.cannot_start);
+    REQUIRE(crashed.site_message);
+    INFO(*crashed.site_message);
+    CHECK(crashed.site_message->rfind("app /dep-crash/", 0) == 0);
+    CHECK(crashed.site_message->ends_with(": tasks keep failing: Failed to pull image nginx:1.25"));
+
+    // A healthy app never says it cannot start.
+    const auto fine_spec = SpecOf(DeploymentKind::kMarathon, {WebNode()});
+    const Handle h4 = Ok(f.connector.Create(Request("dep-fine", fine_spec, f.target)));
+    f.site->AdvanceClock(1.5);
+    const Observation fine = Ok(f.connector.Poll(h4, fine_spec));
+    CHECK_FALSE(fine.cannot_start);
+    CHECK_FALSE(fine.site_message);
 }
 
 TEST_CASE("Marathon failures are classified", "[connectors][marathon]") {

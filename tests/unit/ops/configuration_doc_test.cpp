@@ -114,6 +114,7 @@ TEST_CASE("documented defaults of server, database, workflow and tosca keys are 
     CHECK(engine.idle_poll == engine_defaults.idle_poll);
     CHECK(steps.first_poll == step_defaults.first_poll);
     CHECK(steps.max_poll == step_defaults.max_poll);
+    CHECK(steps.crash_loop_timeout == step_defaults.crash_loop_timeout);
     CHECK(steps.max_transient_retries == step_defaults.max_transient_retries);
     CHECK(steps.callback_retries == step_defaults.callback_retries);
     CHECK(steps.callback_timeout == step_defaults.callback_timeout);

@@ -61,6 +61,7 @@ struct Harness {
     Harness() {
         SeedTwoAttempts(stores.db);
         orch::api::RegisterDeploymentRoutes(router, ctx);
+        orch::api::RegisterResourceRoutes(router, ctx);
         orch::api::RegisterPlacementRoutes(router, ctx);
     }
 
@@ -124,4 +125,28 @@ TEST_CASE("attempts are visible exactly when the deployment is", "[deployments][
     h.stores.db.rows().at(kId).deployment.status = orch::domain::Status::kDeleteComplete;
     h.authenticator.principal = User("https://iam.example/", "bob");
     CHECK(h.Call(path + "/attempts").status == 404);  // deleted: gone for its owner too
+}
+
+TEST_CASE("extrainfo keeps the VM infos first and ends with the attempts", "[deployments][attempts][extrainfo]") {
+    Harness h;
+    h.authenticator.principal = User("https://iam.example/", "bob");
+    orch::domain::Resource vm;
+    vm.id = "r1";
+    vm.deployment_id = kId;
+    vm.metadata["VirtualMachineInfo"] = R"({"vmProperties":[{"class":"system"}]})";
+    h.stores.db.rows().at(kId).resources.push_back(vm);
+    const std::string path = std::string("/deployments/") + kId;
+    const auto res = h.Call(path + "/extrainfo");
+    REQUIRE(res.status == 200);
+    const Json info = Json::parse(res.body);
+    REQUIRE(info.is_array());
+    REQUIRE(info.size() == 2);
+    CHECK(info[0] == Json::parse(R"({"vmProperties":[{"class":"system"}]})"));  // element 0 as before
+    // The same attempts, in the same form, as GET /attempts shows.
+    CHECK(info[1] == Json::parse(h.Call(path + "/attempts").body));
+
+    // Never tried anywhere: the contract's [] (not an attempts object with an empty list).
+    h.stores.db.rows().at(kId).attempts.clear();
+    h.stores.db.rows().at(kId).resources.clear();
+    CHECK(h.Call(path + "/extrainfo").body == "[]");
 }

@@ -1,6 +1,7 @@
 set(TEST_SOURCES
   ${TEST_DIR}/router_test.cpp
   ${TEST_DIR}/attempts_route_test.cpp
+  ${TEST_DIR}/diagnostics_route_test.cpp
   ${TEST_DIR}/response_test.cpp
   ${TEST_DIR}/enum_names_test.cpp
   ${TEST_DIR}/views_test.cpp

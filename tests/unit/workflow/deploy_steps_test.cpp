@@ -24,6 +24,7 @@ orch::workflow::StepOptions Options() {
     o.first_poll = seconds(1);
     o.max_poll = seconds(30);
     o.max_transient_retries = 2;
+    o.crash_loop_timeout = minutes(2);
     return o;
 }
 
@@ -332,4 +333,40 @@ TEST_CASE("a poll records the instance status the site reports, and an unknown o
         // written as STARTED or CREATING; now kUnknown leaves the row as it was.
         CHECK(resource_state(rig, id) == (recorded.empty() ? before : recorded));
     }
+}
+
+TEST_CASE(
+    "an application that cannot start fails its attempt after crash_loop_timeout, with the site's reason",
+    "[workflow][crash_loop]"
+) {
+    Rig rig;
+    rig.connector.SetBehaviour(
+        "SITE-A",
+        {.polls_until_ready = 1'000'000,
+         .cannot_start = "app /x: tasks keep failing: CUDA error: no CUDA-capable device"}
+    );
+    const std::string id = rig.Create(Json{{"timeoutMins", 600}});  // provider timeout: the 10-day default
+    rig.RunDue();
+    // Polls back off to 30 s; well within the 2 minutes it stays on SITE-A.
+    for (int i = 0; i < 10; ++i) {
+        rig.api.clock.Advance(seconds(10));
+        rig.RunDue();
+    }
+    CHECK(rig.Attempts(id).size() == 1);
+    // Past 2 minutes (plus at most one poll interval) the attempt fails with the site's message.
+    for (int i = 0; i < 6 && rig.Attempts(id).size() == 1; ++i) {
+        rig.api.clock.Advance(seconds(10));
+        rig.RunDue();
+    }
+    const auto attempts = rig.Attempts(id);
+    REQUIRE(attempts.size() == 2);
+    CHECK(attempts[0].outcome == AttemptOutcome::kFailed);
+    CHECK(
+        attempts[0].reason ==
+        "The application cannot start: app /x: tasks keep failing: CUDA error: no CUDA-capable device"
+    );
+    CHECK(attempts[0].finished_at.value() - attempts[0].started_at <= minutes(2) + seconds(40));
+    rig.api.clock.Advance(seconds(1));
+    rig.RunDue();
+    CHECK(rig.Get(id).status == Status::kCreateComplete);  // SITE-B starts it
 }

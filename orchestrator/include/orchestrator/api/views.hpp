@@ -2,6 +2,7 @@
 
 #include "common/json.hpp"
 #include "common/json_writer.hpp"
+#include "orchestrator/domain/attempt.hpp"
 #include "orchestrator/domain/deployment.hpp"
 
 #include <string>
@@ -27,5 +28,8 @@ bool IsJobProvider(const std::optional<tosca::DeploymentKind>& kind);
 
 /// The Resource JSON of contract §1.5.
 Json ResourceView(const domain::Resource& r, const std::string& base_url);
+
+/// One attempt as GET /deployments/{id}/attempts (and the last element of /extrainfo) show it.
+Json AttemptView(const domain::Attempt& a);
 
 }  // namespace orch::api

@@ -22,6 +22,8 @@ struct Request {
     std::map<std::string, std::string> path_params;  ///< from "{name}" segments of the route
     std::string request_id;                          ///< "req-<uuid>", also on the response
     std::string remote_address;
+    std::string trace_id;        ///< W3C trace id: the caller's traceparent's when valid, else new
+    bool trace_sampled = false;  ///< the caller's sampled flag
 
     std::string Header(std::string_view name) const { return http::FindHeader(headers, name); }
     /// First value of a query parameter, if present (even when empty).

@@ -26,8 +26,14 @@ class CredentialSource {
 };
 
 struct StepOptions {
-    std::chrono::milliseconds first_poll{1'000};             ///< polls start quick...
-    std::chrono::milliseconds max_poll{30'000};              ///< ...and back off to this
+    /// Polls start quick (0.1, 0.2, 0.4 s ...: a site ready within a second is seen within half
+    /// a second of it)...
+    std::chrono::milliseconds first_poll{100};
+    std::chrono::milliseconds max_poll{30'000};  ///< ...and back off to this
+    /// How long a site may say the application cannot start (tasks failing, CrashLoopBackOff,
+    /// image pull errors) before the attempt fails with the site's message, instead of waiting
+    /// for the provider timeout.
+    std::chrono::milliseconds crash_loop_timeout{120'000};
     int max_transient_retries = 6;                           ///< retry-here failures before moving on
     std::chrono::milliseconds create_call_timeout{120'000};  ///< bound of a connector call
     std::chrono::milliseconds delete_wait{600'000};          ///< waiting for a site to finish deleting

@@ -58,6 +58,8 @@ struct FakeSiteBehaviour {
     std::string waiting_message;  ///< Observation::reason while in progress (the site's own words)
     /// While not ready, Poll lists the one instance with this status (none when unset).
     std::optional<connectors::InstanceStatus> in_progress_status;
+    /// While in progress, the site says the application cannot start, with this message.
+    std::optional<std::string> cannot_start;
     std::optional<connectors::FailureKind> poll_fails;  ///< the site reports failure when polled
     std::chrono::milliseconds create_delay{0};
     /// The first N Delete calls remove nothing, as when a Create still in flight re-makes the

@@ -1,0 +1,169 @@
+// GET /deployments/{id}/diagnostics: the real handler and router over a stub store. What a
+// support ticket gets: redacted inputs and template, attempts, history, versions, visible as GET
+// is, and large parts cut with a marker.
+#include "test_support/fakes.hpp"
+
+#include <orchestrator/api/deployment_routes.hpp>
+#include <orchestrator/api/diagnostics_routes.hpp>
+
+#include <catch2/catch.hpp>
+
+namespace {
+
+using orch::Json;
+using orch::Result;
+
+constexpr const char* kId = "11ed8ab3-6a40-968a-82b7-62f0862dbe48";
+
+constexpr const char* kTemplate = R"(tosca_definitions_version: tosca_simple_yaml_1_0
+topology_template:
+  inputs:
+    db_password: {type: string, default: hunter2}
+    num_gpus: {type: integer, default: 1}
+  node_templates: {}
+)";
+
+class OneDeployment final : public orch::test::StubDeploymentStore {
+   public:
+    orch::domain::Deployment d;
+    std::vector<orch::domain::Attempt> attempts;
+    Json placement = Json{{"selected", "SITE-B"}};
+    std::string log;
+
+    OneDeployment() {
+        d.id = kId;
+        d.status = orch::domain::Status::kCreateFailed;
+        d.status_reason = "CUDA error: no CUDA-capable device is detected";
+        d.owner = orch::domain::Owner{"https://iam.example/", "bob"};
+        d.kind = orch::tosca::DeploymentKind::kMarathon;
+        d.template_text = kTemplate;
+        d.parameters = {{"db_password", "s3cret"}, {"num_gpus", 2}};
+        d.created_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'795'000'000'000));
+        d.updated_at = d.created_at + std::chrono::seconds(9);
+        orch::domain::Attempt a;
+        a.seq = 0;
+        a.provider_id = "SITE-A";
+        a.started_at = d.created_at + std::chrono::seconds(1);
+        a.finished_at = a.started_at + std::chrono::seconds(3);
+        a.outcome = orch::domain::AttemptOutcome::kFailed;
+        a.reason = "CUDA error: no CUDA-capable device is detected";
+        attempts.push_back(a);
+    }
+    Result<std::optional<orch::domain::Deployment>> Get(const std::string& id) override {
+        return id == kId ? std::optional(d) : std::nullopt;
+    }
+    Result<std::vector<orch::domain::Attempt>> ListAttempts(const std::string&) override { return attempts; }
+    Result<Json> GetPlacement(const std::string&) override { return placement; }
+    Result<std::string> GetLog(const std::string&) override { return log; }
+};
+
+orch::auth::Principal User(const std::string& issuer, const std::string& subject) {
+    orch::auth::Principal p;
+    p.issuer = issuer;
+    p.subject = subject;
+    p.scopes = {"openid", "profile"};
+    return p;
+}
+
+struct Harness {
+    orch::test::FakeAuthenticator authenticator;
+    orch::test::FakeTemplateService templates{orch::tosca::DeploymentSpec{}};
+    OneDeployment store;
+    orch::auth::AuthConfig auth_config;
+    orch::ManualClock clock;
+    orch::api::ApiContext ctx{store, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
+    orch::server::Router router;
+
+    Harness() {
+        orch::api::RegisterDeploymentRoutes(router, ctx);
+        orch::api::RegisterDiagnosticsRoutes(router, ctx);
+        authenticator.principal = User("https://iam.example/", "bob");
+    }
+
+    orch::server::Response Call(const std::string& path) {
+        orch::server::Request request;
+        request.method = "GET";
+        request.path = path;
+        request.target = path;
+        request.headers = {{"Authorization", "Bearer x"}};
+        auto match = router.Find("GET", path);
+        REQUIRE(match.route != nullptr);
+        request.path_params = match.params;
+        return match.route->handler(request);
+    }
+};
+
+const std::string kPath = std::string("/deployments/") + kId + "/diagnostics";
+
+}  // namespace
+
+TEST_CASE("diagnostics: one document with every part, secrets redacted", "[deployments][diagnostics]") {
+    Harness h;
+    const auto res = h.Call(kPath);
+    REQUIRE(res.status == 200);
+    const Json doc = Json::parse(res.body);
+    CHECK(res.body.find("hunter2") == std::string::npos);  // the template's default
+    CHECK(res.body.find("s3cret") == std::string::npos);   // the user's parameter
+    CHECK(doc["inputs"] == Json{{"db_password", "<redacted>"}, {"num_gpus", 2}});
+    CHECK(doc["template"].get<std::string>().find("default: \"<redacted>\"") != std::string::npos);
+    CHECK(doc["deployment"]["uuid"] == kId);
+    CHECK(doc["placement"] == h.store.placement);
+    REQUIRE(doc["attempts"].size() == 1);
+    CHECK(doc["attempts"][0]["reason"] == "CUDA error: no CUDA-capable device is detected");
+    CHECK(doc["log"] == "CUDA error: no CUDA-capable device is detected");  // no log: the reason
+    std::vector<std::string> events;
+    for (const auto& e : doc["history"]) {
+        events.push_back(e["event"]);
+    }
+    CHECK(events == std::vector<std::string>{"CREATED", "ATTEMPT_STARTED", "ATTEMPT_FAILED", "STATUS"});
+    CHECK(doc["history"].back()["status"] == "CREATE_FAILED");
+    CHECK_FALSE(doc["versions"]["orchestrator"]["version"].get<std::string>().empty());
+    CHECK(doc["versions"]["connectorKind"] == "MARATHON");
+    CHECK(doc["versions"]["sites"][0]["providerId"] == "SITE-A");
+    CHECK(doc["truncated"] == Json::array());
+}
+
+TEST_CASE("diagnostics are visible exactly when the deployment is", "[deployments][diagnostics][auth]") {
+    Harness h;
+    const std::string path = std::string("/deployments/") + kId;
+    for (const auto& [issuer, subject] : std::vector<std::pair<std::string, std::string>>{
+             {"https://iam.example/", "bob"}, {"https://other.example/", "bob"}, {"https://iam.example/", "carol"}}) {
+        INFO(issuer << " " << subject);
+        h.authenticator.principal = User(issuer, subject);
+        const auto deployment = h.Call(path);
+        const auto diagnostics = h.Call(kPath);
+        CHECK(diagnostics.status == deployment.status);
+        if (deployment.status == 404) {
+            CHECK(diagnostics.body == deployment.body);
+        }
+    }
+    h.authenticator.principal = User("https://other.example/", "bob");
+    CHECK(h.Call(kPath).status == 404);
+}
+
+TEST_CASE("diagnostics cut large parts with a marker and say which", "[deployments][diagnostics]") {
+    Harness h;
+    const orch::api::DiagnosticsLimits limits;
+    h.store.log = "first line\n" + std::string(limits.log_bytes, 'x') + "\nlast line";
+    h.store.attempts[0].reason = std::string(limits.reason_bytes + 10, 'r');
+    h.store.placement = Json{{"sites", std::string(limits.placement_bytes, 'p')}};
+    const auto res = h.Call(kPath);
+    REQUIRE(res.status == 200);
+    const Json doc = Json::parse(res.body);
+    const std::string log = doc["log"];
+    CHECK(log.rfind("[truncated: the first ", 0) == 0);
+    CHECK(log.find("first line") == std::string::npos);
+    CHECK(log.size() < limits.log_bytes + 100);
+    CHECK(log.ends_with("last line"));  // the end (how it ended) is what is kept
+    CHECK(doc["placement"].is_string());
+    CHECK(doc["placement"].get<std::string>().find("[truncated: ") != std::string::npos);
+    CHECK(doc["attempts"][0]["reason"].get<std::string>().find("[truncated: 10 of ") != std::string::npos);
+    std::vector<std::string> parts;
+    for (const auto& t : doc["truncated"]) {
+        parts.push_back(t["part"]);
+        CHECK(t["originalBytes"] > t["keptBytes"]);
+    }
+    std::sort(parts.begin(), parts.end());
+    CHECK(parts == std::vector<std::string>{"attempts[0].reason", "log", "placement"});
+    CHECK(res.body.size() < limits.log_bytes + limits.placement_bytes + limits.reason_bytes + 8192);
+}
