@@ -1,7 +1,8 @@
-// GET /deployments/{id}/diagnostics: the real handler and router over a stub store. What a
+// GET /deployments/{id}/diagnostics: the real handler and router over the in-memory store. What a
 // support ticket gets: redacted inputs and template, attempts, history, versions, visible as GET
 // is, and large parts cut with a marker.
 #include "test_support/fakes.hpp"
+#include "test_support/in_memory_stores.hpp"
 
 #include <orchestrator/api/deployment_routes.hpp>
 #include <orchestrator/api/diagnostics_routes.hpp>
@@ -11,7 +12,6 @@
 namespace {
 
 using orch::Json;
-using orch::Result;
 
 constexpr const char* kId = "11ed8ab3-6a40-968a-82b7-62f0862dbe48";
 
@@ -23,39 +23,30 @@ topology_template:
   node_templates: {}
 )";
 
-class OneDeployment final : public orch::test::StubDeploymentStore {
-   public:
-    orch::domain::Deployment d;
-    std::vector<orch::domain::Attempt> attempts;
-    Json placement = Json{{"selected", "SITE-B"}};
-    std::string log;
-
-    OneDeployment() {
-        d.id = kId;
-        d.status = orch::domain::Status::kCreateFailed;
-        d.status_reason = "CUDA error: no CUDA-capable device is detected";
-        d.owner = orch::domain::Owner{"https://iam.example/", "bob"};
-        d.kind = orch::tosca::DeploymentKind::kMarathon;
-        d.template_text = kTemplate;
-        d.parameters = {{"db_password", "s3cret"}, {"num_gpus", 2}};
-        d.created_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'795'000'000'000));
-        d.updated_at = d.created_at + std::chrono::seconds(9);
-        orch::domain::Attempt a;
-        a.seq = 0;
-        a.provider_id = "SITE-A";
-        a.started_at = d.created_at + std::chrono::seconds(1);
-        a.finished_at = a.started_at + std::chrono::seconds(3);
-        a.outcome = orch::domain::AttemptOutcome::kFailed;
-        a.reason = "CUDA error: no CUDA-capable device is detected";
-        attempts.push_back(a);
-    }
-    Result<std::optional<orch::domain::Deployment>> Get(const std::string& id) override {
-        return id == kId ? std::optional(d) : std::nullopt;
-    }
-    Result<std::vector<orch::domain::Attempt>> ListAttempts(const std::string&) override { return attempts; }
-    Result<Json> GetPlacement(const std::string&) override { return placement; }
-    Result<std::string> GetLog(const std::string&) override { return log; }
-};
+// One failed deployment of bob's, tried on one site, as rows of the in-memory database.
+orch::test::InMemoryDatabase::Row& SeedOneDeployment(orch::test::InMemoryDatabase& db) {
+    auto& row = db.rows()[kId];
+    auto& d = row.deployment;
+    d.id = kId;
+    d.status = orch::domain::Status::kCreateFailed;
+    d.status_reason = "CUDA error: no CUDA-capable device is detected";
+    d.owner = orch::domain::Owner{"https://iam.example/", "bob"};
+    d.kind = orch::tosca::DeploymentKind::kMarathon;
+    d.template_text = kTemplate;
+    d.parameters = {{"db_password", "s3cret"}, {"num_gpus", 2}};
+    d.created_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'795'000'000'000));
+    d.updated_at = d.created_at + std::chrono::seconds(9);
+    row.decision = Json{{"selected", "SITE-B"}};
+    orch::workflow::Attempt a;
+    a.seq = 0;
+    a.provider_id = "SITE-A";
+    a.started_at = d.created_at + std::chrono::seconds(1);
+    a.outcome = orch::domain::AttemptOutcome::kFailed;
+    a.reason = "CUDA error: no CUDA-capable device is detected";
+    row.attempts.push_back(a);
+    row.finished_at[0] = a.started_at + std::chrono::seconds(3);
+    return row;
+}
 
 orch::auth::Principal User(const std::string& issuer, const std::string& subject) {
     orch::auth::Principal p;
@@ -68,10 +59,12 @@ orch::auth::Principal User(const std::string& issuer, const std::string& subject
 struct Harness {
     orch::test::FakeAuthenticator authenticator;
     orch::test::FakeTemplateService templates{orch::tosca::DeploymentSpec{}};
-    OneDeployment store;
-    orch::auth::AuthConfig auth_config;
     orch::ManualClock clock;
-    orch::api::ApiContext ctx{store, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
+    orch::test::InMemoryStores stores{clock};
+    orch::test::InMemoryDatabase::Row& row = SeedOneDeployment(stores.db);
+    orch::auth::AuthConfig auth_config;
+    orch::api::ApiContext ctx{
+        stores.deployments, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
     orch::server::Router router;
 
     Harness() {
@@ -107,7 +100,7 @@ TEST_CASE("diagnostics: one document with every part, secrets redacted", "[deplo
     CHECK(doc["inputs"] == Json{{"db_password", "<redacted>"}, {"num_gpus", 2}});
     CHECK(doc["template"].get<std::string>().find("default: \"<redacted>\"") != std::string::npos);
     CHECK(doc["deployment"]["uuid"] == kId);
-    CHECK(doc["placement"] == h.store.placement);
+    CHECK(doc["placement"] == h.row.decision);
     REQUIRE(doc["attempts"].size() == 1);
     CHECK(doc["attempts"][0]["reason"] == "CUDA error: no CUDA-capable device is detected");
     CHECK(doc["log"] == "CUDA error: no CUDA-capable device is detected");  // no log: the reason
@@ -144,9 +137,9 @@ TEST_CASE("diagnostics are visible exactly when the deployment is", "[deployment
 TEST_CASE("diagnostics cut large parts with a marker and say which", "[deployments][diagnostics]") {
     Harness h;
     const orch::api::DiagnosticsLimits limits;
-    h.store.log = "first line\n" + std::string(limits.log_bytes, 'x') + "\nlast line";
-    h.store.attempts[0].reason = std::string(limits.reason_bytes + 10, 'r');
-    h.store.placement = Json{{"sites", std::string(limits.placement_bytes, 'p')}};
+    h.row.log = "first line\n" + std::string(limits.log_bytes, 'x') + "\nlast line";
+    h.row.attempts[0].reason = std::string(limits.reason_bytes + 10, 'r');
+    h.row.decision = Json{{"sites", std::string(limits.placement_bytes, 'p')}};
     const auto res = h.Call(kPath);
     REQUIRE(res.status == 200);
     const Json doc = Json::parse(res.body);
