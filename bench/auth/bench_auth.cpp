@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-using namespace orch;        // NOLINT(google-build-using-namespace): a benchmark's main file
-using namespace orch::auth;  // NOLINT(google-build-using-namespace)
-using Clock = std::chrono::steady_clock;
+using namespace orch;                          // NOLINT(google-build-using-namespace): a benchmark's main file
+using namespace orch::auth;                    // NOLINT(google-build-using-namespace)
+using BenchClock = std::chrono::steady_clock;  // wall time of the benchmark itself
 
 namespace {
 
@@ -39,11 +39,12 @@ double ThreadCpuSeconds() {
 
 // Runs `op` repeatedly for `seconds` on this thread; every call must succeed.
 Rate MeasureOnce(double seconds, const std::function<bool()>& op) {
-    const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    const auto end =
+        BenchClock::now() + std::chrono::duration_cast<BenchClock::duration>(std::chrono::duration<double>(seconds));
     long count = 0;
-    const auto start = Clock::now();
+    const auto start = BenchClock::now();
     const double cpu_start = ThreadCpuSeconds();
-    while (Clock::now() < end) {
+    while (BenchClock::now() < end) {
         for (int i = 0; i < 64; ++i) {
             if (!op()) {
                 std::fprintf(stderr, "bench_auth: an operation failed\n");
@@ -53,7 +54,7 @@ Rate MeasureOnce(double seconds, const std::function<bool()>& op) {
         count += 64;
     }
     const double cpu = ThreadCpuSeconds() - cpu_start;
-    const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+    const double wall = std::chrono::duration<double>(BenchClock::now() - start).count();
     return {
         static_cast<double>(count) / cpu, cpu * 1e6 / static_cast<double>(count), static_cast<double>(count) / wall};
 }
@@ -196,7 +197,8 @@ int main(int argc, char** argv) {
         "    minimal:\n      issuer: " +
         minimal + "\n      client_id: orchestrator\n      client_secret: orchestrator-secret\n";
     InMemoryRefreshTokenStore store;
-    auto services = SetUpAuth(*ConfigTree::FromYaml(yaml, "bench.yaml"), **http, store);
+    const SystemClock clock;
+    auto services = SetUpAuth(*ConfigTree::FromYaml(yaml, "bench.yaml"), **http, store, clock);
     if (!services) {
         std::fprintf(stderr, "bench_auth: %s\n", services.error().message.c_str());
         return 1;
@@ -237,15 +239,15 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 20; ++i) {
         fresh.push_back("Bearer " + UserToken(**http, minimal));
     }
-    const auto start = Clock::now();
+    const auto start = BenchClock::now();
     for (const auto& header : fresh) {
         if (!authenticator.Authenticate(header)) {
             std::fprintf(stderr, "bench_auth: minimal-profile verification failed\n");
             return 1;
         }
     }
-    const double first_ms =
-        std::chrono::duration<double, std::milli>(Clock::now() - start).count() / static_cast<double>(fresh.size());
+    const double first_ms = std::chrono::duration<double, std::milli>(BenchClock::now() - start).count() /
+                            static_cast<double>(fresh.size());
     const Rate cached = Measure(seconds, [&] { return static_cast<bool>(authenticator.Authenticate(fresh.front())); });
     std::printf(
         "%-40s %8.2f ms/request (first sight of a token: introspection over loopback)\n",

@@ -238,7 +238,12 @@ ConnectorResult<Verdict> ReadHelmRelease(
     }
     if (index == 0) {  // a chart without pods (or not installed yet): the release stands for the node
         obs.instances.push_back(
-            {m.node, 0, m.name, helm.ready ? "STARTED" : (helm.failure ? "ERROR" : "CREATING"), {{"release", m.name}}}
+            {m.node,
+             0,
+             m.name,
+             helm.ready ? InstanceStatus::kStarted
+                        : (helm.failure ? InstanceStatus::kError : InstanceStatus::kCreating),
+             {{"release", m.name}}}
         );
     }
     return Verdict{helm.ready, helm.waiting, helm.failure};

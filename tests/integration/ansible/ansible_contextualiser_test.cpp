@@ -353,7 +353,7 @@ class SshdSite final : public orch::connectors::Connector {
                 {names_[i].first,
                  names_[i].second,
                  "id-" + std::to_string(i),
-                 "STARTED",
+                 orch::connectors::InstanceStatus::kStarted,
                  Json{{"private_address", Json::array({servers_[i]->address()})}}}
             );
         }

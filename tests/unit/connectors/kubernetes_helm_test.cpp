@@ -108,7 +108,7 @@ TEST_CASE(
     CHECK(ports["minio"]["minio"]["target"].get<int>() >= 30000);  // the node port, as the original's output reads
     CHECK(obs.attributes["helm"]["worker_nodes_ips"] == Json::array({"10.16.0.11"}));
     REQUIRE(obs.instances.size() == 1);
-    CHECK(obs.instances[0].state == "STARTED");
+    CHECK(obs.instances[0].state == orch::connectors::InstanceStatus::kStarted);
 
     CHECK(Ok(f.connector.Delete(handle, false)) == Deletion::kInProgress);
     obs = PollUntilSettled(f.connector, handle, spec, *f.site);
