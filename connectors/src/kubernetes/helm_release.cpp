@@ -3,6 +3,7 @@
 #include "kubernetes/helm_release.hpp"
 
 #include "connectors/workload.hpp"
+#include "kubernetes/kubernetes_poll.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -97,19 +98,6 @@ Json Metadata(const std::string& name, const std::string& chart) {
          {{"app.kubernetes.io/name", name},
           {"app.kubernetes.io/component", chart},
           {"app.kubernetes.io/managed-by", kManagedBy}}}};
-}
-
-const Json* FindCondition(const Json& status, const std::string& type) {
-    const auto conditions = status.find("conditions");
-    if (conditions == status.end() || !conditions->is_array()) {
-        return nullptr;
-    }
-    for (const auto& c : *conditions) {
-        if (c.is_object() && c.value("type", "") == type) {
-            return &c;
-        }
-    }
-    return nullptr;
 }
 
 std::string ConditionText(const Json* condition) {

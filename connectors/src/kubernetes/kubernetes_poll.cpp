@@ -9,13 +9,6 @@
 #include <map>
 
 namespace orch::connectors::kubernetes {
-namespace {
-
-struct Verdict {
-    bool ready = false;
-    std::string waiting;
-    std::optional<Failure> failure;
-};
 
 const Json* FindCondition(const Json& status, const std::string& type) {
     // A pointer into `status` itself: value() would return a copy that dies at once.
@@ -29,6 +22,25 @@ const Json* FindCondition(const Json& status, const std::string& type) {
         }
     }
     return nullptr;
+}
+
+namespace {
+
+struct Verdict {
+    bool ready = false;
+    std::string waiting;
+    std::optional<Failure> failure;
+};
+
+// A workload's failure as the poll's answer: the site named, what was read so far kept.
+Observation FailedOn(const Failure& failure, const Handle& handle, const Observation& obs) {
+    return Observation{
+        Phase::kFailed,
+        failure.message + " (site " + handle.target.site_id + ")",
+        failure.kind,
+        obs.instances,
+        obs.attributes,
+        {}};
 }
 
 bool ConditionTrue(const Json& status, const std::string& type) {
@@ -323,13 +335,7 @@ ConnectorResult<Observation> PollNamespace(
         if (m.kind == "HelmRelease") {
             ORCH_CONNECTOR_TRY(Verdict v, ReadHelmRelease(rest, m, object, pod_items, handle.target, obs));
             if (v.failure) {
-                return Observation{
-                    Phase::kFailed,
-                    v.failure->message + " (site " + handle.target.site_id + ")",
-                    v.failure->kind,
-                    obs.instances,
-                    obs.attributes,
-                    {}};
+                return FailedOn(*v.failure, handle, obs);
             }
             if (!v.ready) {
                 waiting.push_back(v.waiting);
@@ -386,13 +392,7 @@ ConnectorResult<Observation> PollNamespace(
             }
         }
         if (v.failure) {
-            return Observation{
-                Phase::kFailed,
-                v.failure->message + " (site " + handle.target.site_id + ")",
-                v.failure->kind,
-                obs.instances,
-                obs.attributes,
-                {}};
+            return FailedOn(*v.failure, handle, obs);
         }
         if (!v.ready) {
             waiting.push_back(v.waiting + detail);

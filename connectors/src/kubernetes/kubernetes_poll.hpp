@@ -5,9 +5,14 @@
 #include "connectors/rest_client.hpp"
 #include "tosca/deployment_spec.hpp"
 
+#include <string>
 #include <vector>
 
 namespace orch::connectors::kubernetes {
+
+/// The condition of `type` in an object's `status.conditions` (workloads, pods, Flux releases),
+/// as a pointer into `status` itself, or null when there is none.
+const Json* FindCondition(const Json& status, const std::string& type);
 
 /// Reads the namespace and every object of `manifests` (namespace first) and judges them.
 ConnectorResult<Observation> PollNamespace(
