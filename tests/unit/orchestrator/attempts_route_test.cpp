@@ -2,6 +2,7 @@
 // returning a chosen principal, the in-memory store seeded with one deployment's rows. Visible exactly as GET
 // /deployments/{id} is.
 #include "test_support/fakes.hpp"
+#include "test_support/handler_harness.hpp"
 #include "test_support/in_memory_stores.hpp"
 
 #include <orchestrator/api/deployment_routes.hpp>
@@ -40,49 +41,19 @@ void SeedTwoAttempts(orch::test::InMemoryDatabase& db) {
     row.attempts.push_back(a);
 }
 
-orch::auth::Principal User(const std::string& issuer, const std::string& subject) {
-    orch::auth::Principal p;
-    p.issuer = issuer;
-    p.subject = subject;
-    p.scopes = {"openid", "profile"};
-    return p;
-}
+using orch::test::HandlerHarness;
 
-struct Harness {
-    orch::test::FakeAuthenticator authenticator;
-    orch::test::FakeTemplateService templates{orch::tosca::DeploymentSpec{}};
-    orch::ManualClock clock;
-    orch::test::InMemoryStores stores{clock};
-    orch::auth::AuthConfig auth_config;
-    orch::api::ApiContext ctx{
-        stores.deployments, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
-    orch::server::Router router;
-
-    Harness() {
-        SeedTwoAttempts(stores.db);
-        orch::api::RegisterDeploymentRoutes(router, ctx);
-        orch::api::RegisterResourceRoutes(router, ctx);
-        orch::api::RegisterPlacementRoutes(router, ctx);
-    }
-
-    orch::server::Response Call(const std::string& path) {
-        orch::server::Request request;
-        request.method = "GET";
-        request.path = path;
-        request.target = path;
-        request.headers = {{"Authorization", "Bearer x"}};
-        auto match = router.Find("GET", path);
-        REQUIRE(match.route != nullptr);
-        request.path_params = match.params;
-        return match.route->handler(request);
-    }
+// The shared handler harness (deployment, resource and placement routes) with bob's deployment.
+struct Harness : HandlerHarness {
+    Harness() { SeedTwoAttempts(stores.db); }
+    orch::server::Response Call(const std::string& path) { return HandlerHarness::Call("GET", path); }
 };
 
 }  // namespace
 
 TEST_CASE("attempts list every site tried, in order, with outcome and reason", "[deployments][attempts]") {
     Harness h;
-    h.authenticator.principal = User("https://iam.example/", "bob");
+    h.authenticator.principal = HandlerHarness::User("https://iam.example/", "bob");
     const auto res = h.Call(std::string("/deployments/") + kId + "/attempts");
     REQUIRE(res.status == 200);
     const Json attempts = Json::parse(res.body)["attempts"];
@@ -112,7 +83,7 @@ TEST_CASE("attempts are visible exactly when the deployment is", "[deployments][
     for (const auto& [issuer, subject] : std::vector<std::pair<std::string, std::string>>{
              {"https://iam.example/", "bob"}, {"https://other.example/", "bob"}, {"https://iam.example/", "carol"}}) {
         INFO(issuer << " " << subject);
-        h.authenticator.principal = User(issuer, subject);
+        h.authenticator.principal = HandlerHarness::User(issuer, subject);
         const auto deployment = h.Call(path);
         const auto attempts = h.Call(path + "/attempts");
         CHECK(attempts.status == deployment.status);
@@ -120,16 +91,16 @@ TEST_CASE("attempts are visible exactly when the deployment is", "[deployments][
             CHECK(attempts.body == deployment.body);  // the same "doesn't exist", nothing leaked
         }
     }
-    h.authenticator.principal = User("https://other.example/", "bob");
+    h.authenticator.principal = HandlerHarness::User("https://other.example/", "bob");
     CHECK(h.Call(path + "/attempts").status == 404);  // another issuer's deployment
     h.stores.db.rows().at(kId).deployment.status = orch::domain::Status::kDeleteComplete;
-    h.authenticator.principal = User("https://iam.example/", "bob");
+    h.authenticator.principal = HandlerHarness::User("https://iam.example/", "bob");
     CHECK(h.Call(path + "/attempts").status == 404);  // deleted: gone for its owner too
 }
 
 TEST_CASE("extrainfo keeps the VM infos first and ends with the attempts", "[deployments][attempts][extrainfo]") {
     Harness h;
-    h.authenticator.principal = User("https://iam.example/", "bob");
+    h.authenticator.principal = HandlerHarness::User("https://iam.example/", "bob");
     orch::domain::Resource vm;
     vm.id = "r1";
     vm.deployment_id = kId;

@@ -2,6 +2,7 @@
 // support ticket gets: redacted inputs and template, attempts, history, versions, visible as GET
 // is, and large parts cut with a marker.
 #include "test_support/fakes.hpp"
+#include "test_support/handler_harness.hpp"
 #include "test_support/in_memory_stores.hpp"
 
 #include <orchestrator/api/deployment_routes.hpp>
@@ -48,42 +49,17 @@ orch::test::InMemoryDatabase::Row& SeedOneDeployment(orch::test::InMemoryDatabas
     return row;
 }
 
-orch::auth::Principal User(const std::string& issuer, const std::string& subject) {
-    orch::auth::Principal p;
-    p.issuer = issuer;
-    p.subject = subject;
-    p.scopes = {"openid", "profile"};
-    return p;
-}
+using orch::test::HandlerHarness;
 
-struct Harness {
-    orch::test::FakeAuthenticator authenticator;
-    orch::test::FakeTemplateService templates{orch::tosca::DeploymentSpec{}};
-    orch::ManualClock clock;
-    orch::test::InMemoryStores stores{clock};
+// The shared handler harness with bob's failed deployment and the diagnostics route.
+struct Harness : HandlerHarness {
     orch::test::InMemoryDatabase::Row& row = SeedOneDeployment(stores.db);
-    orch::auth::AuthConfig auth_config;
-    orch::api::ApiContext ctx{
-        stores.deployments, templates, authenticator, nullptr, auth_config, clock, nullptr, "http://o", {}};
-    orch::server::Router router;
 
     Harness() {
-        orch::api::RegisterDeploymentRoutes(router, ctx);
         orch::api::RegisterDiagnosticsRoutes(router, ctx);
-        authenticator.principal = User("https://iam.example/", "bob");
+        authenticator.principal = HandlerHarness::User("https://iam.example/", "bob");
     }
-
-    orch::server::Response Call(const std::string& path) {
-        orch::server::Request request;
-        request.method = "GET";
-        request.path = path;
-        request.target = path;
-        request.headers = {{"Authorization", "Bearer x"}};
-        auto match = router.Find("GET", path);
-        REQUIRE(match.route != nullptr);
-        request.path_params = match.params;
-        return match.route->handler(request);
-    }
+    orch::server::Response Call(const std::string& path) { return HandlerHarness::Call("GET", path); }
 };
 
 const std::string kPath = std::string("/deployments/") + kId + "/diagnostics";
@@ -122,7 +98,7 @@ TEST_CASE("diagnostics are visible exactly when the deployment is", "[deployment
     for (const auto& [issuer, subject] : std::vector<std::pair<std::string, std::string>>{
              {"https://iam.example/", "bob"}, {"https://other.example/", "bob"}, {"https://iam.example/", "carol"}}) {
         INFO(issuer << " " << subject);
-        h.authenticator.principal = User(issuer, subject);
+        h.authenticator.principal = HandlerHarness::User(issuer, subject);
         const auto deployment = h.Call(path);
         const auto diagnostics = h.Call(kPath);
         CHECK(diagnostics.status == deployment.status);
@@ -130,7 +106,7 @@ TEST_CASE("diagnostics are visible exactly when the deployment is", "[deployment
             CHECK(diagnostics.body == deployment.body);
         }
     }
-    h.authenticator.principal = User("https://other.example/", "bob");
+    h.authenticator.principal = HandlerHarness::User("https://other.example/", "bob");
     CHECK(h.Call(kPath).status == 404);
 }
 
