@@ -6,6 +6,8 @@
 #include "marathon/marathon_poll.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <set>
 
 namespace orch::connectors {
@@ -37,6 +39,52 @@ ConnectorResult<bool> KillListedTasks(RestClient& rest, const tosca::NodeSpec& n
         }
     }
     return true;
+}
+
+// The app of a task, from the apps the handle records: Marathon task ids are "<app path with '_'
+// for '/'>.<uuid>" (the longest matching app wins, as ids may share a beginning).
+std::optional<std::string> AppOfTask(const Handle& handle, const std::string& task_id) {
+    const std::string group = MarathonGroupId(handle.deployment_id);
+    std::optional<std::string> found;
+    const Json apps = handle.state.value("apps", Json::object());
+    for (const auto& [node, name] : apps.items()) {
+        if (!name.is_string()) {
+            continue;
+        }
+        const std::string app_id = group + "/" + name.get<std::string>();
+        std::string prefix = app_id.substr(1) + ".";
+        std::replace(prefix.begin(), prefix.end(), '/', '_');
+        if (task_id.rfind(prefix, 0) == 0 && (!found || app_id.size() > found->size())) {
+            found = app_id;
+        }
+    }
+    return found;
+}
+
+// The partial update that stops (0 instances, the count kept in a label) or starts (the kept
+// count, label removed) an app; nullopt when the app already is as asked.
+ConnectorResult<std::optional<Json>> StartStopChange(const Json& app, bool start) {
+    Json labels = app.value("labels", Json::object());
+    const int instances = app.value("instances", 0);
+    if (!start) {
+        if (instances == 0) {
+            return std::optional<Json>();
+        }
+        labels[marathon::kStoppedInstancesLabel] = std::to_string(instances);
+        return std::optional<Json>(Json{{"instances", 0}, {"labels", labels}});
+    }
+    const auto kept = labels.find(marathon::kStoppedInstancesLabel);
+    if (kept == labels.end()) {
+        return std::optional<Json>();
+    }
+    const std::string text = kept->is_string() ? kept->get<std::string>() : std::string();
+    int count = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
+    if (ec != std::errc() || end != text.data() + text.size() || count < 1) {
+        return Failure{FailureKind::kUserError, "the app's stopped instance count is unreadable"};
+    }
+    labels.erase(kept);
+    return std::optional<Json>(Json{{"instances", count}, {"labels", labels}});
 }
 
 }  // namespace
@@ -157,10 +205,43 @@ ConnectorResult<Deletion> MarathonConnector::Delete(const Handle& handle, bool f
     });
 }
 
-ConnectorResult<bool> MarathonConnector::Act(const Handle&, const std::string&, const std::string& action) {
-    return Failure{
-        FailureKind::kUserError,
-        "Marathon apps do not support the action '" + action + "'; change the node's count instead"};
+ConnectorResult<bool> MarathonConnector::Act(
+    const Handle& handle, const std::string& physical_id, const std::string& action
+) {
+    if (action != "start" && action != "stop") {
+        return Failure{FailureKind::kUserError, "Marathon apps do not support the action '" + action + "'"};
+    }
+    const auto app_id = AppOfTask(handle, physical_id);
+    if (!app_id) {
+        return Failure{FailureKind::kUserError, "the resource is not a task of one of the deployment's Marathon apps"};
+    }
+    return GuardJson("Marathon site " + handle.target.site_id, [&]() -> ConnectorResult<bool> {
+        ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(handle.target));
+        ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("GET", "/v2/apps" + *app_id));
+        if (!r.Ok()) {
+            return rest.StatusFailure(r, "reading Marathon app " + *app_id);
+        }
+        ORCH_CONNECTOR_TRY(Json body, rest.ParseBody(r, "reading Marathon app " + *app_id));
+        ORCH_CONNECTOR_TRY(
+            std::optional<Json> change, StartStopChange(body.value("app", Json::object()), action == "start")
+        );
+        if (!change) {
+            return true;  // already stopped / running: the action's poll sees it at once
+        }
+        ORCH_CONNECTOR_TRY(
+            RestResponse put, rest.Call("PUT", "/v2/apps" + *app_id + "?partialUpdate=true&force=true", &*change)
+        );
+        if (!put.Ok()) {
+            return rest.StatusFailure(
+                put, (action == "start" ? "starting" : "stopping") + (" Marathon app " + *app_id)
+            );
+        }
+        ORCH_LOG_INFO(
+            "Marathon app " + std::string(action == "start" ? "started" : "stopped"),
+            {{"app", *app_id}, {"instances", (*change)["instances"].get<int>()}, {"site", handle.target.site_id}}
+        );
+        return true;
+    });
 }
 
 }  // namespace orch::connectors

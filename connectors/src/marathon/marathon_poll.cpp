@@ -6,10 +6,14 @@
 #include "connectors/workload.hpp"
 #include "marathon/marathon_app_builder.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <set>
 
 namespace orch::connectors::marathon {
 namespace {
+
+constexpr int kMaxStoppedInstances = 10000;
 
 // The one map from a Mesos task state (as Marathon reports it) to instance statuses. A running
 // task with failing health checks is still being configured; Marathon replaces failed tasks,
@@ -69,6 +73,31 @@ Json PublishPorts(const Json& app) {
     return ports;
 }
 
+// A stopped app (0 instances, the count it had in its label) has no tasks: its instances are
+// reported as stopped, by index, so the deployment's resources show STOPPED, not vanish.
+void AddStoppedInstances(const tosca::NodeSpec& node, const Json& app, int first_index, Observation& obs) {
+    const Json labels = app.value("labels", Json::object());
+    const auto label = labels.is_object() ? labels.find(kStoppedInstancesLabel) : labels.end();
+    if (app.value("instances", 1) != 0 || label == labels.end() || !label->is_string()) {
+        return;
+    }
+    const std::string kept = label->get<std::string>();
+    int count = 0;
+    const auto [end, ec] = std::from_chars(kept.data(), kept.data() + kept.size(), count);
+    if (ec != std::errc() || end != kept.data() + kept.size()) {
+        return;
+    }
+    // Bounded by what a node may have: the label is the site's text, not ours to trust.
+    count = std::min(count, kMaxStoppedInstances);
+    for (int i = first_index; i < count; ++i) {
+        InstanceState instance;
+        instance.node = node.name;
+        instance.index = i;
+        instance.state = InstanceStatus::kStopped;
+        obs.instances.push_back(std::move(instance));
+    }
+}
+
 struct AppView {
     bool ready = false;
     int running = 0;
@@ -106,6 +135,7 @@ AppView ReadApp(const tosca::NodeSpec& node, const Json& app, const SiteTarget& 
         }
         obs.instances.push_back(std::move(instance));
     }
+    AddStoppedInstances(node, app, index, obs);
     const Json ports = PublishPorts(app);
     obs.attributes[node.name] = {
         {"app_id", app.value("id", "")},

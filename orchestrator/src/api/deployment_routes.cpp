@@ -174,7 +174,7 @@ Result<Response> GetDeployment(ApiContext& ctx, const Request& request) {
 Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kWrite));
     ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, true));
-    if (IsJobProvider(d.kind)) {
+    if (!TakesUpdates(d.kind)) {
         return Error::InvalidArgument(ContractProviderName(*d.kind) + " deployments cannot be updated.");
     }
     if (d.status != domain::Status::kCreateComplete && d.status != domain::Status::kUpdateComplete &&

@@ -13,6 +13,12 @@ using server::Request;
 using server::Response;
 
 constexpr std::string_view kComputeType = "tosca.nodes.indigo.Compute";
+// A Marathon deployment's actions act on its apps (0 instances <-> the count they had).
+constexpr std::string_view kMarathonAppType = "tosca.nodes.indigo.Container.Application.Docker.Marathon";
+
+bool Derives(const domain::Resource& r, std::string_view type) {
+    return std::find(r.type_chain.begin(), r.type_chain.end(), type) != r.type_chain.end();
+}
 
 Result<Response> GetTemplate(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kRead));
@@ -134,13 +140,14 @@ Result<Response> PostAction(ApiContext& ctx, const Request& request) {
     if (!r) {
         return Error::InvalidArgument("Resource " + rid + " not found in deployment " + d.id);
     }
-    if (IsJobProvider(d.kind)) {
+    if (!TakesActions(d.kind)) {
         return Error::InvalidArgument(ContractProviderName(*d.kind) + " deployment: actions not supported yet.");
     }
     if (*type != "start" && *type != "stop") {
         return Error::InvalidArgument("Invalid action " + *type);
     }
-    if (std::find(r->type_chain.begin(), r->type_chain.end(), kComputeType) == r->type_chain.end()) {
+    const bool marathon = d.kind == tosca::DeploymentKind::kMarathon;
+    if (!Derives(*r, marathon ? kMarathonAppType : kComputeType)) {
         return Error::InvalidArgument("Actions not supported on node of type " + r->node_type);
     }
     ORCH_RETURN_IF_ERROR(ctx.store.BeginAction(d.id, rid, *type));

@@ -86,9 +86,12 @@ std::string ContractProviderName(tosca::DeploymentKind kind) {
     return kind == tosca::DeploymentKind::kSlurm ? "QCG" : std::string(tosca::DeploymentKindName(kind));
 }
 
-bool IsJobProvider(const std::optional<tosca::DeploymentKind>& kind) {
-    using tosca::DeploymentKind;
-    return kind == DeploymentKind::kChronos || kind == DeploymentKind::kMarathon || kind == DeploymentKind::kSlurm;
+bool TakesUpdates(const std::optional<tosca::DeploymentKind>& kind) {
+    return kind != tosca::DeploymentKind::kSlurm;
+}
+
+bool TakesActions(const std::optional<tosca::DeploymentKind>& kind) {
+    return kind != tosca::DeploymentKind::kChronos && kind != tosca::DeploymentKind::kSlurm;
 }
 
 Json ResourceView(const domain::Resource& r, const std::string& base_url) {

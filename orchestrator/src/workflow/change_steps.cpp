@@ -1,7 +1,9 @@
 // update / update_poll, action / action_poll, and callback.
 #include "create_steps.hpp"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <variant>
 
 namespace orch::workflow::steps {
@@ -113,6 +115,46 @@ void RemovalListsToPhysicalIds(tosca::DeploymentSpec& spec, const std::vector<do
             }
         }
     }
+}
+
+// The action's transition once the site shows the resource in the wanted state; nullopt before.
+// The resource is its instance by physical id (servers keep theirs) or else by node and index (a
+// Marathon app started again runs new tasks, a stopped one has none). Every instance of the node
+// seen in that state is recorded with it: a Marathon action acts on the whole app.
+std::optional<Transition> ActionDone(
+    const connectors::Observation& obs,
+    const domain::Resource& resource,
+    const std::string& physical_id,
+    connectors::InstanceStatus want
+) {
+    const auto is_resource = [&](const connectors::InstanceState& inst) {
+        return (!physical_id.empty() && inst.physical_id == physical_id) ||
+               (inst.node == resource.node_name && inst.index == resource.instance_index);
+    };
+    const bool reached = std::any_of(obs.instances.begin(), obs.instances.end(), [&](const auto& inst) {
+        return is_resource(inst) && inst.state == want;
+    });
+    if (!reached) {
+        return std::nullopt;
+    }
+    const auto state =
+        want == connectors::InstanceStatus::kStarted ? domain::NodeState::kStarted : domain::NodeState::kStopped;
+    Transition t;
+    t.resource_changes.push_back(StateOf(resource.id, state));
+    for (const auto& inst : obs.instances) {
+        if (inst.node != resource.node_name || inst.state != want) {
+            continue;
+        }
+        ResourceChange c;
+        c.node = inst.node;
+        c.index = inst.index;
+        c.state = state;
+        if (!inst.physical_id.empty()) {
+            c.physical_id = inst.physical_id;
+        }
+        t.resource_changes.push_back(std::move(c));
+    }
+    return t;
 }
 
 }  // namespace
@@ -243,15 +285,13 @@ StepResult ActionPoll(StepServices& s, const Job& job, const CancelToken& cancel
         return StepResult::Commit(ActionFailed(st, rid, current.error().message));
     }
     const auto observed = current->connector->Poll(current->handle, current->spec);
-    if (const auto* obs = Value(observed)) {
-        for (const auto& inst : obs->instances) {
-            if (inst.physical_id == physical_id && inst.state == want) {
-                Transition t;
-                t.resource_changes.push_back(
-                    StateOf(rid, start ? domain::NodeState::kStarted : domain::NodeState::kStopped)
-                );
-                return StepResult::Commit(std::move(t));
-            }
+    const domain::Resource* resource = nullptr;
+    for (const auto& r : st.resources) {
+        resource = r.id == rid ? &r : resource;
+    }
+    if (const auto* obs = Value(observed); obs != nullptr && resource != nullptr) {
+        if (auto done = ActionDone(*obs, *resource, physical_id, want)) {
+            return StepResult::Commit(std::move(*done));
         }
     }
     const auto started = std::chrono::milliseconds(job.payload.value("started_ms", std::int64_t{0}));

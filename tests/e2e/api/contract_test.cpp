@@ -236,8 +236,8 @@ TEST_CASE("delete, reset and update follow the state rules", "[e2e][contract]") 
     const auto id = api.Create();
     api.WaitFor(id, "CREATE_FAILED");
     CHECK(
-        ErrorMessage(api.Call("PUT", "/deployments/" + id, Json{{"template", MarathonTemplate()}}.dump()), 400) ==
-        "MARATHON deployments cannot be updated."
+        ErrorMessage(api.Call("PUT", "/deployments/" + id, Json{{"template", MarathonTemplate()}}.dump()), 409) ==
+        "Cannot update a deployment in CREATE_FAILED state"
     );
     CHECK(
         ErrorMessage(api.Call("PATCH", "/deployments/" + id, Json{{"status", "CREATE_COMPLETE"}}.dump()), 400) ==

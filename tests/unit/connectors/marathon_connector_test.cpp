@@ -231,3 +231,47 @@ TEST_CASE("Marathon rejects credentials it does not know: try another site", "[c
     CHECK(Fails(connector.Create(Request("x", spec, target))).kind == FailureKind::kTryAnotherSite);
     CHECK(client.Sent().back().headers[0].second == "Basic dTpw");
 }
+
+TEST_CASE("Marathon stop runs an app on 0 instances keeping its count, start restores it", "[connectors][marathon]") {
+    Fixture f;
+    auto web = WebNode();
+    web.count = 2;
+    const auto spec = SpecOf(DeploymentKind::kMarathon, {web});
+    const Handle handle = Ok(f.connector.Create(Request(kDeployment, spec, f.target)));
+    Observation obs = PollUntilSettled(f.connector, handle, spec, *f.site);
+    REQUIRE(obs.phase == Phase::kReady);
+    REQUIRE(obs.instances.size() == 2);
+    const std::string task = obs.instances[1].physical_id;
+    const std::string app_path = std::string("/v2/apps/") + kDeployment + "/web-app";
+    const auto app_on_site = [&] {
+        return Json::parse(
+            f.site->Handle(orch::sim::SimApi::kMarathon, orch::sim::MakeSimRequest("GET", app_path, "")).body
+        )["app"];
+    };
+
+    CHECK(Ok(f.connector.Act(handle, task, "stop")));
+    CHECK(app_on_site()["instances"] == 0);
+    CHECK(app_on_site()["labels"]["ORCH_STOPPED_INSTANCES"] == "2");
+    CHECK(app_on_site()["labels"]["HAPROXY_GROUP"] == "external");  // the app's own labels stay
+    obs = PollUntilSettled(f.connector, handle, spec, *f.site);
+    REQUIRE(obs.phase == Phase::kReady);
+    REQUIRE(obs.instances.size() == 2);  // the stopped instances, by index, without tasks
+    CHECK(obs.instances[0].state == InstanceStatus::kStopped);
+    CHECK(obs.instances[1].index == 1);
+    CHECK(obs.instances[1].physical_id.empty());
+    CHECK(Ok(f.connector.Act(handle, task, "stop")));  // stopping again keeps the count
+    CHECK(app_on_site()["labels"]["ORCH_STOPPED_INSTANCES"] == "2");
+
+    CHECK(Ok(f.connector.Act(handle, task, "start")));
+    CHECK(app_on_site()["instances"] == 2);
+    CHECK_FALSE(app_on_site()["labels"].contains("ORCH_STOPPED_INSTANCES"));
+    obs = PollUntilSettled(f.connector, handle, spec, *f.site);
+    REQUIRE(obs.phase == Phase::kReady);
+    REQUIRE(obs.instances.size() == 2);
+    CHECK(obs.instances[0].state == InstanceStatus::kStarted);
+    CHECK(obs.instances[0].physical_id != task);
+    CHECK(f.site->Rejections().empty());  // every PUT passed the simulator's schema check
+
+    CHECK(Fails(f.connector.Act(handle, task, "restart")).kind == FailureKind::kUserError);
+    CHECK(Fails(f.connector.Act(handle, "other-app.1234", "stop")).kind == FailureKind::kUserError);
+}

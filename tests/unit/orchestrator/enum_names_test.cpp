@@ -56,11 +56,16 @@ TEST_CASE("deployment kinds round-trip through the deployments table's text", "[
     CHECK_FALSE(orch::tosca::ParseDeploymentKind("QCG"));
 }
 
-TEST_CASE("the contract's provider names and job providers come from the deployment kind", "[enums]") {
+TEST_CASE("the contract's provider names and what each kind takes come from the deployment kind", "[enums]") {
     CHECK(orch::api::ContractProviderName(DeploymentKind::kSlurm) == "QCG");
     CHECK(orch::api::ContractProviderName(DeploymentKind::kMarathon) == "MARATHON");
-    CHECK(orch::api::IsJobProvider(DeploymentKind::kChronos));
-    CHECK(orch::api::IsJobProvider(DeploymentKind::kSlurm));
-    CHECK_FALSE(orch::api::IsJobProvider(DeploymentKind::kKubernetes));
-    CHECK_FALSE(orch::api::IsJobProvider(std::nullopt));
+    CHECK_FALSE(orch::api::TakesUpdates(DeploymentKind::kSlurm));
+    CHECK(orch::api::TakesUpdates(DeploymentKind::kMarathon));
+    CHECK(orch::api::TakesUpdates(DeploymentKind::kChronos));
+    CHECK(orch::api::TakesUpdates(DeploymentKind::kKubernetes));
+    CHECK(orch::api::TakesUpdates(std::nullopt));
+    CHECK_FALSE(orch::api::TakesActions(DeploymentKind::kChronos));
+    CHECK_FALSE(orch::api::TakesActions(DeploymentKind::kSlurm));
+    CHECK(orch::api::TakesActions(DeploymentKind::kMarathon));
+    CHECK(orch::api::TakesActions(DeploymentKind::kKubernetes));
 }

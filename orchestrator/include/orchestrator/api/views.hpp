@@ -21,10 +21,14 @@ Json DeploymentView(const domain::Deployment& d, const std::string& base_url);
 std::string DeploymentViewText(const domain::Deployment& d, std::string_view base_url);
 
 /// The provider the original names in its messages for a deployment of this kind ("SLURM" batch
-/// jobs are the original's QCG), and whether that provider's deployments take updates and actions
-/// (Chronos, Marathon and QCG do not).
+/// jobs are the original's QCG).
 std::string ContractProviderName(tosca::DeploymentKind kind);
-bool IsJobProvider(const std::optional<tosca::DeploymentKind>& kind);
+/// Whether PUT can change a deployment of this kind: every kind but QCG (a submitted batch job
+/// has nothing to change; the original refused Marathon and Chronos too, only for want of code).
+bool TakesUpdates(const std::optional<tosca::DeploymentKind>& kind);
+/// Whether start/stop can act on a deployment of this kind: not on Chronos or QCG jobs (they run
+/// on their schedule or once); Marathon apps stop as 0 instances and start with their count again.
+bool TakesActions(const std::optional<tosca::DeploymentKind>& kind);
 
 /// The Resource JSON of contract §1.5.
 Json ResourceView(const domain::Resource& r, const std::string& base_url);
