@@ -1,3 +1,8 @@
-set(TEST_SOURCES ${TEST_DIR} / sites_e2e_test.cpp ${TEST_DIR} / helm_e2e_test.cpp ${TEST_DIR} /
-    update_capacity_e2e_test.cpp ${TEST_DIR} / progress_e2e_test.cpp ${TEST_DIR} / parity_e2e_test.cpp)
-    set(TEST_LIBS orch_rig_sites)
+set(TEST_SOURCES
+  ${TEST_DIR}/sites_e2e_test.cpp
+  ${TEST_DIR}/helm_e2e_test.cpp
+  ${TEST_DIR}/update_capacity_e2e_test.cpp
+  ${TEST_DIR}/progress_e2e_test.cpp
+  ${TEST_DIR}/parity_e2e_test.cpp
+)
+set(TEST_LIBS orch_rig_sites)
