@@ -61,16 +61,43 @@ bool HasCondition(const Json& status, const std::string& type) {
     return false;
 }
 
-int MaxUnavailable(const Json& spec, int desired) {
-    const Json value = spec.value("strategy", Json::object())
-                           .value("rollingUpdate", Json::object())
-                           .value("maxUnavailable", Json("25%"));
+// An IntOrString of the rolling update (a count, or a percentage of the desired replicas rounded
+// up for maxSurge and down for maxUnavailable, as the Deployment controller does).
+int RollingValue(const Json& spec, const char* field, int desired, bool round_up) {
+    const Json value =
+        spec.value("strategy", Json::object()).value("rollingUpdate", Json::object()).value(field, Json("25%"));
     if (value.is_number_integer()) {
-        return value.get<int>();
+        return std::max(0, value.get<int>());
     }
     const std::string text = value.is_string() ? value.get<std::string>() : "25%";
-    const int percent = std::atoi(text.c_str());
-    return static_cast<int>(std::floor(desired * percent / 100.0));
+    const double share = desired * std::atoi(text.c_str()) / 100.0;
+    return std::max(0, static_cast<int>(round_up ? std::ceil(share) : std::floor(share)));
+}
+
+int MaxUnavailable(const Json& spec, int desired) {
+    return RollingValue(spec, "maxUnavailable", desired, false);
+}
+
+// What the rollout may use: at most desired + surge pods, at least desired - unavailable ready.
+// Both 0 cannot make progress; the controller then allows one unavailable (ResolveFenceposts).
+struct Fenceposts {
+    int surge = 0;
+    int unavailable = 0;
+};
+
+Fenceposts ResolveFenceposts(const Json& spec, int desired) {
+    if (spec.value("strategy", Json::object()).value("type", "RollingUpdate") == "Recreate") {
+        return {0, desired};  // every old pod goes first; new ones start once they are gone
+    }
+    Fenceposts f{RollingValue(spec, "maxSurge", desired, true), MaxUnavailable(spec, desired)};
+    if (f.surge == 0 && f.unavailable == 0) {
+        f.unavailable = 1;
+    }
+    return f;
+}
+
+int CountReady(const std::vector<KubePod*>& pods) {
+    return static_cast<int>(std::count_if(pods.begin(), pods.end(), [](const KubePod* p) { return p->ready; }));
 }
 
 }  // namespace
@@ -91,6 +118,48 @@ void KubernetesSim::State::RunNamespaces(double now) {
     }
 }
 
+// One step of a rolling update as the Deployment controller takes it: new pods only while the
+// pods stay within desired + maxSurge, old pods removed (unready ones first) only while the ready
+// pods stay at desired - maxUnavailable or more. Terminating pods are not counted, as the
+// controller counts ReplicaSet replicas: with maxSurge 0 a new GPU pod waits Pending until the old
+// one has freed its GPU. Recreate starts new pods once every old one is gone.
+void KubernetesSim::State::RollOut(
+    KubeObject& d,
+    const std::string& hash,
+    int desired,
+    std::vector<KubePod*>& current,
+    std::vector<KubePod*>& old,
+    double now
+) {
+    const Json& spec = d.body["spec"];
+    const Fenceposts limits = ResolveFenceposts(spec, desired);
+    bool old_left = !old.empty();
+    for (const auto& [key, pod] : pods) {
+        old_left = old_left || (pod.owner_uid == d.Uid() && pod.Terminating() && pod.template_hash != hash);
+    }
+    const bool recreate = spec.value("strategy", Json::object()).value("type", "RollingUpdate") == "Recreate";
+    const int room = recreate && old_left ? 0 : desired + limits.surge - static_cast<int>(current.size() + old.size());
+    const int missing = desired - static_cast<int>(current.size());
+    for (int i = 0; i < std::min(missing, room); ++i) {
+        CreatePod(d, spec["template"], hash, now);
+    }
+    const int min_available = desired - limits.unavailable;
+    int removable = static_cast<int>(current.size() + old.size()) - min_available -
+                    static_cast<int>(current.size() - CountReady(current));
+    std::stable_partition(old.begin(), old.end(), [](const KubePod* p) { return !p->ready; });
+    int ready_left = CountReady(current) + CountReady(old);
+    while (!old.empty() && removable > 0) {
+        KubePod* pod = old.front();
+        if (pod->ready && ready_left <= min_available) {
+            break;
+        }
+        ready_left -= pod->ready ? 1 : 0;
+        TerminatePod(*pod, now);
+        old.erase(old.begin());
+        --removable;
+    }
+}
+
 void KubernetesSim::State::RunDeployment(KubeObject& d, double now) {
     const Json& spec = d.body["spec"];
     const int desired = spec.value("replicas", 1);
@@ -105,24 +174,13 @@ void KubernetesSim::State::RunDeployment(KubeObject& d, double now) {
     std::sort(current.begin(), current.end(), [](const KubePod* a, const KubePod* b) {
         return a->created < b->created;
     });
-    for (int i = static_cast<int>(current.size()); i < desired; ++i) {
-        CreatePod(d, spec["template"], hash, now);
-    }
     while (static_cast<int>(current.size()) > desired) {
         TerminatePod(*current.back(), now);
         current.pop_back();
     }
-    const int ready_current =
-        static_cast<int>(std::count_if(current.begin(), current.end(), [](const KubePod* p) { return p->ready; }));
-    if (ready_current >= desired) {
-        for (KubePod* pod : old) {
-            TerminatePod(*pod, now);
-        }
-        old.clear();
-    }
-    const int ready =
-        ready_current +
-        static_cast<int>(std::count_if(old.begin(), old.end(), [](const KubePod* p) { return p->ready; }));
+    RollOut(d, hash, desired, current, old, now);
+    const int ready_current = CountReady(current);
+    const int ready = ready_current + CountReady(old);
     const int total = static_cast<int>(std::max(current.size(), static_cast<std::size_t>(desired)) + old.size());
     Json& status = d.body["status"];
     if (ready > status.value("readyReplicas", 0)) {

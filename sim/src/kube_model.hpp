@@ -113,6 +113,14 @@ struct KubernetesSim::State {
     // Controllers (kube_controllers.cpp)
     void RunNamespaces(double now);
     void RunDeployment(KubeObject& deployment, double now);
+    void RollOut(
+        KubeObject& deployment,
+        const std::string& hash,
+        int desired,
+        std::vector<KubePod*>& current,
+        std::vector<KubePod*>& old,
+        double now
+    );
     void RunJob(KubeObject& job, double now);
     void RunCronJob(KubeObject& cronjob, double now);
     // Flux (kube_flux.cpp)

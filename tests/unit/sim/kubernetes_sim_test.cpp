@@ -293,3 +293,72 @@ TEST_CASE("deleting a namespace terminates it and everything inside", "[sim][kub
     CHECK(objects["pods"].empty());
     CHECK_FALSE(objects.contains("deployments"));
 }
+
+namespace {
+
+// The pods of a Deployment that are not terminating, and how many of them run the given image.
+struct PodCount {
+    int live = 0;
+    int of_image = 0;
+    int terminating = 0;
+};
+
+PodCount CountPods(orch::sim::SiteSim& site, const std::string& image) {
+    PodCount n;
+    const Json pods = Get(site, "/api/v1/namespaces/ns1/pods");
+    for (const auto& pod : pods["items"]) {
+        if (pod["metadata"].contains("deletionTimestamp")) {
+            ++n.terminating;
+            continue;
+        }
+        ++n.live;
+        n.of_image += pod["spec"]["containers"][0]["image"] == image ? 1 : 0;
+    }
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("a rollout honours the Deployment's maxSurge and maxUnavailable", "[sim][kubernetes]") {
+    auto site = orch::sim::test::StillSite();
+    REQUIRE(Call(*site, SimApi::kKubernetes, "POST", "/api/v1/namespaces", Namespace("ns1")).status == 201);
+    const auto roll_out = [&](int replicas, const Json& rolling, const Json& resources) {
+        Json d = Deployment("gpu", replicas, resources);
+        d["spec"]["strategy"] = {{"type", "RollingUpdate"}, {"rollingUpdate", rolling}};
+        REQUIRE(Call(*site, SimApi::kKubernetes, "POST", kDeployments, d).status == 201);
+        Get(*site, "/version");
+        site->AdvanceClock(2);
+        Get(*site, "/version");
+        REQUIRE(Get(*site, kDeployments + "/gpu")["status"]["availableReplicas"] == replicas);
+        d["spec"]["template"]["spec"]["containers"][0]["image"] = "busybox:1.37";
+        REQUIRE(Call(*site, SimApi::kKubernetes, "PUT", kDeployments + "/gpu", d).status == 200);
+    };
+
+    SECTION("maxSurge 0: an old pod goes before a new one starts (the GPU it holds is needed)") {
+        // The site's one GPU node has 2 GPUs: both pods hold one, a surge pod could never start.
+        roll_out(2, {{"maxSurge", 0}, {"maxUnavailable", 1}}, {{"limits", {{"nvidia.com/gpu", 1}}}});
+        for (int step = 0; step < 20; ++step) {
+            const PodCount n = CountPods(*site, "busybox:1.37");
+            INFO("step " << step << ": live " << n.live << ", new " << n.of_image);
+            CHECK(n.live <= 2);  // never more than replicas + maxSurge
+            site->AdvanceClock(0.5);
+        }
+        const PodCount done = CountPods(*site, "busybox:1.37");
+        CHECK(done.live == 2);
+        CHECK(done.of_image == 2);
+        CHECK(Get(*site, kDeployments + "/gpu")["status"]["updatedReplicas"] == 2);
+    }
+    SECTION("maxUnavailable 0: a new pod is ready before an old one goes") {
+        roll_out(2, {{"maxSurge", 1}, {"maxUnavailable", 0}}, {{"requests", {{"cpu", "500m"}}}});
+        for (int step = 0; step < 20; ++step) {
+            Get(*site, "/version");
+            const Json status = Get(*site, kDeployments + "/gpu")["status"];
+            const PodCount n = CountPods(*site, "busybox:1.37");
+            INFO("step " << step << ": live " << n.live << ", new " << n.of_image);
+            CHECK(n.live <= 3);
+            CHECK(status["availableReplicas"].get<int>() >= 2);
+            site->AdvanceClock(0.5);
+        }
+        CHECK(CountPods(*site, "busybox:1.37").of_image == 2);
+    }
+}
