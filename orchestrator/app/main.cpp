@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
         clock,
         [](const domain::Deployment& d) { return api::DeploymentView(d, ""); },
         [](const tosca::DeploymentSpec& spec, const std::map<std::string, Json>& attrs) {
-            return tosca::ResolveOutputs(spec, attrs);
+            return tosca::EvaluateOutputs(spec, attrs);
         },
         step_options};
     workflow::RegisterDeploymentSteps(engine, services);

@@ -265,19 +265,29 @@ class OutputEvaluator {
 
 }  // namespace
 
-Json ResolveOutputs(const DeploymentSpec& spec, const NodeAttributes& attributes) {
-    Json out = Json::object();
+OutputValues EvaluateOutputs(const DeploymentSpec& spec, const NodeAttributes& attributes) {
+    OutputValues out;
     OutputEvaluator evaluator(spec, attributes);
     for (const auto& output : spec.outputs) {
         if (output.resolved) {
-            out[output.name] = output.value;
+            out.values[output.name] = output.value;
             continue;
         }
         Outcome result = evaluator.Eval(output.value, 0);
-        out[output.name] = result.ok() ? std::move(result.value)
-                                       : Json("Error evaluating output " + output.name + ": " + result.error);
+        out.values[output.name] = std::move(result.value);  // null on failure
+        if (!result.ok()) {
+            out.notes[output.name] = std::move(result.error);
+        }
     }
     return out;
+}
+
+Json ResolveOutputs(const DeploymentSpec& spec, const NodeAttributes& attributes) {
+    OutputValues evaluated = EvaluateOutputs(spec, attributes);
+    for (const auto& [name, why] : evaluated.notes) {
+        evaluated.values[name] = "Error evaluating output " + name + ": " + why;
+    }
+    return std::move(evaluated.values);
 }
 
 }  // namespace orch::tosca

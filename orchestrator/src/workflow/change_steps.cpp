@@ -206,15 +206,10 @@ StepResult UpdatePoll(StepServices& s, const Job& job, const CancelToken& cancel
     if (obs.phase == connectors::Phase::kReady) {
         Transition t;
         t.status = domain::Status::kUpdateComplete;
-        t.status_reason = "";
         t.task = domain::Task::kNone;
-        t.outputs = s.resolve_outputs ? s.resolve_outputs(current->spec, obs.attributes) : Json::object();
-        if (obs.outputs.is_object()) {  // the site evaluated them itself (IM), as after a create
-            if (!t.outputs || !t.outputs->is_object()) {
-                t.outputs = Json::object();
-            }
-            t.outputs->update(obs.outputs);
-        }
+        ReadyOutputs outputs = OutputsOf(s, current->spec, obs);
+        t.outputs = std::move(outputs.values);
+        t.status_reason = std::move(outputs.note);
         t.drop_deleting_resources = true;
         t.resources_state = domain::NodeState::kStarted;
         t.resource_changes = InstanceChanges(obs.instances, domain::NodeState::kStarted);

@@ -237,15 +237,10 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
     switch (obs.phase) {
         case connectors::Phase::kReady: {
             t.status = domain::Status::kCreateComplete;
-            t.status_reason = "";
             t.task = domain::Task::kNone;
-            t.outputs = s.resolve_outputs ? s.resolve_outputs(*spec, obs.attributes) : Json::object();
-            if (obs.outputs.is_object()) {  // the site evaluated them itself (IM)
-                if (!t.outputs || !t.outputs->is_object()) {
-                    t.outputs = Json::object();
-                }
-                t.outputs->update(obs.outputs);
-            }
+            ReadyOutputs outputs = OutputsOf(s, *spec, obs);
+            t.outputs = std::move(outputs.values);
+            t.status_reason = std::move(outputs.note);
             t.resources_state = domain::NodeState::kStarted;
             t.resource_changes = InstanceChanges(obs.instances, domain::NodeState::kStarted);
             Attempt done;

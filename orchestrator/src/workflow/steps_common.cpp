@@ -124,4 +124,31 @@ std::vector<ResourceChange> InstanceChanges(
     return out;
 }
 
+ReadyOutputs OutputsOf(StepServices& s, const tosca::DeploymentSpec& spec, const connectors::Observation& obs) {
+    ReadyOutputs out;
+    tosca::OutputValues evaluated = s.resolve_outputs ? s.resolve_outputs(spec, obs.attributes) : tosca::OutputValues{};
+    out.values = evaluated.values.is_object() ? std::move(evaluated.values) : Json::object();
+    if (obs.outputs.is_object()) {
+        out.values.update(obs.outputs);
+    }
+    // A handful of notes is enough to say what is missing; the template may have many outputs.
+    constexpr int kMaxNotes = 5;
+    int shown = 0;
+    int more = 0;
+    for (const auto& [name, why] : evaluated.notes) {
+        if (obs.outputs.is_object() && obs.outputs.contains(name)) {
+            continue;  // the site gave it a value
+        }
+        if (shown == kMaxNotes) {
+            ++more;
+            continue;
+        }
+        out.note += (shown++ == 0 ? "Outputs without a value: " : "; ") + name + " (" + why + ")";
+    }
+    if (more > 0) {
+        out.note += "; and " + std::to_string(more) + " more";
+    }
+    return out;
+}
+
 }  // namespace orch::workflow::steps

@@ -98,4 +98,13 @@ std::vector<ResourceChange> InstanceChanges(
 
 int CandidateCount(const WorkflowState& st);
 
+/// The outputs of a deployment the site reports ready: evaluated from its attributes, the site's
+/// own values (IM evaluates them) winning; `note` names the outputs left without a value and why,
+/// for statusReason ("" when every output has one).
+struct ReadyOutputs {
+    Json values = Json::object();
+    std::string note;
+};
+ReadyOutputs OutputsOf(StepServices& s, const tosca::DeploymentSpec& spec, const connectors::Observation& obs);
+
 }  // namespace orch::workflow::steps

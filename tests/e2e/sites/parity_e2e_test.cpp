@@ -55,6 +55,11 @@ topology_template:
       capabilities:
         host:
           properties: {num_cpus: 0.5, mem_size: 256 MB}
+  outputs:
+    app_id:
+      value: { get_attribute: [ web, app_id ] }
+    driver:
+      value: { get_attribute: [ web, gpu_driver_version ] }
 )";
 
 constexpr char kChronosTemplate[] = R"(tosca_definitions_version: tosca_simple_yaml_1_0
@@ -170,6 +175,14 @@ TEST_CASE(
     REQUIRE(created["status"] == "CREATE_COMPLETE");
     const std::string app_path = "/v2/apps/" + id + "/web";
     CHECK(site.Site("marathon", app_path)["app"]["instances"] == 1);
+    // An output needing an attribute Marathon does not report is null, and statusReason says why,
+    // instead of an evaluation error text posing as its value.
+    CHECK(created["outputs"]["app_id"] == "/" + id + "/web");
+    CHECK(created["outputs"]["driver"].is_null());
+    CHECK(
+        created.value("statusReason", "") ==
+        "Outputs without a value: driver (attribute gpu_driver_version of node web is not available)"
+    );
 
     const auto put = site.api.Call(
         "PUT",

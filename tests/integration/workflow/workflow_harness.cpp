@@ -35,9 +35,9 @@ WorkflowHarness::WorkflowHarness(std::vector<std::string> sites)
         throw std::runtime_error("migrations failed");
     }
     services.resolve_outputs = [](const tosca::DeploymentSpec&, const std::map<std::string, Json>& attrs) {
-        Json out = Json::object();
+        tosca::OutputValues out;
         if (const auto it = attrs.find("app"); it != attrs.end()) {
-            out["endpoint"] = it->second.value("endpoint", "");
+            out.values["endpoint"] = it->second.value("endpoint", "");
         }
         return out;
     };

@@ -69,6 +69,14 @@ TEST_CASE("outputs: per-instance attributes, property fallback and errors as tex
     const Json missing = ResolveOutputs(spec, {});
     CHECK(missing["ips"] == "Error evaluating output ips: attribute public_address of node vm is not available");
     CHECK(missing["dns"] == "vm.example.org");
+
+    // What the orchestrator shows: null and a note instead of the error text as a value.
+    const OutputValues shown = EvaluateOutputs(spec, {});
+    CHECK(shown.values["ips"].is_null());
+    CHECK(shown.values["dns"] == "vm.example.org");
+    REQUIRE(shown.notes.count("ips") == 1);
+    CHECK(shown.notes.at("ips") == "attribute public_address of node vm is not available");
+    CHECK(shown.notes.count("dns") == 0);
 }
 
 }  // namespace

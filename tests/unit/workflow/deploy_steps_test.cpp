@@ -51,7 +51,7 @@ struct Rig {
 
     Rig() {
         services.resolve_outputs = [](const auto&, const auto&) {
-            return Json::object();
+            return orch::tosca::OutputValues{};
         };
         orch::workflow::RegisterDeploymentSteps(engine, services);
     }

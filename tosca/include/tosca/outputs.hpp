@@ -21,4 +21,13 @@ using NodeAttributes = std::map<std::string, Json>;
 /// whose value cannot be computed evaluates to a text saying why instead of failing the rest.
 Json ResolveOutputs(const DeploymentSpec& spec, const NodeAttributes& attributes);
 
+/// Outputs as the orchestrator shows them: an output that cannot be computed (most often it
+/// needs an attribute the site does not report) has the value null, and a note says why, instead
+/// of an error text posing as its value (issue 25).
+struct OutputValues {
+    Json values = Json::object();              ///< output name -> value (null when it has none)
+    std::map<std::string, std::string> notes;  ///< output name -> why it has no value
+};
+OutputValues EvaluateOutputs(const DeploymentSpec& spec, const NodeAttributes& attributes);
+
 }  // namespace orch::tosca

@@ -8,6 +8,7 @@
 #include "orchestrator/workflow/engine.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 #include "orchestrator/workflow/workflow_store.hpp"
+#include "tosca/outputs.hpp"
 
 #include <chrono>
 #include <functional>
@@ -52,7 +53,9 @@ struct StepServices {
     http::Client& http;                                     ///< callbacks
     const Clock& clock;                                     ///< deadlines, provider timeouts, action timeouts
     std::function<Json(const domain::Deployment&)> render;  ///< the Deployment JSON of callbacks
-    std::function<Json(const tosca::DeploymentSpec&, const std::map<std::string, Json>&)> resolve_outputs;
+    /// Evaluates the outputs from the site's attributes (null and a note for those it cannot).
+    std::function<tosca::OutputValues(const tosca::DeploymentSpec&, const std::map<std::string, Json>&)>
+        resolve_outputs;
     StepOptions options;
 };
 
