@@ -18,11 +18,9 @@
 
 using namespace std::chrono_literals;
 using orch::Json;
-using orch::connectors::DeployRequest;
 using orch::connectors::Failure;
 using orch::connectors::FailureKind;
 using orch::connectors::Handle;
-using orch::connectors::InstanceStatus;
 using orch::connectors::KubernetesConnector;
 using orch::connectors::Observation;
 using orch::connectors::Phase;
