@@ -3,7 +3,9 @@
 // shipped GPU Deployment example (tosca/profiles/examples) to CREATE_COMPLETE, the pods carrying
 // the GPU limit and the model's node selector; a scale past the site's GPUs is refused with 409
 // in under a second (placement's capacity check, before the site is touched); delete leaves no
-// namespace behind. The test plays the kubelet of the rig's nodes (fake_kubelet.hpp).
+// namespace behind. The corpus HelmChart template (helm_minio.yaml) becomes a Flux v1 HelmRelease
+// that reaches CREATE_COMPLETE once Flux (played by the test) reports it installed. The test plays
+// the kubelet of the rig's nodes (fake_kubelet.hpp).
 #include "../../integration/kubernetes_real/fake_kubelet.hpp"
 #include "../../integration/kubernetes_real/kube_rig.hpp"
 #include "../sites/site_rig.hpp"
@@ -79,6 +81,18 @@ class KubeletLoop {
     std::thread thread_;
 };
 
+// Waits until `path` exists on the server (the orchestrator creates it asynchronously).
+bool AppearsOnServer(const std::string& path) {
+    const auto deadline = std::chrono::steady_clock::now() + kTimeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (rig::AdminCall("GET", path).status == 200) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+}
+
 Json Parameters(int replicas) {
     return {{"gpu_model", kModel}, {"replicas", replicas}};
 }
@@ -130,6 +144,41 @@ TEST_CASE(
     CHECK(elapsed < std::chrono::seconds(1));
     const auto deployment = rig::AdminCall("GET", "/apis/apps/v1/namespaces/" + ns + "/deployments/inference");
     CHECK(deployment.body["spec"]["replicas"] == 1);  // the site was not touched
+
+    REQUIRE(api.Call("DELETE", "/deployments/" + id).status == 204);
+    CHECK(api.WaitFor(id, {"DELETE_COMPLETE", "DELETE_FAILED"}, kTimeout)["status"] == "DELETE_COMPLETE");
+    CHECK(rig::AdminCall("GET", "/api/v1/namespaces/" + ns).status == 404);
+}
+
+TEST_CASE(
+    "the real orchestrator deploys the corpus HelmChart template as a Flux v1 HelmRelease on the real API server, "
+    "complete once Flux reports it installed, and delete leaves nothing",
+    "[e2e][kubernetes_real][helm]"
+) {
+    rig::TheRig();  // skips when the control plane is not built
+    kubelet::EnsureNodes();
+    orch::test::TestDatabase db;
+    orch::test::OrchestratorProcess orchestrator(db.dsn(), {}, ConfigFile());
+    orch::e2e::Api api(orchestrator.BaseUrl());
+    REQUIRE(orch::test::WaitForStatus(orchestrator.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
+
+    const std::string text = orch::e2e::CorpusTemplate("indigo-dc-tosca-types/examples/helm_minio.yaml");
+    const auto created =
+        api.Call("POST", "/deployments", Json{{"template", text}, {"parameters", Json::object()}}.dump());
+    INFO(created.body);
+    REQUIRE(created.status == 201);
+    const std::string id = Json::parse(created.body)["uuid"].get<std::string>();
+    const std::string ns = "orch-" + id;
+    const std::string release = "/apis/helm.fluxcd.io/v1/namespaces/" + ns + "/helmreleases/helm";
+    REQUIRE(AppearsOnServer(release));
+    const auto stored = rig::AdminCall("GET", release);
+    CHECK(stored.body["spec"]["chart"]["name"] == "minio");
+    CHECK(stored.body["spec"]["values"]["service"]["type"] == "NodePort");
+    CHECK(api.Get(id).value_or(Json::object()).value("status", "") == "CREATE_IN_PROGRESS");
+    orch::test::kube::flux::ReportInstalled(release, "v1");
+    const Json done = api.WaitFor(id, {"CREATE_COMPLETE", "CREATE_FAILED"}, kTimeout);
+    INFO(done.dump());
+    CHECK(done["status"] == "CREATE_COMPLETE");
 
     REQUIRE(api.Call("DELETE", "/deployments/" + id).status == 204);
     CHECK(api.WaitFor(id, {"DELETE_COMPLETE", "DELETE_FAILED"}, kTimeout)["status"] == "DELETE_COMPLETE");

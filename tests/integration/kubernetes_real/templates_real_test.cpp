@@ -89,35 +89,6 @@ void CheckGpuPodSpec(const Json& pod_spec) {
     CHECK(pod_spec["tolerations"][0]["key"] == "nvidia.com/gpu");
 }
 
-// Flux's part, played as the kubelet's is: the release reported installed through the status
-// subresource, in the shape the version's controller writes (Helm Operator v1, helm-controller v2).
-void FluxReportsInstalled(const std::string& path, const std::string& flux) {
-    const auto release = rig::AdminCall("GET", path);
-    REQUIRE(release.status == 200);
-    const Json generation = release.body["metadata"]["generation"];
-    const Json now = "2026-01-01T00:00:00Z";
-    const Json status =
-        flux == "v1" ? Json{{"phase", "Succeeded"},
-                            {"releaseStatus", "deployed"},
-                            {"observedGeneration", generation},
-                            {"conditions",
-                             {{{"type", "Released"},
-                               {"status", "True"},
-                               {"reason", "Succeeded"},
-                               {"lastTransitionTime", now}}}}}
-                     : Json{{"observedGeneration", generation},
-                            {"conditions",
-                             {{{"type", "Ready"},
-                               {"status", "True"},
-                               {"reason", "ReconciliationSucceeded"},
-                               {"message", "Release reconciliation succeeded"},
-                               {"lastTransitionTime", now}}}}};
-    const Json patch = {{"status", status}};
-    const auto patched = rig::AdminCall("PATCH", path + "/status", &patch, "application/merge-patch+json");
-    INFO(patched.body.dump());
-    REQUIRE(patched.status == 200);
-}
-
 }  // namespace
 
 TEST_CASE(
@@ -154,7 +125,7 @@ TEST_CASE(
 
         Observation obs = rig::PollUntil(connector, handle, d.spec, rig::Settled, 2s);
         CHECK(obs.phase == Phase::kInProgress);  // no Flux here until the test plays it
-        FluxReportsInstalled(path, flux);
+        orch::test::kube::flux::ReportInstalled(path, flux);
         obs = rig::PollUntil(connector, handle, d.spec, rig::Settled, 30s);
         INFO(obs.reason);
         CHECK(obs.phase == Phase::kReady);
