@@ -5,6 +5,8 @@
 # (upstream v1.20.2 with vendor/). See docs/connectors.md, "The real kube-apiserver tier".
 KUBE_DEB_VERSION="1.20.5+really1.20.2-1.1+deb12u1"
 KUBE_BINARIES=(kube-apiserver kube-controller-manager kube-scheduler)
+# What the binaries are built from; scripts/kube/build rebuilds when DIR/bin/.built-from differs.
+KUBE_STAMP="$KUBE_DEB_VERSION reflect2-1.0.2"
 
 # Building needs Go 1.19 (GOPATH mode, as debian/rules does), rsync for the upstream Makefile,
 # dpkg-dev to unpack the source package, and Debian's reflect2 1.0.2 (see kube_fix_reflect2).
@@ -12,9 +14,13 @@ KUBE_BUILD_PACKAGES=(golang-1.19-go rsync make dpkg-dev golang-github-modern-go-
 # Running the control plane needs etcd, openssl for the certificates and curl for readiness checks.
 KUBE_RUN_PACKAGES=(etcd-server openssl curl)
 
-# Where scripts/kube/build puts everything (ignored by git) unless told otherwise; the tests look
-# for the binaries in the same place (ORCH_KUBE_BIN_DIR overrides it).
-KUBE_DEFAULT_DIR="$ORCH_ROOT/var/kube"
+# Where scripts/kube/build puts everything unless told otherwise, and where the tests look for the
+# binaries (ORCH_KUBE_BIN_DIR overrides that): a per-user cache outside the checkout, so every
+# clone on the machine (CI's fresh clones included) shares one 10-minute build. The directory
+# name changes with KUBE_STAMP, so a new version never meets an old build. ORCH_KUBE_CACHE moves
+# the cache root.
+KUBE_CACHE_ROOT="${ORCH_KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orch-kube}"
+KUBE_DEFAULT_DIR="$KUBE_CACHE_ROOT/1.20.2-deb12u1-reflect2-1.0.2"
 
 # kube_install_packages PKG...: installs the missing Debian packages (root or sudo).
 kube_install_packages() {
@@ -53,4 +59,11 @@ kube_bin_dir() {
 
 kube_skip_message() {
   echo "the real Kubernetes tier is skipped: kube-apiserver, kube-controller-manager and kube-scheduler 1.20 are not built in $(kube_bin_dir) (run scripts/kube/build once, ~10 min; see docs/connectors.md)"
+}
+
+# kube_required: true when the tier must run rather than skip. CI sets CI=true (.ci/run does,
+# as GitHub Actions and GitLab CI do); scripts/test builds the binaries first, so a missing
+# binary there is a broken build or cache, which must fail the run instead of hiding as a skip.
+kube_required() {
+  [ "${CI:-}" = true ] || [ "${ORCH_KUBE_REQUIRED:-}" = 1 ]
 }

@@ -1,12 +1,16 @@
-// The built binaries against the packaging files: the compose configuration is accepted by the
-// real orchestrator, and every shared library the binaries link directly comes from a package
-// the Dockerfile's runtime stage installs (or the base image's essentials).
+// The built binaries against the packaging files: the compose configuration and the Kubernetes
+// manifests' configuration (deploy/kubernetes) are accepted by the real orchestrator, and every
+// shared library the binaries link directly comes from a package the Dockerfile's runtime stage
+// installs (or the base image's essentials).
 #include "test_support/test_env.hpp"
 
 #include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -68,6 +72,39 @@ TEST_CASE("the compose configuration passes the orchestrator's --check-config", 
     const std::string dir = orch::test::SourceDir() + "/packaging/compose";
     const auto res =
         Run("ORCHESTRATOR_DB_URL=postgresql://x@127.0.0.1:1/x ORCHESTRATOR_PLACEMENT__CATALOGUE__PATH=" + dir +
+            "/catalogue.yaml ORCHESTRATOR_PLACEMENT__SLA__PATH=" + dir + "/sla.yaml " + orch::test::BinaryDir() +
+            "/bin/orchestrator --config " + dir + "/orchestrator.yaml --check-config 2>&1");
+    INFO(res.output);
+    CHECK(res.status == 0);
+    CHECK(res.output.find("configuration OK") != std::string::npos);
+}
+
+TEST_CASE("the Kubernetes manifests' ConfigMap and Secret keys pass the orchestrator's --check-config", "[packaging]") {
+    // The files the ConfigMap mounts at /etc/orchestrator, written where the test can put them,
+    // and the Secret's keys as the environment its envFrom gives the container.
+    const std::string source = orch::test::SourceDir() + "/deploy/kubernetes/";
+    const std::string dir = orch::test::BinaryDir() + "/test-kube-manifests";
+    std::filesystem::create_directories(dir);
+    const YAML::Node config = YAML::LoadFile(source + "10-config.yaml");
+    REQUIRE(config["kind"].as<std::string>() == "ConfigMap");
+    for (const auto& file : config["data"]) {
+        std::ofstream(dir + "/" + file.first.as<std::string>()) << file.second.as<std::string>();
+    }
+    const YAML::Node secret = YAML::LoadFile(source + "20-secrets.yaml");
+    REQUIRE(secret["kind"].as<std::string>() == "Secret");
+    std::string environment;
+    int secrets = 0;
+    for (const auto& entry : secret["stringData"]) {
+        const auto name = entry.first.as<std::string>();
+        // The shipped key is a placeholder on purpose; a real one is 32 bytes of hex.
+        const std::string value =
+            name == "ORCHESTRATOR_AUTH__TOKEN_KEY" ? std::string(64, 'a') : entry.second.as<std::string>();
+        environment += name + "='" + value + "' ";
+        ++secrets;
+    }
+    CHECK(secrets >= 3);
+    const auto res =
+        Run(environment + "ORCHESTRATOR_INSTANCE_ID=orchestrator-0 ORCHESTRATOR_PLACEMENT__CATALOGUE__PATH=" + dir +
             "/catalogue.yaml ORCHESTRATOR_PLACEMENT__SLA__PATH=" + dir + "/sla.yaml " + orch::test::BinaryDir() +
             "/bin/orchestrator --config " + dir + "/orchestrator.yaml --check-config 2>&1");
     INFO(res.output);

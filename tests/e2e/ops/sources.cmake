@@ -3,4 +3,4 @@ set(TEST_SOURCES
   ${TEST_DIR}/openapi_e2e_test.cpp
   ${TEST_DIR}/packaging_e2e_test.cpp
 )
-set(TEST_LIBS orch::sim)
+set(TEST_LIBS orch::sim deps::yaml)

@@ -176,3 +176,37 @@ void Pass(const std::string& ns) {
 }
 
 }  // namespace orch::test::kube::kubelet
+
+namespace orch::test::kube::flux {
+
+void ReportInstalled(const std::string& path, const std::string& flux_version) {
+    const auto release = AdminCall("GET", path);
+    if (release.status != 200) {
+        throw std::runtime_error("fake Flux: " + path + ": HTTP " + std::to_string(release.status));
+    }
+    const Json generation = release.body["metadata"]["generation"];
+    const Json now = "2026-01-01T00:00:00Z";
+    const Json status =
+        flux_version == "v1"
+            ? Json{{"phase", "Succeeded"},
+                   {"releaseStatus", "deployed"},
+                   {"observedGeneration", generation},
+                   {"conditions",
+                    {{{"type", "Released"}, {"status", "True"}, {"reason", "Succeeded"}, {"lastTransitionTime", now}}}}}
+            : Json{{"observedGeneration", generation},
+                   {"conditions",
+                    {{{"type", "Ready"},
+                      {"status", "True"},
+                      {"reason", "ReconciliationSucceeded"},
+                      {"message", "Release reconciliation succeeded"},
+                      {"lastTransitionTime", now}}}}};
+    const Json patch = {{"status", status}};
+    const auto patched = AdminCall("PATCH", path + "/status", &patch, "application/merge-patch+json");
+    if (patched.status != 200) {
+        throw std::runtime_error(
+            "fake Flux: " + path + "/status: HTTP " + std::to_string(patched.status) + " " + patched.body.dump()
+        );
+    }
+}
+
+}  // namespace orch::test::kube::flux

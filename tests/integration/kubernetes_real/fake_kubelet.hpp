@@ -32,3 +32,14 @@ void RemoveNamespace(const std::string& ns);
 void Pass(const std::string& ns);
 
 }  // namespace orch::test::kube::kubelet
+
+/// Flux's part, played as the kubelet's is: no Flux controller runs on the rig.
+namespace orch::test::kube::flux {
+
+/// Reports the HelmRelease at `path` (its API path) installed through the status subresource, in
+/// the shape the version's controller writes: Helm Operator for "v1" (phase Succeeded, release
+/// deployed, Released=True), helm-controller for "v2" (Ready=True), both for the current
+/// generation. Throws when the release is not there or the server refuses the status.
+void ReportInstalled(const std::string& path, const std::string& flux_version);
+
+}  // namespace orch::test::kube::flux

@@ -5,9 +5,9 @@
 // "cpu-node-1". Scheduling, rollout and Job conditions, admission, validation and namespace
 // deletion are the real server's.
 #include "fake_kubelet.hpp"
+#include "kube_checks.hpp"
 #include "kube_rig.hpp"
 
-#include <common/uuid.hpp>
 #include <connectors/kubernetes_connector.hpp>
 #include <connectors/workload.hpp>
 
@@ -18,11 +18,9 @@
 
 using namespace std::chrono_literals;
 using orch::Json;
-using orch::connectors::DeployRequest;
 using orch::connectors::Failure;
 using orch::connectors::FailureKind;
 using orch::connectors::Handle;
-using orch::connectors::InstanceStatus;
 using orch::connectors::KubernetesConnector;
 using orch::connectors::Observation;
 using orch::connectors::Phase;
@@ -30,6 +28,14 @@ using orch::connectors::SiteTarget;
 using orch::tosca::NodeSpec;
 namespace rig = orch::test::kube;
 namespace kubelet = orch::test::kube::kubelet;
+using orch::test::kube::CheckNothingDropped;
+using orch::test::kube::ConditionStatus;
+using orch::test::kube::CountStarted;
+using orch::test::kube::DeleteAndWaitGone;
+using orch::test::kube::Deployment;
+using orch::test::kube::MustCreate;
+using orch::test::kube::PodOf;
+using orch::test::kube::Settled;
 
 namespace {
 
@@ -68,136 +74,6 @@ NodeSpec BatchJob(const std::string& name) {
     NodeSpec node = Node(name, orch::connectors::kKubernetesJobType, "busybox:1.36");
     node.command = "echo done";
     return node;
-}
-
-// One deployment of a test. The nodes are registered before anything is created, so the
-// scheduler never sees a pod before them. Whatever a failed test leaves is removed at the end
-// (pods at once, as they would keep GPUs the next test needs), even where the test did not get
-// to its own delete.
-struct Deployment {
-    orch::tosca::DeploymentSpec spec;
-    DeployRequest request;
-
-    Deployment(std::vector<NodeSpec> nodes, SiteTarget target) {
-        kubelet::EnsureNodes();
-        spec.kind = orch::tosca::DeploymentKind::kKubernetes;
-        spec.nodes = std::move(nodes);
-        request.deployment_id = orch::RandomUuid();
-        request.spec = &spec;
-        request.target = std::move(target);
-    }
-    Deployment(const Deployment&) = delete;
-    Deployment& operator=(const Deployment&) = delete;
-
-    ~Deployment() {
-        try {
-            kubelet::RemoveNamespace(orch::connectors::KubernetesNamespace(request.deployment_id, request.target));
-        } catch (const std::exception&) {
-            // The control plane is gone already; the fixture's stop removes everything anyway.
-        }
-    }
-};
-
-Handle MustCreate(KubernetesConnector& connector, const DeployRequest& request) {
-    auto created = connector.Create(request);
-    if (auto* failure = std::get_if<Failure>(&created)) {
-        FAIL("Create failed: " << failure->message);
-    }
-    return std::get<Handle>(created);
-}
-
-bool Settled(const Observation& o) {
-    return o.phase != Phase::kInProgress;
-}
-
-// Deletes through the connector and waits until the namespace itself is gone from the server.
-void DeleteAndWaitGone(KubernetesConnector& connector, const Handle& handle, const orch::tosca::DeploymentSpec& spec) {
-    auto deleted = connector.Delete(handle, false);
-    if (auto* failure = std::get_if<Failure>(&deleted)) {
-        FAIL("Delete failed: " << failure->message);
-    }
-    const Observation gone = rig::PollUntil(
-        connector, handle, spec, [](const Observation& o) { return o.phase == Phase::kGone; }, 180s
-    );
-    INFO(gone.reason);
-    CHECK(gone.phase == Phase::kGone);
-    CHECK(rig::AdminCall("GET", "/api/v1/namespaces/" + handle.physical_id).status == 404);
-}
-
-// The one pod of `app` in namespace `ns`, as the server has it.
-Json PodOf(const std::string& ns, const std::string& app) {
-    const auto list =
-        rig::AdminCall("GET", "/api/v1/namespaces/" + ns + "/pods?labelSelector=app.kubernetes.io/name%3D" + app);
-    REQUIRE(list.status == 200);
-    REQUIRE(list.body["items"].size() >= 1);
-    return list.body["items"][0];
-}
-
-std::string ConditionStatus(const Json& object, const std::string& type) {
-    for (const auto& c : object["status"].value("conditions", Json::array())) {
-        if (c.value("type", "") == type) {
-            return c.value("status", "");
-        }
-    }
-    return "";
-}
-
-// Where `stored` lacks or changed something of `sent`: a 1.20 server silently drops fields it
-// does not know (no strict field validation before 1.25), so this is how a misplaced or
-// misspelt field shows. Quantities sent as numbers come back as strings ("1"); zero values
-// (false, 0, "", empty) are omitted from the answer by design.
-bool IsZero(const Json& value) {
-    return value == false || value == 0 || value == "" || (value.is_structured() && value.empty());
-}
-
-void CollectMissing(const Json& sent, const Json& stored, const std::string& path, std::vector<std::string>& out) {
-    if (sent.is_object()) {
-        for (const auto& [key, value] : sent.items()) {
-            if (!stored.is_object() || !stored.contains(key)) {
-                if (!IsZero(value)) {
-                    out.push_back(path + "/" + key);
-                }
-            } else {
-                CollectMissing(value, stored[key], path + "/" + key, out);
-            }
-        }
-    } else if (sent.is_array()) {
-        if (!stored.is_array() || stored.size() != sent.size()) {
-            out.push_back(path + " (array)");
-            return;
-        }
-        for (std::size_t i = 0; i < sent.size(); ++i) {
-            CollectMissing(sent[i], stored[i], path + "/" + std::to_string(i), out);
-        }
-    } else if (sent != stored && !(sent.is_number() && stored.is_string() && sent.dump() == stored.get<std::string>())) {
-        out.push_back(path + ": sent " + sent.dump() + ", stored " + stored.dump());
-    }
-}
-
-std::vector<std::string> DroppedFields(const orch::connectors::KubeManifest& m) {
-    const auto stored = rig::AdminCall("GET", m.collection + "/" + m.name);
-    REQUIRE(stored.status == 200);
-    std::vector<std::string> out;
-    CollectMissing(m.body, stored.body, m.kind, out);
-    return out;
-}
-
-// Every field the connector wrote for `request` is kept by the real server.
-void CheckNothingDropped(const DeployRequest& request) {
-    const auto manifests = orch::connectors::BuildKubernetesManifests(request);
-    REQUIRE(std::holds_alternative<std::vector<orch::connectors::KubeManifest>>(manifests));
-    for (const auto& m : std::get<std::vector<orch::connectors::KubeManifest>>(manifests)) {
-        INFO(m.kind << " " << m.name);
-        CHECK(DroppedFields(m) == std::vector<std::string>{});
-    }
-}
-
-int CountStarted(const Observation& obs, const std::string& node) {
-    int n = 0;
-    for (const auto& i : obs.instances) {
-        n += i.node == node && i.state == InstanceStatus::kStarted ? 1 : 0;
-    }
-    return n;
 }
 
 }  // namespace
