@@ -98,7 +98,7 @@ std::string TopLevel(const std::vector<std::pair<std::string, double>>& sites, c
     }
     out << "contextualisation:\n  enabled: true\n  work_dir: " << work_dir
         << "\n  role_dir: " << orch::test::SourceDir() << "/tests/e2e/openstack/roles\n  ssh_user: " << CurrentUser()
-        << "\n  ssh_port: " << r["ssh_port"].get<int>() << "\n  node_time_limit: 180s\n  connect_timeout: 30s\n";
+        << "\n  ssh_port: " << r["ssh_port"].get<int>() << "\n  node_time_limit: 300s\n  connect_timeout: 30s\n";
     return out.str();
 }
 
@@ -239,9 +239,9 @@ void CheckComplete(const Json& d, const std::string& text) {
         INFO("output " << name);
         REQUIRE(outputs.contains(name));
         CHECK_FALSE(outputs[name].is_null());
-        CHECK(outputs[name].dump().find("127.") != std::string::npos);  // a server's address
     }
     CHECK_FALSE(orch::test::HasErrorText(outputs));
+    CHECK(outputs.dump().find("127.") != std::string::npos);  // the URLs and IPs name a server's address
 }
 
 void DeleteAll(NativeOrchestrator& o, const std::vector<std::string>& ids) {
@@ -354,6 +354,10 @@ TEST_CASE(
             {"slurmctld", "clues"}
         );
         CHECK(servers.count("lrms_wn") == 0);  // an elastic cluster starts with no worker
+        // The front end's SSH access, as IM publishes it on the endpoint capability.
+        const Json creds = o.api.WaitFor(elastic, kCreateDone, kTimeout)["outputs"]["cluster_creds"];
+        CHECK(creds["user"] == CurrentUser());
+        CHECK_THAT(creds.value("token", ""), Catch::StartsWith("ssh-ed25519 "));
     }
     {
         const std::string text = orch::e2e::CorpusTemplate(kMesos);
