@@ -3,7 +3,7 @@ contextualisation has a machine to configure: NOT a VM, NOT Neutron, NOT cloud-i
 
 * address(): a loopback address of its own per server (127.N.x.y, N from the rig's SSH port so
   two rigs on one machine differ), reported through Nova's network info cache where Neutron's
-  port would be;
+  port would be, both as the fixed and as the floating address;
 * boot(): what cloud-init would do with the server's user data, as far as SSH goes: the
   `ssh_authorized_keys` of every `users` entry of its #cloud-config (plain, or a part of a MIME
   multipart message) become the only keys a real OpenSSH sshd on that address accepts, for
@@ -40,8 +40,11 @@ def address(instance_id):
 
 
 def network_info(instance_uuid, ip):
+    # The same address is also the server's floating IP: templates read public_address (their
+    # outputs, the SSH address), which a real cloud gives through Neutron's floating IPs.
+    floating = model.IP(address=ip, version=4, type="floating")
     subnet = model.Subnet(cidr="127.0.0.0/8", version=4,
-                          ips=[model.FixedIP(address=ip, version=4, type="fixed")])
+                          ips=[model.FixedIP(address=ip, version=4, type="fixed", floating_ips=[floating])])
     network = model.Network(id="orch-loopback", label="orch-loopback", subnets=[subnet])
     vif = model.VIF(id="vif-" + instance_uuid, address="fa:16:3e:00:00:01", network=network,
                     type="other", active=True)

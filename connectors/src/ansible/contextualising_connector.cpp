@@ -36,6 +36,30 @@ bool NeedsContextualisation(const tosca::DeploymentSpec* spec) {
     return std::holds_alternative<Failure>(steps) || !std::get<std::vector<ContextStep>>(steps).empty();
 }
 
+// IM publishes each VM's SSH access on its endpoint capability, and templates read it
+// (`get_attribute: [front_end, endpoint, credential, 0]`). Here the access is the account the
+// deployment's key logs into; the private key never leaves the orchestrator, so the credential
+// names the public key the servers accept.
+void PublishSshAccess(Observation& observation, const ContextPlan& plan, const std::string& public_key) {
+    for (const auto& host : plan.hosts) {
+        Json& node = observation.attributes[host.node];
+        if (!node.is_object()) {
+            node = Json::object();
+        }
+        Json& endpoint = node["endpoint"];
+        if (!endpoint.is_object()) {
+            endpoint = Json::object();
+        }
+        Json& credentials = endpoint["credential"];
+        if (!credentials.is_array()) {
+            credentials = Json::array();
+        }
+        credentials.push_back(
+            {{"protocol", "ssh"}, {"user", plan.ssh_user}, {"token_type", "public_key"}, {"token", public_key}}
+        );
+    }
+}
+
 }  // namespace
 
 std::string ContextId(const std::string& deployment_id, const std::string& service_id) {
@@ -134,6 +158,9 @@ ConnectorResult<Observation> ContextualisingConnector::Poll(const Handle& handle
         return observed;
     }
     observation->log = Bounded(observation->log + std::get<ContextOutcome>(configured).log, options_.log_cap);
+    if (auto key = contextualiser_.PublicKey(plan.deployment_id); std::holds_alternative<std::string>(key)) {
+        PublishSshAccess(*observation, plan, std::get<std::string>(key));
+    }
     return observed;
 }
 

@@ -3,6 +3,7 @@
 # (tests/integration/openstack), which is started once per ctest run and shared.
 set(TEST_SOURCES
   ${TEST_DIR}/openstack_e2e_test.cpp
+  ${TEST_DIR}/native_e2e_test.cpp  # native Ansible through the binary: roles/, artifacts/
 )
 set(TEST_LIBS orch::connectors orch_rig_sites orch_rig_openstack)
 set(TEST_LABELS openstack)

@@ -1,0 +1,103 @@
+// What the native contextualisation decorator adds to a ready observation, with a fake site
+// and a fake contextualiser (the real Ansible runs are in tests/integration/ansible and on the
+// OpenStack rig).
+#include <connectors/contextualising_connector.hpp>
+#include <tosca/outputs.hpp>
+
+#include <catch2/catch.hpp>
+
+using orch::Json;
+using orch::connectors::ConnectorResult;
+using orch::connectors::ContextOutcome;
+using orch::connectors::ContextPlan;
+using orch::connectors::Observation;
+
+namespace {
+
+/// A site whose one server of node "vm" is ready at 127.0.0.5.
+class ReadySite final : public orch::connectors::Connector {
+   public:
+    orch::connectors::TargetKind kind() const override { return orch::connectors::TargetKind::kOpenStack; }
+    ConnectorResult<orch::connectors::Handle> Create(const orch::connectors::DeployRequest& request) override {
+        orch::connectors::Handle handle;
+        handle.deployment_id = request.deployment_id;
+        return handle;
+    }
+    ConnectorResult<Observation> Poll(const orch::connectors::Handle&, const orch::tosca::DeploymentSpec&) override {
+        Observation o;
+        o.phase = orch::connectors::Phase::kReady;
+        orch::connectors::InstanceState vm{"vm", 0, "server-1", orch::connectors::InstanceStatus::kStarted};
+        vm.attributes = {{"public_address", Json::array({"127.0.0.5"})}, {"private_address", Json::array()}};
+        o.instances.push_back(vm);
+        o.attributes["vm"] = {{"public_address", Json::array({"127.0.0.5"})}, {"private_address", Json::array()}};
+        return o;
+    }
+    ConnectorResult<orch::connectors::Handle>
+    Update(const orch::connectors::Handle& handle, const orch::connectors::DeployRequest&) override {
+        return handle;
+    }
+    ConnectorResult<orch::connectors::Deletion> Delete(const orch::connectors::Handle&, bool) override {
+        return orch::connectors::Deletion::kComplete;
+    }
+    ConnectorResult<bool> Act(const orch::connectors::Handle&, const std::string&, const std::string&) override {
+        return true;
+    }
+};
+
+class RecordingContextualiser final : public orch::connectors::Contextualiser {
+   public:
+    ConnectorResult<std::string> PublicKey(const std::string&) override {
+        return std::string("ssh-ed25519 AAAAC3 orch");
+    }
+    ConnectorResult<ContextOutcome> Configure(const ContextPlan& plan, std::stop_token) override {
+        plans.push_back(plan);
+        return ContextOutcome{"== node docker: configured\n"};
+    }
+    void Forget(const std::string&) override {}
+    std::vector<ContextPlan> plans;
+};
+
+orch::tosca::DeploymentSpec DockerHost() {
+    orch::tosca::DeploymentSpec spec;
+    orch::tosca::NodeSpec vm;
+    vm.name = "vm";
+    vm.type = "tosca.nodes.indigo.Compute";
+    vm.type_chain = {"tosca.nodes.indigo.Compute", "tosca.nodes.Compute", "tosca.nodes.Root"};
+    orch::tosca::NodeSpec docker;
+    docker.name = "docker";
+    docker.type = "tosca.nodes.indigo.Docker";
+    docker.type_chain = {"tosca.nodes.indigo.Docker", "tosca.nodes.SoftwareComponent", "tosca.nodes.Root"};
+    docker.host_node = "vm";
+    docker.requirements.push_back({"host", "vm", "host", "tosca.relationships.HostedOn", Json::object()});
+    docker.artifacts = {{"role", {{"type", "tosca.artifacts.AnsibleGalaxy.role"}, {"file", "indigo-dc.docker"}}}};
+    spec.nodes = {vm, docker};
+    // As elastic_cluster.yaml reads the front end's access.
+    spec.outputs.push_back({"creds", "", Json::parse(R"({"get_attribute": ["vm", "endpoint", "credential", 0]})")});
+    return spec;
+}
+
+}  // namespace
+
+TEST_CASE("a configured VM publishes its SSH access on the endpoint capability, as IM does", "[ansible]") {
+    RecordingContextualiser contextualiser;
+    orch::connectors::ContextualisingOptions options;
+    options.ssh_user = "cloudadm";
+    orch::connectors::ContextualisingConnector connector(std::make_unique<ReadySite>(), contextualiser, options);
+    const auto spec = DockerHost();
+    orch::connectors::Handle handle;
+    handle.deployment_id = "dep-1";
+    auto polled = connector.Poll(handle, spec);
+    REQUIRE(std::holds_alternative<Observation>(polled));
+    const auto& observation = std::get<Observation>(polled);
+    REQUIRE(observation.phase == orch::connectors::Phase::kReady);
+    REQUIRE(contextualiser.plans.size() == 1);
+
+    const Json outputs = orch::tosca::ResolveOutputs(spec, observation.attributes);
+    INFO(outputs.dump());
+    const Json creds = outputs["creds"];
+    CHECK(creds["protocol"] == "ssh");
+    CHECK(creds["user"] == "cloudadm");
+    CHECK(creds["token_type"] == "public_key");
+    CHECK(creds["token"] == "ssh-ed25519 AAAAC3 orch");  // the private key stays with the orchestrator
+    CHECK(observation.attributes.at("vm")["public_address"] == Json::array({"127.0.0.5"}));  // kept
+}
