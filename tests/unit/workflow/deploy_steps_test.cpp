@@ -384,7 +384,7 @@ TEST_CASE(
     CHECK(rig.connector.CreateCalls("SITE-A", first) == 1);
     CHECK(rig.connector.CreateCalls("SITE-A", second) == 0);
     CHECK(rig.Get(second).status == Status::kCreateInProgress);
-    CHECK(rig.Get(second).status_reason == "queued: waiting in group users for 1 instance(s)");
+    CHECK(rig.Get(second).status_reason == "queued: waiting in group users for 1 × GPU");
     rig.api.clock.Advance(seconds(5));  // workflow.admission_retry: still held by the first
     rig.RunDue();
     CHECK(rig.connector.CreateCalls("SITE-A", second) == 0);
@@ -407,7 +407,7 @@ TEST_CASE(
     const std::string id = rig.Create(Json::object());
     rig.RunDue();
     CHECK(rig.Get(id).status == Status::kCreateInProgress);
-    CHECK(rig.Get(id).status_reason == "queued: waiting in group users for 1 instance(s)");
+    CHECK(rig.Get(id).status_reason == "queued: waiting in group users for 1 × GPU");
     for (int i = 0; i < 11; ++i) {  // 55 s
         rig.api.clock.Advance(seconds(5));
         rig.RunDue();
@@ -419,7 +419,7 @@ TEST_CASE(
     CHECK(failed.status == Status::kCreateFailed);
     CHECK_THAT(
         failed.status_reason,
-        Catch::StartsWith("queued: waiting in group users for 1 instance(s); not admitted within 60 s")
+        Catch::StartsWith("queued: waiting in group users for 1 × GPU; not admitted within 60 s")
     );
 
     // Freed capacity before the limit: the waiting request goes on.
