@@ -418,8 +418,7 @@ TEST_CASE(
     const auto failed = rig.Get(id);
     CHECK(failed.status == Status::kCreateFailed);
     CHECK_THAT(
-        failed.status_reason,
-        Catch::StartsWith("queued: waiting in group users for 1 × GPU; not admitted within 60 s")
+        failed.status_reason, Catch::StartsWith("queued: waiting in group users for 1 × GPU; not admitted within 60 s")
     );
 
     // Freed capacity before the limit: the waiting request goes on.
