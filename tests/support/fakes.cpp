@@ -49,12 +49,25 @@ Status FakeTemplateService::Check(const std::string& text) {
     return built ? Ok() : Status(built.error());
 }
 
+void FakePlacer::SetQuota(const placement::GroupQuota& quota) {
+    const std::lock_guard lock(mutex_);
+    quota_ = quota;
+}
+
+void FakePlacer::SetFull(bool full) {
+    const std::lock_guard lock(mutex_);
+    full_ = full;
+}
+
 Result<placement::PlacementDecision> FakePlacer::Place(const placement::PlacementRequest& request) {
-    (void)request;
+    const std::lock_guard lock(mutex_);
     placement::PlacementDecision decision;
     decision.mode = "fake";
+    decision.quota_group = request.requester.user_group;
+    decision.configured_quota = quota_;
+    decision.waitable = full_;
     int rank = 1;
-    for (const auto& site : sites_) {
+    for (const auto& site : full_ ? std::vector<std::string>{} : sites_) {
         placement::Candidate c;
         c.target.site_id = site;
         c.target.service_id = site + "-marathon";

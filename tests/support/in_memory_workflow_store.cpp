@@ -132,6 +132,64 @@ void ApplyAttempt(InMemoryDatabase::Row& row, const workflow::Attempt& a, domain
     }
 }
 
+// Gives back what the deployment holds on the quota counters (as admission::Release does).
+void ReleaseClaims(InMemoryDatabase& db, const std::string& deployment_id) {
+    const auto it = db.claims().find(deployment_id);
+    if (it == db.claims().end()) {
+        return;
+    }
+    for (const auto& claim : it->second) {
+        auto& counter = db.counters()[claim.key];
+        (claim.state == workflow::AdmissionState::kInUse ? counter.in_use : counter.reserved) -= claim.amount;
+    }
+    db.claims().erase(it);
+}
+
+// All claims or none, as the transaction on PostgreSQL (the caller holds the mutex).
+bool ReserveClaims(InMemoryDatabase& db, const std::string& deployment_id, const workflow::Admission& admit) {
+    for (const auto& claim : admit.claims) {
+        const auto it = db.counters().find(claim.key);
+        const double held = it == db.counters().end() ? 0 : it->second.reserved + it->second.in_use;
+        const double already = [&] {
+            double mine = 0;
+            for (const auto& c : db.claims()[deployment_id]) {
+                mine += c.key == claim.key ? c.amount : 0;
+            }
+            return mine;
+        }();
+        if (claim.amount > 0 && held - already + claim.amount > claim.limit) {
+            return false;
+        }
+    }
+    ReleaseClaims(db, deployment_id);  // a re-admission replaces what the deployment held
+    auto& mine = db.claims()[deployment_id];
+    for (const auto& claim : admit.claims) {
+        if (claim.amount <= 0) {
+            continue;
+        }
+        auto& counter = db.counters()[claim.key];
+        counter.key = claim.key;
+        counter.reserved += claim.amount;
+        mine.push_back({claim.key, claim.amount, workflow::AdmissionState::kReserved});
+    }
+    return true;
+}
+
+void SettleClaims(InMemoryDatabase& db, const std::string& deployment_id, const workflow::Transition& t) {
+    if (t.status == DStatus::kCreateFailed || t.status == DStatus::kDeleteComplete) {
+        ReleaseClaims(db, deployment_id);
+    } else if (t.status == DStatus::kCreateComplete) {
+        for (auto& claim : db.claims()[deployment_id]) {
+            if (claim.state == workflow::AdmissionState::kReserved) {
+                auto& counter = db.counters()[claim.key];
+                counter.reserved -= claim.amount;
+                counter.in_use += claim.amount;
+                claim.state = workflow::AdmissionState::kInUse;
+            }
+        }
+    }
+}
+
 }  // namespace
 
 Result<std::vector<workflow::Job>> InMemoryWorkflowStore::Claim(
@@ -240,7 +298,24 @@ Status InMemoryWorkflowStore::Commit(
         return kLeaseLost;
     }
     const auto now = db_.clock().now();
-    if (const auto it = db_.rows().find(job.deployment_id); it != db_.rows().end()) {
+    const auto row = db_.rows().find(job.deployment_id);
+    if (t.admit && !ReserveClaims(db_, job.deployment_id, *t.admit)) {
+        // Queued: only the reason is written; the job waits its delay with its lease given back.
+        if (row != db_.rows().end()) {
+            row->second.deployment.status_reason = t.admit->queued_reason;
+            row->second.deployment.updated_at = now;
+        }
+        for (auto& j : db_.jobs()) {
+            if (j.job.id == job.id) {
+                j.job.lease_owner.clear();
+                j.lease_until.reset();
+                j.last_error = t.admit->queued_reason.substr(0, 2000);
+                j.run_at = now + t.admit->retry_delay;
+            }
+        }
+        return Ok();
+    }
+    if (const auto it = row; it != db_.rows().end()) {
         ApplyDeployment(it->second, t, now);
         ApplyResources(it->second, t, now);
         if (t.finish_attempt) {
@@ -254,6 +329,7 @@ Status InMemoryWorkflowStore::Commit(
     for (const auto& side : t.side_jobs) {
         db_.InsertJob(job.deployment_id, side);
     }
+    SettleClaims(db_, job.deployment_id, t);
     db_.AppendEvents(job.deployment_id, t.events);
     return Ok();
 }
@@ -284,6 +360,7 @@ Result<std::int64_t> InMemoryWorkflowStore::PurgeDeleted(std::chrono::millisecon
             return j.job.deployment_id == d.id;
         });
         if (d.status == DStatus::kDeleteComplete && d.updated_at < cutoff && !has_jobs) {
+            db_.claims().erase(d.id);  // ON DELETE CASCADE
             it = db_.rows().erase(it);
             ++purged;
         } else {
@@ -305,6 +382,20 @@ Result<std::int64_t> InMemoryWorkflowStore::PurgeEvents(std::chrono::millisecond
         return false;
     });
     return purged;
+}
+
+Result<std::vector<workflow::QuotaCounter>> InMemoryWorkflowStore::QuotaCounters(
+    const std::string& issuer, const std::vector<std::string>& groups
+) {
+    const Lock lock(db_.mutex());
+    std::vector<workflow::QuotaCounter> out;
+    for (const auto& [key, counter] : db_.counters()) {
+        if (key.issuer == issuer &&
+            (groups.empty() || std::find(groups.begin(), groups.end(), key.group) != groups.end())) {
+            out.push_back(counter);
+        }
+    }
+    return out;
 }
 
 Result<std::pair<std::int64_t, std::int64_t>> InMemoryWorkflowStore::QueueDepth() {

@@ -689,3 +689,137 @@ void EventLog(const Factory& make) {
 }
 
 }  // namespace orch::test::contract
+
+namespace orch::test::contract {
+namespace {
+
+// A place step's commit that reserves `gpus` GPUs of group g (limit `limit`) for Alice.
+workflow::Transition Admit(double gpus, double limit, milliseconds retry = minutes(10)) {
+    workflow::Transition t;
+    t.status_reason = "placed";
+    t.candidate_index = 0;
+    t.next = workflow::NextJob{workflow::JobKind::kPoll, Json::object(), milliseconds(0), true};
+    workflow::Admission admit;
+    workflow::CounterKey key{workflow::QuotaScope::kGroup, kAlice.issuer, "g", "", "", workflow::QuotaResource::kGpus};
+    admit.claims.push_back({key, gpus, limit});
+    key.scope = workflow::QuotaScope::kUser;
+    key.subject = kAlice.subject;
+    admit.claims.push_back({key, gpus, limit + 10});
+    admit.queued_reason = "queued: waiting in group g for " + std::to_string(static_cast<int>(gpus)) + " × GPU";
+    admit.retry_delay = retry;
+    t.admit = admit;
+    return t;
+}
+
+// (reserved, in use) of group g's GPU counter, as Alice's issuer sees it.
+std::pair<double, double> GroupGpus(StoreFixture& f) {
+    const auto counters = f.workflow().QuotaCounters(kAlice.issuer, {"g"});
+    REQUIRE(counters);
+    for (const auto& c : *counters) {
+        if (c.key.scope == workflow::QuotaScope::kGroup && c.key.resource == workflow::QuotaResource::kGpus) {
+            return {c.reserved, c.in_use};
+        }
+    }
+    return {0, 0};
+}
+
+workflow::Transition WithStatus(DStatus status) {
+    workflow::Transition t;
+    t.status = status;
+    return t;
+}
+
+}  // namespace
+
+void AdmissionAccounting(const Factory& make) {
+    auto f = make();
+    const std::string first = Add(*f, {.owner = kAlice, .group = "g"});
+    const std::string second = Add(*f, {.owner = kAlice, .group = "g"});
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, first), "w1", Admit(2, 3)));
+    CHECK(GroupGpus(*f) == std::make_pair(2.0, 0.0));
+    CHECK(MustGet(*f, first).status_reason == "placed");
+
+    // Over the limit: nothing of the transition is written, the job waits with the queued reason.
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, second), "w1", Admit(2, 3)));
+    CHECK(GroupGpus(*f) == std::make_pair(2.0, 0.0));
+    CHECK(MustGet(*f, second).status == DStatus::kCreateInProgress);
+    CHECK(MustGet(*f, second).status_reason == "queued: waiting in group g for 2 × GPU");
+    CHECK(f->workflow().Claim("w1", 10, minutes(1)).value().size() == 1);  // first's poll; second waits
+    CHECK(f->workflow().QueueDepth().value() == std::make_pair(std::int64_t{1}, std::int64_t{1}));
+
+    // Success turns the reservation into usage; failure gives everything back.
+    const auto user = [&] {
+        for (const auto& c : f->workflow().QuotaCounters(kAlice.issuer, {}).value()) {
+            if (c.key.scope == workflow::QuotaScope::kUser) {
+                return c;
+            }
+        }
+        return workflow::QuotaCounter{};
+    };
+    CHECK(user().key.subject == kAlice.subject);
+    CHECK(user().reserved == 2);
+    const std::string third = Add(*f, {.owner = kAlice, .group = "g"});
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, third), "w1", Admit(1, 3)));
+    CHECK(GroupGpus(*f) == std::make_pair(3.0, 0.0));
+    auto jobs = f->workflow().Claim("w2", 10, minutes(1)).value();
+    REQUIRE(jobs.size() == 1);  // third's poll (first's is leased to w1)
+    REQUIRE(f->workflow().Commit(jobs[0], "w2", WithStatus(DStatus::kCreateComplete)));
+    CHECK(GroupGpus(*f) == std::make_pair(2.0, 1.0));
+    CHECK(user().in_use == 1);
+
+    // Another issuer sees none of it.
+    CHECK(f->workflow().QuotaCounters(kCarol.issuer, {}).value().empty());
+    CHECK(f->workflow().QuotaCounters(kAlice.issuer, {"other"}).value().empty());
+
+    // Delete of the completed one, then failure of the first: the counters are back to zero.
+    REQUIRE(f->deployments().BeginDelete(third, false));
+    jobs = f->workflow().Claim("w2", 10, minutes(1)).value();
+    REQUIRE(jobs.size() == 1);
+    REQUIRE(f->workflow().Commit(jobs[0], "w2", WithStatus(DStatus::kDeleteComplete)));
+    CHECK(GroupGpus(*f) == std::make_pair(2.0, 0.0));
+    REQUIRE(f->deployments().BeginDelete(first, false));  // cancels its poll: w1's lease is gone
+    jobs = f->workflow().Claim("w2", 10, minutes(1)).value();
+    REQUIRE(jobs.size() == 1);
+    REQUIRE(f->workflow().Commit(jobs[0], "w2", WithStatus(DStatus::kDeleteComplete)));
+    CHECK(GroupGpus(*f) == std::make_pair(0.0, 0.0));
+    CHECK(user().reserved == 0);
+    CHECK(user().in_use == 0);
+}
+
+void AdmissionRace(const Factory& make) {
+    auto f = make();
+    constexpr int kRacers = 8;
+    std::vector<std::string> ids;
+    for (int i = 0; i < kRacers; ++i) {
+        ids.push_back(Add(*f, {.owner = kAlice, .group = "g"}));
+    }
+    auto jobs = f->workflow().Claim("w1", kRacers, minutes(1)).value();
+    REQUIRE(jobs.size() == static_cast<std::size_t>(kRacers));
+    std::atomic<bool> go{false};
+    std::atomic<int> failed{0};
+    std::vector<std::thread> threads;
+    threads.reserve(jobs.size());
+    for (const auto& job : jobs) {
+        threads.emplace_back([&, job] {
+            while (!go.load()) {
+                std::this_thread::yield();
+            }
+            if (!f->workflow().Commit(job, "w1", Admit(1, 3))) {
+                ++failed;
+            }
+        });
+    }
+    go = true;
+    for (auto& t : threads) {
+        t.join();
+    }
+    CHECK(failed.load() == 0);
+    CHECK(GroupGpus(*f) == std::make_pair(3.0, 0.0));
+    int admitted = 0;
+    for (const auto& id : ids) {
+        admitted += MustGet(*f, id).status_reason == "placed" ? 1 : 0;
+    }
+    CHECK(admitted == 3);
+}
+
+}  // namespace orch::test::contract

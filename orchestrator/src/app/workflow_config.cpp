@@ -10,6 +10,9 @@ Status ParseWorkflowConfig(const ConfigTree& t, workflow::EngineOptions& e, work
     ORCH_ASSIGN_OR_RETURN(s.first_poll, t.GetDuration("workflow.first_poll", s.first_poll));
     ORCH_ASSIGN_OR_RETURN(s.max_poll, t.GetDuration("workflow.max_poll", s.max_poll));
     ORCH_ASSIGN_OR_RETURN(s.crash_loop_timeout, t.GetDuration("workflow.crash_loop_timeout", s.crash_loop_timeout));
+    ORCH_ASSIGN_OR_RETURN(s.admission_retry, t.GetDuration("workflow.admission_retry", s.admission_retry));
+    ORCH_ASSIGN_OR_RETURN(s.admission_max_wait, t.GetDuration("workflow.admission_max_wait", s.admission_max_wait));
+    ORCH_ASSIGN_OR_RETURN(s.admission_queue, t.GetBool("workflow.admission_queue", s.admission_queue));
     ORCH_ASSIGN_OR_RETURN(const auto retries, t.GetInt("workflow.transient_retries", s.max_transient_retries, 0, 100));
     s.max_transient_retries = static_cast<int>(retries);
     ORCH_ASSIGN_OR_RETURN(const auto callbacks, t.GetInt("workflow.callback_retries", s.callback_retries, 0, 100));

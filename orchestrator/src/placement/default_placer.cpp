@@ -287,7 +287,9 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         Filter(tally, eval, kPolicy, [&] { CheckPolicies(scope, eval); });
         Filter(tally, eval, kVmMatch, [&] { CheckVirtualMachines(context, eval); });
         Filter(tally, eval, kCapacity, [&] { CheckDeclaredCapacity(context, eval); });
+        const bool passed_static = !eval.rejected();
         Filter(tally, eval, kQuota, [&] { quota.Check(eval); });
+        decision.waitable = decision.waitable || (passed_static && eval.rejected() && !quota.never_fits());
     }
     Append(decision.notes, quota.global_reasons());
 
@@ -315,6 +317,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         if (!eval.rejected() && live) {
             eval.live = &(*signals)[i];
             Filter(tally, eval, kMonitoring, [&] { CheckLive(context, eval); });
+            decision.waitable = decision.waitable || eval.rejected();  // not free now: it may be later
         }
         if (!eval.rejected()) {
             accepted.push_back(&eval);
@@ -329,7 +332,18 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
 
     for (std::size_t i = 0; i < accepted.size() && decision.ranked.size() < options_.max_candidates; ++i) {
         decision.ranked.push_back(BuildCandidate(*accepted[i], request.requester));
+        const auto sla_quota = accepted[i]->site->sla_quota;
+        if (options_.quotas.enabled && sla_quota >= 0) {
+            decision.ranked.back().sla_quota = universe->sla_quotas[static_cast<std::size_t>(sla_quota)];
+        }
     }
+    if (options_.quotas.enabled) {
+        const auto configured = options_.quotas.groups.find(group);
+        decision.configured_quota =
+            configured != options_.quotas.groups.end() ? configured->second : options_.quotas.defaults;
+    }
+    decision.quota_group = group;
+    decision.waitable = decision.waitable && decision.ranked.empty();
     decision.verdicts = MakeVerdicts(evals, accepted);
     tally.Report(observer_);
     ORCH_LOG_INFO(

@@ -77,7 +77,8 @@ void QuotaCheck::CheckScope(
     const ResourceTotals& used,
     const std::string& who,
     const std::string& where,
-    std::vector<std::string>& out
+    std::vector<std::string>& out,
+    bool& never
 ) {
     struct Item {
         std::optional<double> limit;
@@ -95,6 +96,7 @@ void QuotaCheck::CheckScope(
         if (!item.limit || item.asked <= 0 || item.in_use + item.asked <= *item.limit) {
             continue;
         }
+        never = never || item.asked > *item.limit;
         out.push_back(
             "quota exceeded: " + who + " may use " + Number(*item.limit) + " " + item.what + where + "; " +
             Number(item.in_use) + " are in use by active deployments and this deployment needs " + Number(item.asked) +
@@ -105,6 +107,7 @@ void QuotaCheck::CheckScope(
 
 void QuotaCheck::Check(Evaluation& eval) {
     const auto& options = context_.options.quotas;
+    never_fits_ = false;
     if (!options.enabled) {
         return;
     }
@@ -116,14 +119,16 @@ void QuotaCheck::Check(Evaluation& eval) {
     const Usage* usage = LoadUsage();
     if (usage == nullptr) {
         eval.Reject("quota could not be checked: usage of active deployments is unavailable (" + usage_error_ + ")");
+        never_fits_ = true;  // not a full quota: waiting is not what helps
         return;
     }
     if (configured && !global_done_) {
         const std::string group = "group '" + context_.group + "'";
         global_done_ = true;
-        CheckScope(configured_->group, usage->group, group, "", global_reasons_);
-        CheckScope(configured_->user, usage->user, "you", " in " + group, global_reasons_);
+        CheckScope(configured_->group, usage->group, group, "", global_reasons_, global_never_fits_);
+        CheckScope(configured_->user, usage->user, "you", " in " + group, global_reasons_, global_never_fits_);
     }
+    never_fits_ = global_never_fits_;
     for (const auto& reason : global_reasons_) {
         eval.Reject(reason);
     }
@@ -137,8 +142,8 @@ void QuotaCheck::Check(Evaluation& eval) {
     };
     const std::string where = " on this service (SLA " + std::string(eval.sla_id()) + ")";
     std::vector<std::string> reasons;
-    CheckScope(sla.group, by_service(usage->group_by_service), group, where, reasons);
-    CheckScope(sla.user, by_service(usage->user_by_service), "you", where, reasons);
+    CheckScope(sla.group, by_service(usage->group_by_service), group, where, reasons, never_fits_);
+    CheckScope(sla.user, by_service(usage->user_by_service), "you", where, reasons, never_fits_);
     for (auto& reason : reasons) {
         eval.Reject(std::move(reason));
     }

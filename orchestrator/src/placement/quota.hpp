@@ -17,6 +17,9 @@ class QuotaCheck {
     void Check(Evaluation& eval);
     /// Reasons that hold for every service (configured quotas), for the decision's notes.
     const std::vector<std::string>& global_reasons() const { return global_reasons_; }
+    /// Whether the last Check rejected for a reason that cannot pass by waiting: the request
+    /// alone asks more than a limit (otherwise the quota is only full now, and frees up).
+    bool never_fits() const { return never_fits_; }
 
    private:
     GroupQuota SlaQuotaOf(const Evaluation& eval) const;
@@ -26,7 +29,8 @@ class QuotaCheck {
         const ResourceTotals& used,
         const std::string& who,
         const std::string& where,
-        std::vector<std::string>& out
+        std::vector<std::string>& out,
+        bool& never
     );
 
     const PlacementContext& context_;
@@ -38,6 +42,8 @@ class QuotaCheck {
     std::string usage_error_;
     bool global_done_ = false;
     std::vector<std::string> global_reasons_;
+    bool global_never_fits_ = false;
+    bool never_fits_ = false;
 };
 
 /// Limits from an SLA service's targets: num_cpus, mem_size (MB), num_gpus (or gpus) and instances;

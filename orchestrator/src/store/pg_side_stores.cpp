@@ -5,7 +5,10 @@
 namespace orch::store {
 namespace {
 
-constexpr const char* kActive = "status NOT IN ('DELETE_COMPLETE', 'CREATE_FAILED')";
+// A deployment waiting for admission (CREATE_IN_PROGRESS, not placed yet) holds nothing: counting
+// it would make two waiting requests block each other for ever (docs/admission.md).
+constexpr const char* kActive =
+    "status NOT IN ('DELETE_COMPLETE', 'CREATE_FAILED') AND NOT (status = 'CREATE_IN_PROGRESS' AND placement IS NULL)";
 
 placement::ResourceTotals Totals(const pqxx::row& row, int first) {
     placement::ResourceTotals t;

@@ -1,6 +1,7 @@
 #include "orchestrator/store/pg_workflow_store.hpp"
 
 #include "common/uuid.hpp"
+#include "pg_admission.hpp"
 #include "pg_rows.hpp"
 
 namespace orch::store {
@@ -315,28 +316,89 @@ Status PgWorkflowStore::StartAttempt(const Job& job, const std::string& owner, c
     });
 }
 
+namespace {
+
+// What a commit's new status does to the deployment's quota claims; after the job rows, before
+// the deferred status counters: the lock order deployment → jobs → quota counters → counters.
+void SettleAdmission(pqxx::work& tx, const std::string& deployment_id, const Transition& t) {
+    if (!t.status) {
+        return;
+    }
+    if (*t.status == domain::Status::kCreateComplete) {
+        admission::Promote(tx, deployment_id);
+    } else if (*t.status == domain::Status::kCreateFailed || *t.status == domain::Status::kDeleteComplete) {
+        admission::Release(tx, deployment_id);
+    }
+}
+
+// The admission did not fit: only the queued reason is written and the job waits its delay
+// (its lease given back, as Retry does), the deployment staying CREATE_IN_PROGRESS.
+Status Queue(pqxx::connection& conn, const Job& job, const std::string& owner, const workflow::Admission& admit) {
+    pqxx::work tx(conn);
+    LockDeployment(tx, job.deployment_id);
+    if (!HoldsLease(tx, job, owner)) {
+        return kLeaseLost;
+    }
+    tx.exec_params(
+        "UPDATE deployments SET status_reason = $2, updated_at = now() WHERE id = $1::uuid",
+        job.deployment_id,
+        admit.queued_reason
+    );
+    tx.exec_params(
+        "UPDATE jobs SET lease_owner = NULL, lease_until = NULL, last_error = $2, "
+        "run_at = now() + make_interval(secs => $3 / 1000.0) WHERE id = $1",
+        job.id,
+        admit.queued_reason.substr(0, 2000),
+        static_cast<std::int64_t>(admit.retry_delay.count())
+    );
+    tx.commit();
+    return Ok();
+}
+
+// Applies the transition and completes the job; the caller holds the deployment row and the lease.
+Status ApplyCommit(pqxx::work& tx, const Job& job, const Transition& t) {
+    ApplyDeployment(tx, job.deployment_id, t);
+    ApplyResources(tx, job.deployment_id, t);
+    if (t.finish_attempt) {
+        ApplyAttempt(tx, job.deployment_id, *t.finish_attempt);
+    }
+    tx.exec_params("DELETE FROM jobs WHERE id = $1", job.id);
+    if (t.next) {
+        InsertJob(tx, job.deployment_id, *t.next);
+    }
+    for (const auto& side : t.side_jobs) {
+        InsertJob(tx, job.deployment_id, side);
+    }
+    SettleAdmission(tx, job.deployment_id, t);
+    InsertEvents(tx, job.deployment_id, t.events);
+    tx.commit();
+    return Ok();
+}
+
+}  // namespace
+
 Status PgWorkflowStore::Commit(const Job& job, const std::string& owner, const Transition& t) {
     return pool_.Run([&](pqxx::connection& conn) -> Status {
-        pqxx::work tx(conn);
-        LockDeployment(tx, job.deployment_id);
-        if (!HoldsLease(tx, job, owner)) {
+        std::optional<pqxx::work> tx(std::in_place, conn);
+        LockDeployment(*tx, job.deployment_id);
+        if (!HoldsLease(*tx, job, owner)) {
             return kLeaseLost;
         }
-        ApplyDeployment(tx, job.deployment_id, t);
-        ApplyResources(tx, job.deployment_id, t);
-        if (t.finish_attempt) {
-            ApplyAttempt(tx, job.deployment_id, *t.finish_attempt);
+        if (t.admit && !admission::Reserve(*tx, job.deployment_id, t.admit->claims)) {
+            tx->abort();
+            tx.reset();
+            return Queue(conn, job, owner, *t.admit);
         }
-        tx.exec_params("DELETE FROM jobs WHERE id = $1", job.id);
-        if (t.next) {
-            InsertJob(tx, job.deployment_id, *t.next);
-        }
-        for (const auto& side : t.side_jobs) {
-            InsertJob(tx, job.deployment_id, side);
-        }
-        InsertEvents(tx, job.deployment_id, t.events);
-        tx.commit();
-        return Ok();
+        return ApplyCommit(*tx, job, t);
+    });
+}
+
+Result<std::vector<workflow::QuotaCounter>> PgWorkflowStore::QuotaCounters(
+    const std::string& issuer, const std::vector<std::string>& groups
+) {
+    return pool_.Run([&](pqxx::connection& conn) -> Result<std::vector<workflow::QuotaCounter>> {
+        pqxx::read_transaction tx(conn);
+        return admission::Counters(tx, issuer, groups);
     });
 }
 

@@ -5,6 +5,7 @@ set(SOURCES
   ${AREA_DIR}/pg_rows.cpp
   ${AREA_DIR}/pg_deployment_store.cpp
   ${AREA_DIR}/pg_workflow_store.cpp
+  ${AREA_DIR}/pg_admission.cpp
 )
 list(APPEND SOURCES ${AREA_DIR}/pg_side_stores.cpp)
 list(APPEND SOURCES ${AREA_DIR}/pg_schedule_store.cpp)

@@ -3,6 +3,8 @@
 
 #include "progress.hpp"
 
+#include <sstream>
+
 namespace orch::workflow::steps {
 namespace {
 
@@ -34,6 +36,63 @@ Transition StartedAndFailed(const WorkflowState& st, int seq, Transition t) {
     return t;
 }
 
+// What a waiting deployment says (statusReason): the group and what it waits for.
+std::string QueuedReason(const std::string& group, const placement::ResourceTotals& request) {
+    std::string waiting;
+    if (request.gpus > 0) {
+        waiting = std::to_string(request.gpus) + " × GPU";
+    } else if (request.cpus > 0) {
+        std::ostringstream cpus;
+        cpus << request.cpus;
+        waiting = cpus.str() + " × CPU";
+    } else {
+        waiting = std::to_string(request.instances) + " instance(s)";
+    }
+    return "queued: waiting in group " + (group.empty() ? std::string("(none)") : group) + " for " + waiting;
+}
+
+// What admitting the placement reserves.
+std::optional<Admission> AdmissionOf(
+    const StepServices& s,
+    const placement::PlacementDecision& decision,
+    const placement::Requester& requester,
+    const tosca::DeploymentSpec& spec
+) {
+    const auto request = placement::RequestedResources(spec);
+    Admission admit;
+    admit.claims = ClaimsFor(decision, requester, request);
+    if (admit.claims.empty()) {
+        return std::nullopt;
+    }
+    admit.queued_reason = QueuedReason(decision.quota_group, request);
+    admit.retry_delay = s.options.admission_retry;
+    return admit;
+}
+
+// Nothing fits now but something may later (a quota is full, a site's free GPUs are taken):
+// the deployment stays CREATE_IN_PROGRESS and is placed again after admission_retry, until
+// admission_max_wait (then it fails with the reason it waited for and every site's).
+StepResult WaitForAdmission(
+    const StepServices& s,
+    const WorkflowState& st,
+    const placement::PlacementDecision& decision,
+    const tosca::DeploymentSpec& spec
+) {
+    const std::string reason = QueuedReason(decision.quota_group, placement::RequestedResources(spec));
+    const auto max_wait = s.options.admission_max_wait;
+    if (max_wait.count() > 0 && s.clock.now() - st.deployment.created_at >= max_wait) {
+        return StepResult::Commit(FailCreate(
+            st,
+            reason + "; not admitted within " + std::to_string(max_wait.count() / 1000) + " s\n" +
+                decision.NoCandidateMessage()
+        ));
+    }
+    Transition t;
+    t.status_reason = reason;
+    t.next = NextJob{JobKind::kDeploy, Json::object(), s.options.admission_retry, true};
+    return StepResult::Commit(std::move(t));
+}
+
 StepResult Place(StepServices& s, const WorkflowState& st, const tosca::DeploymentSpec& spec, const Job& job) {
     const auto& d = st.deployment;
     placement::PlacementRequest request;
@@ -59,12 +118,16 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
     for (std::size_t i = 0; i < limit; ++i) {
         placement.candidates.push_back(CandidateToJson(decision->ranked[i]));
     }
+    if (placement.candidates.empty() && decision->waitable && s.options.admission_queue) {
+        return WaitForAdmission(s, st, *decision, spec);
+    }
     if (placement.candidates.empty()) {
         Transition t = FailCreate(st, decision->NoCandidateMessage());
         t.placement = std::move(placement);
         return StepResult::Commit(std::move(t));
     }
     Transition t;
+    t.admit = AdmissionOf(s, *decision, request.requester, spec);
     progress::Placed(t, placement.candidates);
     t.placement = std::move(placement);
     t.candidate_index = 0;

@@ -1,6 +1,7 @@
 // GPU quotas end to end: the real binary on real PostgreSQL, placing on a site-sim Marathon site
 // whose SLA gives the group a GPU quota (the demo's format, orchestrator/demo/sla.yaml). Usage is
-// what the group's active deployments hold in the database, so deleting one frees its GPUs.
+// what the group's admitted deployments hold in the database, so deleting one frees its GPUs and
+// the request waiting for them is admitted (docs/admission.md).
 #include "test_support/process.hpp"
 #include "test_support/site_sim_process.hpp"
 #include "test_support/test_env.hpp"
@@ -92,7 +93,7 @@ std::string WriteConfig(const std::string& marathon) {
         << orch::test::SharedDir() << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
         << "placement:\n  default_group: demo\n  catalogue: {type: file, path: " << dir
         << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
-        << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n  max_poll: 500ms\n";
+        << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n  max_poll: 500ms\n  admission_retry: 200ms\n";
     return dir + "/orchestrator.yaml";
 }
 
@@ -124,13 +125,14 @@ class QuotaSite {
         return Json::parse(res.body)["uuid"];
     }
 
-    // Polls until the deployment settles in `status` (FAILs on another final status or after 60 s).
-    Json WaitFor(const std::string& id, const std::string& status) {
+    // Polls until the deployment is in `status` with a statusReason starting with `reason` (FAILs
+    // on another final status or after 60 s).
+    Json WaitFor(const std::string& id, const std::string& status, const std::string& reason = "") {
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
         Json d;
         while (std::chrono::steady_clock::now() < deadline) {
             d = Json::parse(Call("GET", "/deployments/" + id).body);
-            if (d["status"] == status) {
+            if (d["status"] == status && d.value("statusReason", std::string()).rfind(reason, 0) == 0) {
                 return d;
             }
             const std::string now = d["status"];
@@ -155,21 +157,26 @@ class QuotaSite {
 
 }  // namespace
 
-TEST_CASE("a group at its GPU quota is refused with the quota named until a deployment is deleted", "[e2e][quota]") {
+TEST_CASE("a request over the group's free GPU quota waits and is admitted when GPUs are freed", "[e2e][quota]") {
     QuotaSite site;
     const std::string first = site.Create(kQuotaGpus);  // takes the whole quota
     site.WaitFor(first, "CREATE_COMPLETE");
 
+    // Fits the quota, not what is free of it now: it waits, saying for what.
     const std::string second = site.Create(1);
-    const Json refused = site.WaitFor(second, "CREATE_FAILED");
+    site.WaitFor(second, "CREATE_IN_PROGRESS", "queued: waiting in group demo for 1 × GPU");
+
+    // More than the quota itself can never fit: refused at once, with the site's reason.
+    const std::string never = site.Create(kQuotaGpus + 1);
+    const Json refused = site.WaitFor(never, "CREATE_FAILED");
     const std::string reason = refused["statusReason"];
     INFO(reason);
     CHECK(
         reason.find("quota exceeded: group 'demo' may use 2 GPUs on this service (SLA sla-a); 2 are in use by "
-                    "active deployments and this deployment needs 1 more") != std::string::npos
+                    "active deployments and this deployment needs 3 more") != std::string::npos
     );
     // The stored placement explains the site's refusal in the same words.
-    const auto placement = site.Call("GET", "/deployments/" + second + "/placement");
+    const auto placement = site.Call("GET", "/deployments/" + never + "/placement");
     REQUIRE(placement.status == 200);
     const Json decision = Json::parse(placement.body);
     REQUIRE(decision["sites"].size() == 1);
@@ -183,6 +190,11 @@ TEST_CASE("a group at its GPU quota is refused with the quota named until a depl
     // Users get 404 once the delete completed; the admin's audit view (auth off: the local user
     // is admin) tells it completed rather than failed.
     site.WaitFor(first + "?includeDeleted=true", "DELETE_COMPLETE");
-    const std::string third = site.Create(1);  // the freed GPUs let the next one through
-    site.WaitFor(third, "CREATE_COMPLETE");
+    site.WaitFor(second, "CREATE_COMPLETE");  // the freed GPUs admit the waiting request
+
+    // A waiting request is cancelled by DELETE.
+    const std::string waiting = site.Create(kQuotaGpus);
+    site.WaitFor(waiting, "CREATE_IN_PROGRESS", "queued: waiting in group demo for 2 × GPU");
+    REQUIRE(site.Call("DELETE", "/deployments/" + waiting).status == 204);
+    site.WaitFor(waiting + "?includeDeleted=true", "DELETE_COMPLETE");
 }

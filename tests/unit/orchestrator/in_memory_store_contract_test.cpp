@@ -61,3 +61,9 @@ TEST_CASE("in-memory stores: purge of deleted deployments", "[store][contract]")
 TEST_CASE("in-memory stores: event log", "[store][contract]") {
     EventLog(kMake);
 }
+TEST_CASE("in-memory stores: admission accounting", "[store][contract]") {
+    AdmissionAccounting(kMake);
+}
+TEST_CASE("in-memory stores: admission race", "[store][contract]") {
+    AdmissionRace(kMake);
+}

@@ -44,6 +44,28 @@ TEST_CASE(
     CHECK(accepted.ranked[0].target.service_id == "B-marathon");
 }
 
+TEST_CASE("a full quota may be waited for, a request over the quota itself may not", "[placement][quota][admission]") {
+    SyntheticWorld world(GroupGpuQuota(4));
+    world.usage.Put("d1", kBob, "B-marathon", {4, 8192, 4, 1});
+    const auto full = world.Place(MarathonSpec(1, "t4"));
+    REQUIRE(full.ranked.empty());
+    CHECK(full.waitable);
+    CHECK(full.quota_group == "g");
+    CHECK(full.configured_quota.group.gpus == 4.0);
+
+    world.usage.Remove("d1");
+    const auto fits = world.Place(MarathonSpec(2, "t4"));
+    REQUIRE_FALSE(fits.ranked.empty());
+    CHECK_FALSE(fits.waitable);
+
+    // The same 2 T4 GPUs (a site has 4 free) against a group limit of 1: only the quota refuses.
+    SyntheticWorld small(GroupGpuQuota(1));
+    const auto never = small.Place(MarathonSpec(2, "t4"));
+    REQUIRE(never.ranked.empty());
+    CHECK_THAT(never.NoCandidateMessage(), Catch::Contains("quota exceeded: group 'g' may use 1 GPUs"));
+    CHECK_FALSE(never.waitable);
+}
+
 TEST_CASE("other groups' deployments do not count", "[placement][quota]") {
     SyntheticWorld world(GroupGpuQuota(4));
     world.usage.Put("d1", {"https://iam.test/", "carol", "other", ""}, "B-marathon", {4, 8192, 4, 1});

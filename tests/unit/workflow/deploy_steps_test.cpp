@@ -370,3 +370,64 @@ TEST_CASE(
     rig.RunDue();
     CHECK(rig.Get(id).status == Status::kCreateComplete);  // SITE-B starts it
 }
+
+TEST_CASE(
+    "a deployment over the group's free quota waits queued, the delete of the holder admits it", "[workflow][admission]"
+) {
+    Rig rig;
+    orch::placement::GroupQuota quota;
+    quota.group.instances = 1;
+    rig.placer.SetQuota(quota);
+    const std::string first = rig.Create(Json::object());
+    const std::string second = rig.Create(Json::object());
+    rig.RunDue();
+    CHECK(rig.connector.CreateCalls("SITE-A", first) == 1);
+    CHECK(rig.connector.CreateCalls("SITE-A", second) == 0);
+    CHECK(rig.Get(second).status == Status::kCreateInProgress);
+    CHECK(rig.Get(second).status_reason == "queued: waiting in group users for 1 × GPU");
+    rig.api.clock.Advance(seconds(5));  // workflow.admission_retry: still held by the first
+    rig.RunDue();
+    CHECK(rig.connector.CreateCalls("SITE-A", second) == 0);
+
+    REQUIRE(rig.api.Call("DELETE", "/deployments/" + first).status == 204);
+    for (int i = 0; i < 10 && rig.connector.CreateCalls("SITE-A", second) == 0; ++i) {
+        rig.api.clock.Advance(seconds(5));
+        rig.RunDue();
+    }
+    CHECK(rig.Get(first).status == Status::kDeleteComplete);
+    CHECK(rig.connector.CreateCalls("SITE-A", second) == 1);
+}
+
+TEST_CASE(
+    "a request that may wait stays queued until admission_max_wait, then fails with why", "[workflow][admission]"
+) {
+    Rig rig;
+    rig.services.options.admission_max_wait = minutes(1);
+    rig.placer.SetFull(true);
+    const std::string id = rig.Create(Json::object());
+    rig.RunDue();
+    CHECK(rig.Get(id).status == Status::kCreateInProgress);
+    CHECK(rig.Get(id).status_reason == "queued: waiting in group users for 1 × GPU");
+    for (int i = 0; i < 11; ++i) {  // 55 s
+        rig.api.clock.Advance(seconds(5));
+        rig.RunDue();
+    }
+    CHECK(rig.Get(id).status == Status::kCreateInProgress);
+    rig.api.clock.Advance(seconds(5));
+    rig.RunDue();
+    const auto failed = rig.Get(id);
+    CHECK(failed.status == Status::kCreateFailed);
+    CHECK_THAT(
+        failed.status_reason, Catch::StartsWith("queued: waiting in group users for 1 × GPU; not admitted within 60 s")
+    );
+
+    // Freed capacity before the limit: the waiting request goes on.
+    rig.services.options.admission_max_wait = minutes(0);
+    const std::string next = rig.Create(Json::object());
+    rig.RunDue();
+    CHECK(rig.Get(next).status_reason.rfind("queued:", 0) == 0);
+    rig.placer.SetFull(false);
+    rig.api.clock.Advance(seconds(5));
+    rig.RunDue();
+    CHECK(rig.connector.CreateCalls("SITE-A", next) == 1);
+}

@@ -4,6 +4,7 @@
 #include "common/result.hpp"
 #include "connectors/connector.hpp"
 #include "orchestrator/placement/anchored_text.hpp"
+#include "orchestrator/placement/placement_options.hpp"
 #include "orchestrator/placement/reason.hpp"
 #include "orchestrator/placement/score_breakdown.hpp"
 #include "tosca/deployment_spec.hpp"
@@ -39,6 +40,9 @@ struct Candidate {
     std::string provider_name;       ///< cloudProviderName in the API
     Json endpoint = Json::object();  ///< cloudProviderEndpoint in the API (cpEndpoint, region, deploymentType, ...)
     double score = 0;
+    /// Its service's SLA quota (empty when quotas are off or the SLA sets none): what admission
+    /// reserves against on this service (workflow/admission.hpp).
+    GroupQuota sla_quota;
 };
 
 /// The verdict on one candidate service, with every reason and the score breakdown.
@@ -62,6 +66,13 @@ struct PlacementDecision {
     /// alive with the decision and its copies. A verdict copied out of every decision must be
     /// put into words (Reasons::Texts) while one still exists.
     std::vector<std::shared_ptr<const void>> anchors;
+    /// The configured quota of the group (all services; empty when quotas are off) and the group
+    /// it was chosen for (the requester's, else the default group): what admission reserves against.
+    GroupQuota configured_quota;
+    std::string quota_group;
+    /// Nothing fits now, but some service was refused only because a quota is full or its live
+    /// capacity is taken: the request may wait (docs/admission.md) instead of failing.
+    bool waitable = false;
 
     /// The explanation record (documented in docs/placement.md): stable keys, credentials never included.
     Json ToJson() const;

@@ -45,7 +45,8 @@ struct Usage {
 /// Semantics the implementation must follow:
 /// * "active" = every deployment row whose status is not DELETE_COMPLETE and not CREATE_FAILED
 ///   (CREATE_IN_PROGRESS, CREATE_COMPLETE, UPDATE_IN_PROGRESS, UPDATE_COMPLETE, UPDATE_FAILED,
-///   DELETE_IN_PROGRESS, DELETE_FAILED and UNKNOWN all hold or may hold resources).
+///   DELETE_IN_PROGRESS, DELETE_FAILED and UNKNOWN all hold or may hold resources), except a
+///   CREATE_IN_PROGRESS deployment not placed yet: it waits for admission and holds nothing.
 /// * A deployment's resources are RequestedResources() of its current spec.
 /// * `exclude_deployment_id` (may be empty) is left out of every sum: on an update or a retry the
 ///   deployment being placed must not count against itself.

@@ -23,6 +23,9 @@ class PgWorkflowStore final : public workflow::WorkflowStore {
     ) override;
     Result<std::int64_t> PurgeDeleted(std::chrono::milliseconds retention, int limit) override;
     Result<std::int64_t> PurgeEvents(std::chrono::milliseconds retention, int limit) override;
+    Result<std::vector<workflow::QuotaCounter>> QuotaCounters(
+        const std::string& issuer, const std::vector<std::string>& groups
+    ) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
 
    private:

@@ -42,6 +42,14 @@ struct StepOptions {
     int callback_retries = 5;
     std::chrono::milliseconds callback_timeout{10'000};
     int default_provider_timeout_mins = 14'400;  ///< the original's 10 days
+    /// How long a deployment whose quota reservation did not fit waits before placing again
+    /// (workflow.admission_retry; docs/admission.md).
+    std::chrono::milliseconds admission_retry{5'000};
+    /// Whether a request that fits its quotas but not what is free now waits (queued) instead
+    /// of failing (workflow.admission_queue), and for at most how long after its creation
+    /// (workflow.admission_max_wait; 0: until the deployment's own timeout).
+    bool admission_queue = true;
+    std::chrono::milliseconds admission_max_wait{0};
 };
 
 struct StepServices {

@@ -5,6 +5,7 @@
 #include "orchestrator/domain/attempt.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/domain/event.hpp"
+#include "orchestrator/workflow/admission.hpp"
 #include "orchestrator/workflow/job_kind.hpp"
 
 #include <chrono>
@@ -97,6 +98,10 @@ struct Transition {
     /// Appended to the durable event log in the same transaction: an event is there exactly
     /// when its step committed (ids are the store's; `deployment_id` is the job's).
     std::vector<domain::Event> events;
+    /// Quota reservation made in the same transaction (docs/admission.md). Independently of it,
+    /// a commit that sets CREATE_COMPLETE turns the deployment's reservation into usage, and one
+    /// that sets CREATE_FAILED or DELETE_COMPLETE releases what it holds.
+    std::optional<Admission> admit;
 };
 
 /// Job queue and workflow persistence. Every write is fenced by the job lease: a worker that
@@ -116,6 +121,7 @@ class WorkflowStore {
     /// kConflict when the lease was lost.
     virtual Status StartAttempt(const Job& job, const std::string& owner, const Attempt& attempt) = 0;
     /// Applies `t` and completes the job. kConflict when the lease was lost (nothing written).
+    /// When `t.admit` does not fit, applies only its queued reason and delay (still Ok).
     virtual Status Commit(const Job& job, const std::string& owner, const Transition& t) = 0;
     /// Gives the job back for a later retry without other changes (transient failure).
     virtual Status Retry(
@@ -135,6 +141,11 @@ class WorkflowStore {
         (void)limit;
         return std::int64_t{0};
     }
+    /// Quota counters of `issuer` (all of them, or those of `groups` when not empty): what
+    /// admitted deployments hold, for GET /quotas and the tests.
+    virtual Result<std::vector<QuotaCounter>> QuotaCounters(
+        const std::string& issuer, const std::vector<std::string>& groups
+    ) = 0;
     /// Jobs waiting (due or not) and leased now, for metrics.
     virtual Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() = 0;
 };

@@ -46,9 +46,16 @@ class FakePlacer final : public placement::Placer {
     explicit FakePlacer(std::vector<std::string> sites) : sites_(std::move(sites)) {}
     Result<placement::PlacementDecision> Place(const placement::PlacementRequest& request) override;
     std::map<std::string, std::string> ConfigurationEndpoints() const override { return {{"cmdb_url", "fake://cmdb"}}; }
+    /// Every decision carries this as the group's configured quota (what admission reserves against).
+    void SetQuota(const placement::GroupQuota& quota);
+    /// While set, no site is offered and the decision says the request may wait (a full quota).
+    void SetFull(bool full);
 
    private:
     std::vector<std::string> sites_;
+    std::mutex mutex_;
+    placement::GroupQuota quota_;
+    bool full_ = false;
 };
 
 /// How one fake site behaves.

@@ -40,6 +40,13 @@ class InMemoryDatabase {
         std::string last_error;
     };
 
+    /// What one admitted deployment holds on one quota counter (admission_claims).
+    struct ClaimRow {
+        workflow::CounterKey key;
+        double amount = 0;
+        workflow::AdmissionState state = workflow::AdmissionState::kReserved;
+    };
+
     struct EventRow {
         domain::Event event;
         std::optional<domain::Owner> owner;  ///< copied from the deployment, as the events table does
@@ -53,6 +60,9 @@ class InMemoryDatabase {
     std::map<std::string, Row>& rows() { return rows_; }
     std::vector<JobRow>& jobs() { return jobs_; }
     std::vector<EventRow>& events() { return events_; }
+    /// Quota counters and each deployment's claims on them (migration 0009's tables).
+    std::map<workflow::CounterKey, workflow::QuotaCounter>& counters() { return counters_; }
+    std::map<std::string, std::vector<ClaimRow>>& claims() { return claims_; }
     /// Appends events of a deployment with the next ids (the caller holds the mutex).
     void AppendEvents(const std::string& deployment_id, const std::vector<domain::Event>& events);
     /// Appends a job (the caller holds the mutex).
@@ -67,6 +77,8 @@ class InMemoryDatabase {
     std::map<std::string, Row> rows_;
     std::vector<JobRow> jobs_;
     std::vector<EventRow> events_;
+    std::map<workflow::CounterKey, workflow::QuotaCounter> counters_;
+    std::map<std::string, std::vector<ClaimRow>> claims_;
     std::int64_t next_job_id_ = 1;
     std::int64_t next_event_id_ = 1;
 };
@@ -117,6 +129,9 @@ class InMemoryWorkflowStore final : public workflow::WorkflowStore {
     ) override;
     Result<std::int64_t> PurgeDeleted(std::chrono::milliseconds retention, int limit) override;
     Result<std::int64_t> PurgeEvents(std::chrono::milliseconds retention, int limit) override;
+    Result<std::vector<workflow::QuotaCounter>> QuotaCounters(
+        const std::string& issuer, const std::vector<std::string>& groups
+    ) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
 
    private:
