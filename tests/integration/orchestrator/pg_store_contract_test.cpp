@@ -78,3 +78,6 @@ TEST_CASE("pg stores: purge of deleted deployments", "[store][contract]") {
 TEST_CASE("pg stores: event log", "[store][contract]") {
     EventLog(kMake);
 }
+TEST_CASE("pg stores: callback outbox", "[store][contract]") {
+    CallbackOutbox(kMake);
+}

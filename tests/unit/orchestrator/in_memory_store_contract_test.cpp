@@ -61,3 +61,6 @@ TEST_CASE("in-memory stores: purge of deleted deployments", "[store][contract]")
 TEST_CASE("in-memory stores: event log", "[store][contract]") {
     EventLog(kMake);
 }
+TEST_CASE("in-memory stores: callback outbox", "[store][contract]") {
+    CallbackOutbox(kMake);
+}

@@ -2,5 +2,6 @@
 # connector and a ManualClock: timeouts and retries are decided by the clock, not by sleeping.
 set(TEST_SOURCES
   ${TEST_DIR}/deploy_steps_test.cpp
+  ${TEST_DIR}/callback_deliverer_test.cpp
 )
 set(TEST_LIBS orch::orchestrator orch_test_fakes)

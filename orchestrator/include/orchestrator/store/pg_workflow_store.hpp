@@ -23,6 +23,13 @@ class PgWorkflowStore final : public workflow::WorkflowStore {
     ) override;
     Result<std::int64_t> PurgeDeleted(std::chrono::milliseconds retention, int limit) override;
     Result<std::int64_t> PurgeEvents(std::chrono::milliseconds retention, int limit) override;
+    Result<std::vector<workflow::CallbackDelivery>> ClaimCallbacks(
+        const std::string& owner, int max, std::chrono::milliseconds lease
+    ) override;
+    Status FinishCallback(const workflow::CallbackDelivery& delivery) override;
+    Status RetryCallback(
+        const workflow::CallbackDelivery& delivery, std::chrono::milliseconds delay, const std::string& error
+    ) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
 
    private:

@@ -40,6 +40,13 @@ class InMemoryDatabase {
         std::string last_error;
     };
 
+    struct CallbackRow {
+        workflow::CallbackDelivery delivery;  ///< lease_owner empty = not leased
+        domain::TimePoint next_at{};
+        std::optional<domain::TimePoint> lease_until;
+        std::string last_error;
+    };
+
     struct EventRow {
         domain::Event event;
         std::optional<domain::Owner> owner;  ///< copied from the deployment, as the events table does
@@ -53,6 +60,9 @@ class InMemoryDatabase {
     std::map<std::string, Row>& rows() { return rows_; }
     std::vector<JobRow>& jobs() { return jobs_; }
     std::vector<EventRow>& events() { return events_; }
+    std::vector<CallbackRow>& callbacks() { return callbacks_; }
+    /// Queues a delivery of the deployment's callback, if it has one (the caller holds the mutex).
+    void InsertCallback(const std::string& deployment_id);
     /// Appends events of a deployment with the next ids (the caller holds the mutex).
     void AppendEvents(const std::string& deployment_id, const std::vector<domain::Event>& events);
     /// Appends a job (the caller holds the mutex).
@@ -67,7 +77,9 @@ class InMemoryDatabase {
     std::map<std::string, Row> rows_;
     std::vector<JobRow> jobs_;
     std::vector<EventRow> events_;
+    std::vector<CallbackRow> callbacks_;
     std::int64_t next_job_id_ = 1;
+    std::int64_t next_callback_id_ = 1;
     std::int64_t next_event_id_ = 1;
 };
 
@@ -117,6 +129,13 @@ class InMemoryWorkflowStore final : public workflow::WorkflowStore {
     ) override;
     Result<std::int64_t> PurgeDeleted(std::chrono::milliseconds retention, int limit) override;
     Result<std::int64_t> PurgeEvents(std::chrono::milliseconds retention, int limit) override;
+    Result<std::vector<workflow::CallbackDelivery>> ClaimCallbacks(
+        const std::string& owner, int max, std::chrono::milliseconds lease
+    ) override;
+    Status FinishCallback(const workflow::CallbackDelivery& delivery) override;
+    Status RetryCallback(
+        const workflow::CallbackDelivery& delivery, std::chrono::milliseconds delay, const std::string& error
+    ) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
 
    private:

@@ -49,5 +49,8 @@ void PurgeDeleted(const Factory& make);
 /// Events commit with their step (not when the lease was lost), come back in id order after a
 /// cursor, scoped like the list, and are purged after their retention.
 void EventLog(const Factory& make);
+/// A committed change queues one callback delivery (when the deployment has a URL), claimed by
+/// one claimer at a time under a lease, retried after a delay, taken over when the lease expires.
+void CallbackOutbox(const Factory& make);
 
 }  // namespace orch::test::contract
