@@ -192,7 +192,7 @@ TEST_CASE("a dropped consumer is told the last event it was sent, to resume from
     CHECK(Json::parse(lines[1].substr(6)).value("lastEventId", -1) == 1);
 }
 
-TEST_CASE("idle streams stay off the worker pool; one of them reads the newest id for all", "[events]") {
+TEST_CASE("idle streams stay off the worker pool, one of them reading the newest id for all", "[events]") {
     Rig rig;
     const std::string id = rig.Create();
     const auto a = rig.api.Call("GET", "/events");
