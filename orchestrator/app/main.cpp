@@ -36,6 +36,7 @@
 #include "orchestrator/store/pg_schedule_store.hpp"
 #include "orchestrator/store/pg_side_stores.hpp"
 #include "orchestrator/store/pg_workflow_store.hpp"
+#include "orchestrator/workflow/callback_deliverer.hpp"
 #include "orchestrator/workflow/deployment_steps.hpp"
 #include "orchestrator/workflow/engine.hpp"
 #include "tosca/engine.hpp"
@@ -207,6 +208,9 @@ int main(int argc, char** argv) {
         },
         step_options};
     workflow::RegisterDeploymentSteps(engine, services);
+    workflow::CallbackDeliverer callbacks(
+        services, {.owner = config->instance_id, .workers = 2, .idle_poll = engine_options.idle_poll}
+    );
 
     api::ApiContext api_context{
         deployments,
@@ -241,6 +245,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     engine.Start();
+    callbacks.Start();
     ORCH_LOG_INFO(
         "listening", {{"address", config->server.listen}, {"port", server.port()}, {"instance", config->instance_id}}
     );
@@ -256,6 +261,7 @@ int main(int argc, char** argv) {
     server.Run();
     file_notifications.Stop();
     engine.Stop();
+    callbacks.Stop();
     database.Stop();
     ORCH_LOG_INFO("stopped");
     return 0;

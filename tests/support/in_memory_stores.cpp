@@ -144,6 +144,20 @@ void InMemoryDatabase::InsertJob(const std::string& deployment_id, const workflo
     jobs_.push_back(std::move(row));
 }
 
+void InMemoryDatabase::InsertCallback(const std::string& deployment_id) {
+    const auto it = rows_.find(deployment_id);
+    if (it == rows_.end() || it->second.deployment.callback.empty()) {
+        return;
+    }
+    CallbackRow row;
+    row.delivery.id = next_callback_id_++;
+    row.delivery.deployment_id = deployment_id;
+    row.delivery.url = it->second.deployment.callback;
+    row.delivery.created_at = clock_.now();
+    row.next_at = row.delivery.created_at;
+    callbacks_.push_back(std::move(row));
+}
+
 bool InMemoryDatabase::HasWorkflowJob(const std::string& deployment_id) const {
     return std::any_of(jobs_.begin(), jobs_.end(), [&](const JobRow& j) {
         return j.job.deployment_id == deployment_id && j.job.workflow;

@@ -53,14 +53,45 @@ std::size_t EventFeed::open_streams() {
     return open_;
 }
 
+namespace {
+
+std::int64_t Micros(domain::TimePoint t) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
+}  // namespace
+
 Result<std::int64_t> EventFeed::Latest() {
-    const std::lock_guard lock(mutex_);
-    const auto now = clock_.now();
-    if (!latest_read_at_ || now - *latest_read_at_ >= options_.poll_interval / 2 || now < *latest_read_at_) {
-        ORCH_ASSIGN_OR_RETURN(latest_, store_.LatestId());
-        latest_read_at_ = now;
+    const auto now = Micros(clock_.now());
+    const auto half = std::chrono::duration_cast<std::chrono::microseconds>(options_.poll_interval / 2).count();
+    const auto read_at = latest_read_us_.load();
+    if (now - read_at < half && now >= read_at) {
+        return latest_.load();
     }
-    return latest_;
+    // One reader at a time; the others do not queue behind its query (a worker blocked on it is
+    // a worker the list requests do not get): they take the last value, which is at worst stale.
+    const std::unique_lock lock(refresh_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+        return latest_.load();
+    }
+    ORCH_ASSIGN_OR_RETURN(const auto latest, store_.LatestId());
+    latest_.store(latest);
+    latest_read_us_.store(now);
+    return latest;
+}
+
+bool EventFeed::ClaimRefresh(domain::TimePoint now_at) const {
+    const auto now = Micros(now_at);
+    const auto half = std::chrono::duration_cast<std::chrono::microseconds>(options_.poll_interval / 2).count();
+    const auto read_at = latest_read_us_.load();
+    if (now - read_at < half && now >= read_at) {
+        return false;  // fresh
+    }
+    auto claimed = refresh_claim_us_.load();
+    if (now - claimed < half && now >= claimed) {
+        return false;  // another stream is on it
+    }
+    return refresh_claim_us_.compare_exchange_strong(claimed, now);
 }
 
 EventStream::EventStream(EventFeed& feed, store::EventQuery query, std::unique_ptr<EventFeed::Slot> slot)
@@ -70,10 +101,20 @@ EventStream::EventStream(EventFeed& feed, store::EventQuery query, std::unique_p
       cursor_(query_.after_id),
       delivered_(query_.after_id) {}
 
+bool EventStream::Idle() const {
+    const auto now = feed_.clock().now();
+    const auto last = last_write_us_.load();
+    if (last == kNotYet || Micros(now) - last >= std::chrono::microseconds(feed_.options().heartbeat).count()) {
+        return false;  // the opening comment or a heartbeat is due
+    }
+    return feed_.KnownLatest() <= cursor_.load() && !feed_.ClaimRefresh(now);
+}
+
 bool EventStream::Next(std::string& out) {
     const auto now = feed_.clock().now();
     delivered_.store(cursor_.load());  // Next is called only once the previous chunk went out
-    if (!last_write_) {
+    const auto last = last_write_us_.load();
+    if (last == kNotYet) {
         out += ": stream open\nretry: " + std::to_string(feed_.options().poll_interval.count()) + "\n\n";
     }
     // The newest id first: every event up to it is committed (ids follow commit order), so when
@@ -99,11 +140,12 @@ bool EventStream::Next(std::string& out) {
             }
         }
     }
-    if (out.empty() && last_write_ && now - *last_write_ >= feed_.options().heartbeat) {
+    if (out.empty() && last != kNotYet &&
+        Micros(now) - last >= std::chrono::microseconds(feed_.options().heartbeat).count()) {
         out = ": keep-alive\n\n";
     }
-    if (!out.empty() || !last_write_) {
-        last_write_ = now;
+    if (!out.empty() || last == kNotYet) {
+        last_write_us_.store(Micros(now));
     }
     return true;
 }

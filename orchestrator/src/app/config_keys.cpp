@@ -46,6 +46,8 @@ std::set<std::string> AppConfigKeys() {
         "workflow.transient_retries",
         "workflow.callback_retries",
         "workflow.callback_timeout",
+        "workflow.callback_max_backoff",
+        "workflow.callback_max_age",
         "workflow.connector_call_timeout",
         "workflow.default_provider_timeout_mins",
         "deployments.deleted_retention",

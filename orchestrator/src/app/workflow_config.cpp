@@ -15,9 +15,13 @@ Status ParseWorkflowConfig(const ConfigTree& t, workflow::EngineOptions& e, work
     ORCH_ASSIGN_OR_RETURN(s.admission_queue, t.GetBool("workflow.admission_queue", s.admission_queue));
     ORCH_ASSIGN_OR_RETURN(const auto retries, t.GetInt("workflow.transient_retries", s.max_transient_retries, 0, 100));
     s.max_transient_retries = static_cast<int>(retries);
-    ORCH_ASSIGN_OR_RETURN(const auto callbacks, t.GetInt("workflow.callback_retries", s.callback_retries, 0, 100));
+    ORCH_ASSIGN_OR_RETURN(const auto callbacks, t.GetInt("workflow.callback_retries", s.callback_retries, 1, 10'000));
     s.callback_retries = static_cast<int>(callbacks);
     ORCH_ASSIGN_OR_RETURN(s.callback_timeout, t.GetDuration("workflow.callback_timeout", s.callback_timeout));
+    ORCH_ASSIGN_OR_RETURN(
+        s.callback_max_backoff, t.GetDuration("workflow.callback_max_backoff", s.callback_max_backoff)
+    );
+    ORCH_ASSIGN_OR_RETURN(s.callback_max_age, t.GetDuration("workflow.callback_max_age", s.callback_max_age));
     ORCH_ASSIGN_OR_RETURN(
         s.create_call_timeout, t.GetDuration("workflow.connector_call_timeout", s.create_call_timeout)
     );

@@ -280,7 +280,13 @@ asio::awaitable<void> HttpServer::Impl::WriteStream(
     const std::shared_ptr<ResponseStream> source = std::move(res.stream);
     asio::steady_timer pause(conn.stream.get_executor());
     while (!stopping.load()) {
-        const StreamStep step = co_await asio::co_spawn(workers, NextChunk(source), asio::use_awaitable);
+        // An idle source stays on this thread: a thousand quiet streams must not keep the
+        // worker pool (and the requests queued for it) busy with empty turns.
+        StreamStep step;
+        step.more = true;
+        if (!source->Idle()) {
+            step = co_await asio::co_spawn(workers, NextChunk(source), asio::use_awaitable);
+        }
         if (!step.text.empty()) {
             if (Unsent(conn.stream.socket()) + step.text.size() > options.stream_buffer_limit) {
                 const std::string last = source->Dropped();

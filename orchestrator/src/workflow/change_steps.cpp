@@ -14,7 +14,7 @@ Transition UpdateFailed(const std::string& reason) {
     t.status = domain::Status::kUpdateFailed;
     t.status_reason = reason;
     t.task = domain::Task::kNone;
-    t.side_jobs.push_back(CallbackJob());
+    t.callback = true;
     return t;
 }
 
@@ -184,7 +184,7 @@ StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
     t.task = domain::Task::kDeployer;
     t.handle = HandleToJson(*Value(updated));
     t.next = NextJob{JobKind::kUpdatePoll, Json{{"polls", 0}}, s.options.first_poll, true};
-    t.side_jobs.push_back(CallbackJob());
+    t.callback = true;
     return StepResult::Commit(std::move(t));
 }
 
@@ -213,7 +213,7 @@ StepResult UpdatePoll(StepServices& s, const Job& job, const CancelToken& cancel
         t.drop_deleting_resources = true;
         t.resources_state = domain::NodeState::kStarted;
         t.resource_changes = InstanceChanges(obs.instances, domain::NodeState::kStarted);
-        t.side_jobs.push_back(CallbackJob());
+        t.callback = true;
         return StepResult::Commit(std::move(t));
     }
     if (obs.phase != connectors::Phase::kInProgress) {
@@ -299,41 +299,15 @@ StepResult ActionPoll(StepServices& s, const Job& job, const CancelToken& cancel
     return StepResult::Commit(Then(NextJob{JobKind::kActionPoll, payload, PollDelay(s.options, polls + 1), true}));
 }
 
+// A callback job queued by a version before the outbox (migration 0008): it becomes a delivery
+// of the outbox, which sends it (CallbackDeliverer).
 StepResult Callback(StepServices& s, const Job& job, const CancelToken& cancel) {
+    (void)s;
+    (void)job;
     (void)cancel;
-    auto loaded = s.store.Load(job.deployment_id);
-    if (!loaded) {
-        return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
-    }
-    if (!*loaded || (*loaded)->deployment.callback.empty() || !s.render) {
-        return StepResult::Commit({});
-    }
-    const auto& d = (*loaded)->deployment;
-    http::ClientRequest request;
-    request.method = "POST";
-    request.url = d.callback;
-    request.headers = {{"Content-Type", "application/json"}};
-    request.body = s.render(d).dump();
-    request.timeout = s.options.callback_timeout;
-    request.max_response_bytes = 64 * 1024;
-    const auto response = s.http.Send(request);
-    const bool ok = response && response->status >= 200 && response->status < 300;
-    if (ok) {
-        return StepResult::Commit({});
-    }
-    if (!response && response.error().code == ErrorCode::kPermissionDenied) {
-        // Refused by the egress policy (the host resolves to an internal address): retrying
-        // cannot change that, and the deployment is not failed for it.
-        ORCH_LOG_WARN("callback refused", {{"url", d.callback}, {"error", response.error().message}});
-        return StepResult::Commit({});
-    }
-    const std::string why = response ? "HTTP " + std::to_string(response->status) : response.error().message;
-    // A failing callback never fails the deployment: retry a few times, then give up (logged).
-    if (job.attempts <= s.options.callback_retries) {
-        return StepResult::Retry(Backoff(job.attempts, std::chrono::seconds(30)), "callback failed: " + why);
-    }
-    ORCH_LOG_WARN("callback abandoned", {{"url", d.callback}, {"error", why}});
-    return StepResult::Commit({});
+    Transition t;
+    t.callback = true;
+    return StepResult::Commit(std::move(t));
 }
 
 }  // namespace orch::workflow::steps

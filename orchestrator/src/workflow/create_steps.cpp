@@ -196,7 +196,7 @@ StepResult CreateOn(
         running.handle = HandleToJson(*handle);
         t.finish_attempt = running;
         t.next = NextJob{JobKind::kPoll, Json{{"seq", seq}, {"polls", 0}}, s.options.first_poll, true};
-        t.side_jobs.push_back(CallbackJob());
+        t.callback = true;
         progress::AttemptStarted(t, st, seq);
         return StepResult::Commit(std::move(t));
     }
@@ -311,7 +311,7 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
             done.outcome = domain::AttemptOutcome::kSucceeded;
             t.finish_attempt = done;
             progress::AttemptEnded(t, st, seq, done.outcome, "");
-            t.side_jobs.push_back(CallbackJob());
+            t.callback = true;
             return StepResult::Commit(std::move(t));
         }
         case connectors::Phase::kInProgress: {

@@ -33,7 +33,7 @@ Transition DeleteFailed(const std::string& reason) {
     t.status_reason = reason;
     t.task = domain::Task::kNone;
     t.resources_state = domain::NodeState::kError;
-    t.side_jobs.push_back(CallbackJob());
+    t.callback = true;
     return t;
 }
 
@@ -145,7 +145,7 @@ StepResult Delete(StepServices& s, const Job& job, const CancelToken& cancel) {
         t.task = domain::Task::kNone;
         t.resources_state = domain::NodeState::kDeleted;
         t.handle = Json(nullptr);
-        t.side_jobs.push_back(CallbackJob());
+        t.callback = true;
         ORCH_LOG_INFO("deployment deleted");
         return StepResult::Commit(std::move(t));
     }

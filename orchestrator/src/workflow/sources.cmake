@@ -9,6 +9,7 @@ set(SOURCES
   ${AREA_DIR}/delete_steps.cpp
   ${AREA_DIR}/change_steps.cpp
   ${AREA_DIR}/deployment_steps.cpp
+  ${AREA_DIR}/callback_deliverer.cpp
   ${AREA_DIR}/progress.cpp
 )
 list(APPEND SOURCES ${AREA_DIR}/tosca_template_service.cpp)

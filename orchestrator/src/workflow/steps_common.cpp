@@ -29,7 +29,7 @@ Transition FailCreate(const WorkflowState& st, const std::string& reason) {
     t.status_reason = reason;
     t.task = domain::Task::kNone;
     t.resources_state = domain::NodeState::kError;
-    t.side_jobs.push_back(CallbackJob());
+    t.callback = true;
     return t;
 }
 

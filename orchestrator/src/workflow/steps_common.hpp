@@ -40,10 +40,6 @@ inline ResourceChange StateOf(std::string resource_id, std::optional<domain::Nod
     return c;
 }
 
-inline NextJob CallbackJob() {
-    return NextJob{JobKind::kCallback, Json::object(), {}, false};
-}
-
 /// A connector call's value, or null when it failed (then see StepForFailure).
 template <typename T>
 const T* Value(const connectors::ConnectorResult<T>& r) {

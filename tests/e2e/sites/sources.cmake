@@ -4,5 +4,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/update_capacity_e2e_test.cpp
   ${TEST_DIR}/progress_e2e_test.cpp
   ${TEST_DIR}/parity_e2e_test.cpp
+  ${TEST_DIR}/kubernetes_crash_loop_e2e_test.cpp
 )
 set(TEST_LIBS orch_rig_sites)

@@ -191,3 +191,35 @@ TEST_CASE("a dropped consumer is told the last event it was sent, to resume from
     CHECK(lines[0] == "event: dropped");
     CHECK(Json::parse(lines[1].substr(6)).value("lastEventId", -1) == 1);
 }
+
+TEST_CASE("idle streams stay off the worker pool, one of them reading the newest id for all", "[events]") {
+    Rig rig;
+    const std::string id = rig.Create();
+    const auto a = rig.api.Call("GET", "/events");
+    const auto b = rig.api.Call("GET", "/events");
+    REQUIRE(a.stream);
+    REQUIRE(b.stream);
+    CHECK_FALSE(a.stream->Idle());  // the opening comment is due
+    (void)Rig::Next(a);
+    (void)Rig::Next(b);
+    CHECK(a.stream->Idle());
+    CHECK(b.stream->Idle());
+    rig.Append(id, EventType::kProgress, Json{{"statusReason", "placing"}});
+    CHECK(a.stream->Idle());  // the shared id is fresh: nobody reads before its half interval
+    rig.api.clock.Advance(std::chrono::milliseconds(500));
+    // Due for a read: exactly one stream is sent to make it.
+    const bool a_reads = !a.stream->Idle();
+    const bool b_reads = !b.stream->Idle();
+    CHECK(a_reads != b_reads);
+    const auto& reader = a_reads ? a : b;
+    const auto& other = a_reads ? b : a;
+    CHECK(Rig::Next(reader).find("event: progress\n") != std::string::npos);
+    // The other learns of the new event from the shared id, without a read of its own.
+    CHECK_FALSE(other.stream->Idle());
+    CHECK(Rig::Next(other).find("event: progress\n") != std::string::npos);
+    CHECK(a.stream->Idle());
+    CHECK(b.stream->Idle());
+    rig.api.clock.Advance(seconds(15));
+    CHECK_FALSE(a.stream->Idle());  // a heartbeat is due
+    CHECK(Rig::Next(a) == ": keep-alive\n\n");
+}

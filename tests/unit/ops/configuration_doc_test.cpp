@@ -118,6 +118,8 @@ TEST_CASE("documented defaults of server, database, workflow and tosca keys are 
     CHECK(steps.max_transient_retries == step_defaults.max_transient_retries);
     CHECK(steps.callback_retries == step_defaults.callback_retries);
     CHECK(steps.callback_timeout == step_defaults.callback_timeout);
+    CHECK(steps.callback_max_backoff == step_defaults.callback_max_backoff);
+    CHECK(steps.callback_max_age == step_defaults.callback_max_age);
     CHECK(steps.create_call_timeout == step_defaults.create_call_timeout);
     CHECK(steps.default_provider_timeout_mins == step_defaults.default_provider_timeout_mins);
     auto tosca = orch::tosca::EngineOptionsFromConfig(config->tree);

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,7 +33,8 @@ struct EventStreamOptions {
 std::string FormatSseEvent(const domain::Event& event);
 
 /// What the streams of a process share: the log, the limits and the newest id, read from the
-/// database at most once per poll interval for all streams together (idle streams cost no query).
+/// database at most once per half poll interval for all streams together, by one of them (idle
+/// streams cost no query, and no worker: EventStream::Idle reads the shared id without a lock).
 class EventFeed {
    public:
     EventFeed(store::EventStore& store, EventStreamOptions options, const Clock& clock);
@@ -51,8 +53,14 @@ class EventFeed {
     };
     /// A place for `caller`'s new stream; kResourceExhausted (429) past either limit.
     Result<std::unique_ptr<Slot>> Open(const std::string& caller);
-    /// The newest committed event id, at most a poll interval old.
+    /// The newest committed event id, at most a poll interval old. Never waits for another
+    /// stream's read of it: while one is under way, the others take the last value.
     Result<std::int64_t> Latest();
+    /// The last value Latest read (lock-free, for Idle).
+    std::int64_t KnownLatest() const { return latest_.load(); }
+    /// Whether the shared id is due for a read and the calling stream is the one to make it
+    /// (one per half poll interval). Lock-free, for Idle.
+    bool ClaimRefresh(domain::TimePoint now) const;
 
     store::EventStore& store() { return store_; }
     const EventStreamOptions& options() const { return options_; }
@@ -66,8 +74,11 @@ class EventFeed {
     std::mutex mutex_;
     std::size_t open_ = 0;
     std::map<std::string, std::size_t> per_caller_;
-    std::int64_t latest_ = 0;
-    std::optional<domain::TimePoint> latest_read_at_;
+    std::mutex refresh_;  ///< held by the one stream reading the newest id
+    std::atomic<std::int64_t> latest_{0};
+    std::atomic<std::int64_t> latest_read_us_{kNever};  ///< when latest_ was read (wall, µs)
+    mutable std::atomic<std::int64_t> refresh_claim_us_{kNever};
+    static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min() / 2;
 };
 
 /// One client's stream: events after its cursor, in id order, scoped by the query's owner filter.
@@ -76,6 +87,9 @@ class EventStream final : public server::ResponseStream {
     EventStream(EventFeed& feed, store::EventQuery query, std::unique_ptr<EventFeed::Slot> slot);
 
     bool Next(std::string& out) override;
+    /// Nothing new known past the cursor, no heartbeat due and the shared id fresh (or another
+    /// stream refreshing it): Next would send nothing.
+    bool Idle() const override;
     std::chrono::milliseconds interval() const override { return feed_.options().poll_interval; }
     std::string Dropped() const override;
 
@@ -85,7 +99,8 @@ class EventStream final : public server::ResponseStream {
     std::unique_ptr<EventFeed::Slot> slot_;
     std::atomic<std::int64_t> cursor_;
     std::atomic<std::int64_t> delivered_;  ///< the cursor before the chunk being sent: what a dropped client saw
-    std::optional<domain::TimePoint> last_write_;
+    std::atomic<std::int64_t> last_write_us_{kNotYet};  ///< wall µs of the last chunk sent (Idle reads it)
+    static constexpr std::int64_t kNotYet = std::numeric_limits<std::int64_t>::min();
 };
 
 }  // namespace orch::api

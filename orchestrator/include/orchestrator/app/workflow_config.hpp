@@ -7,7 +7,8 @@
 namespace orch::app {
 
 /// `workflow.*`: workers, lease, idle_poll, first_poll, max_poll, transient_retries,
-/// callback_retries, callback_timeout, default_provider_timeout_mins. Errors name the key.
+/// callback_retries, callback_timeout, callback_max_backoff, callback_max_age,
+/// default_provider_timeout_mins. Errors name the key.
 Status ParseWorkflowConfig(const ConfigTree& tree, workflow::EngineOptions& engine, workflow::StepOptions& steps);
 
 }  // namespace orch::app

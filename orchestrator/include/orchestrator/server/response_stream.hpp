@@ -15,6 +15,10 @@ class ResponseStream {
     virtual ~ResponseStream() = default;
     /// Appends what to send now to `out` (possibly nothing); false ends the stream after `out`.
     virtual bool Next(std::string& out) = 0;
+    /// Whether Next would surely append nothing now, so the server may skip its trip to the
+    /// worker pool this time. Called on the I/O thread: it must not block (no database, no lock
+    /// held for long). Idle streams answering true cost a timer and this call, not a worker.
+    virtual bool Idle() const { return false; }
     /// The pause between two calls of Next.
     virtual std::chrono::milliseconds interval() const = 0;
     /// The last words for a consumer dropped because it does not read: more than the server's

@@ -26,6 +26,13 @@ class PgWorkflowStore final : public workflow::WorkflowStore {
     Result<std::vector<workflow::QuotaCounter>> QuotaCounters(
         const std::string& issuer, const std::vector<std::string>& groups
     ) override;
+    Result<std::vector<workflow::CallbackDelivery>> ClaimCallbacks(
+        const std::string& owner, int max, std::chrono::milliseconds lease
+    ) override;
+    Status FinishCallback(const workflow::CallbackDelivery& delivery) override;
+    Status RetryCallback(
+        const workflow::CallbackDelivery& delivery, std::chrono::milliseconds delay, const std::string& error
+    ) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
 
    private:

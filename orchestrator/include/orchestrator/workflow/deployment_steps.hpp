@@ -39,8 +39,13 @@ struct StepOptions {
     std::chrono::milliseconds create_call_timeout{120'000};  ///< bound of a connector call
     std::chrono::milliseconds delete_wait{600'000};          ///< waiting for a site to finish deleting
     std::chrono::milliseconds action_timeout{300'000};
-    int callback_retries = 5;
+    /// Callback deliveries (CallbackDeliverer): tries of one notification, each bounded by the
+    /// timeout, spaced by a backoff doubling from 1 s up to callback_max_backoff; a delivery is
+    /// abandoned after callback_retries tries or once older than callback_max_age.
+    int callback_retries = 50;
     std::chrono::milliseconds callback_timeout{10'000};
+    std::chrono::milliseconds callback_max_backoff{300'000};
+    std::chrono::milliseconds callback_max_age{std::chrono::hours(24)};
     int default_provider_timeout_mins = 14'400;  ///< the original's 10 days
     /// How long a deployment whose quota reservation did not fit waits before placing again
     /// (workflow.admission_retry; docs/admission.md).
@@ -58,7 +63,7 @@ struct StepServices {
     placement::Placer& placer;
     connectors::ConnectorRegistry& connectors;
     CredentialSource& credentials;
-    http::Client& http;                                     ///< callbacks
+    http::Client& http;                                     ///< callbacks (through the egress policy)
     const Clock& clock;                                     ///< deadlines, provider timeouts, action timeouts
     std::function<Json(const domain::Deployment&)> render;  ///< the Deployment JSON of callbacks
     /// Evaluates the outputs from the site's attributes (null and a note for those it cannot).
@@ -68,7 +73,8 @@ struct StepServices {
 };
 
 /// Registers every deployment step (deploy, poll, delete, delete_poll, cleanup, update,
-/// update_poll, action, action_poll, callback) on the engine. `services` must outlive it.
+/// update_poll, action, action_poll, and callback: a job of an older version, moved to the outbox
+/// that CallbackDeliverer sends) on the engine. `services` must outlive it.
 void RegisterDeploymentSteps(Engine& engine, StepServices& services);
 
 }  // namespace orch::workflow

@@ -68,6 +68,16 @@ struct NextJob {
     bool workflow = true;
 };
 
+/// One queued POST of a deployment's `callback` (the outbox row a state change wrote).
+struct CallbackDelivery {
+    std::int64_t id = 0;
+    std::string deployment_id;
+    std::string url;                 ///< the callback URL when the state changed
+    int attempts = 0;                ///< deliveries tried, this one included
+    domain::TimePoint created_at{};  ///< when the state changed (the delivery's age)
+    std::string lease_owner;         ///< who claimed it: finishing it is fenced on it
+};
+
 /// What the place step stores: the decision as JSON text (written once, by JsonWriter: a tree
 /// of ten thousand verdicts took four times as long to build and dump) and the candidates.
 struct PlacementRecord {
@@ -94,7 +104,10 @@ struct Transition {
     /// attempts
     std::optional<Attempt> finish_attempt;  ///< seq, outcome, reason, handle (if set), cleaned
     std::optional<NextJob> next;            ///< the deployment's next step (replaces this job)
-    std::vector<NextJob> side_jobs;         ///< callbacks, cleanups
+    std::vector<NextJob> side_jobs;         ///< cleanups
+    /// Queue a delivery of the deployment's callback (none when it has no callback URL), in the
+    /// same transaction: a committed state change is always notified, at least once.
+    bool callback = false;
     /// Appended to the durable event log in the same transaction: an event is there exactly
     /// when its step committed (ids are the store's; `deployment_id` is the job's).
     std::vector<domain::Event> events;
@@ -145,6 +158,17 @@ class WorkflowStore {
     /// admitted deployments hold, for GET /quotas and the tests.
     virtual Result<std::vector<QuotaCounter>> QuotaCounters(
         const std::string& issuer, const std::vector<std::string>& groups
+    ) = 0;
+    /// Claims up to `max` due callback deliveries (FOR UPDATE SKIP LOCKED), leased to `owner`
+    /// for `lease`; each claim counts as an attempt.
+    virtual Result<std::vector<CallbackDelivery>> ClaimCallbacks(
+        const std::string& owner, int max, std::chrono::milliseconds lease
+    ) = 0;
+    /// Removes a delivery that was made (or abandoned). kConflict when the lease was lost.
+    virtual Status FinishCallback(const CallbackDelivery& delivery) = 0;
+    /// Releases a delivery to be tried again after `delay`. kConflict when the lease was lost.
+    virtual Status RetryCallback(
+        const CallbackDelivery& delivery, std::chrono::milliseconds delay, const std::string& error
     ) = 0;
     /// Jobs waiting (due or not) and leased now, for metrics.
     virtual Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() = 0;

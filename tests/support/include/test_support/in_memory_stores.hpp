@@ -47,6 +47,13 @@ class InMemoryDatabase {
         workflow::AdmissionState state = workflow::AdmissionState::kReserved;
     };
 
+    struct CallbackRow {
+        workflow::CallbackDelivery delivery;  ///< lease_owner empty = not leased
+        domain::TimePoint next_at{};
+        std::optional<domain::TimePoint> lease_until;
+        std::string last_error;
+    };
+
     struct EventRow {
         domain::Event event;
         std::optional<domain::Owner> owner;  ///< copied from the deployment, as the events table does
@@ -63,6 +70,9 @@ class InMemoryDatabase {
     /// Quota counters and each deployment's claims on them (migration 0009's tables).
     std::map<workflow::CounterKey, workflow::QuotaCounter>& counters() { return counters_; }
     std::map<std::string, std::vector<ClaimRow>>& claims() { return claims_; }
+    std::vector<CallbackRow>& callbacks() { return callbacks_; }
+    /// Queues a delivery of the deployment's callback, if it has one (the caller holds the mutex).
+    void InsertCallback(const std::string& deployment_id);
     /// Appends events of a deployment with the next ids (the caller holds the mutex).
     void AppendEvents(const std::string& deployment_id, const std::vector<domain::Event>& events);
     /// Appends a job (the caller holds the mutex).
@@ -79,7 +89,9 @@ class InMemoryDatabase {
     std::vector<EventRow> events_;
     std::map<workflow::CounterKey, workflow::QuotaCounter> counters_;
     std::map<std::string, std::vector<ClaimRow>> claims_;
+    std::vector<CallbackRow> callbacks_;
     std::int64_t next_job_id_ = 1;
+    std::int64_t next_callback_id_ = 1;
     std::int64_t next_event_id_ = 1;
 };
 
@@ -131,6 +143,13 @@ class InMemoryWorkflowStore final : public workflow::WorkflowStore {
     Result<std::int64_t> PurgeEvents(std::chrono::milliseconds retention, int limit) override;
     Result<std::vector<workflow::QuotaCounter>> QuotaCounters(
         const std::string& issuer, const std::vector<std::string>& groups
+    ) override;
+    Result<std::vector<workflow::CallbackDelivery>> ClaimCallbacks(
+        const std::string& owner, int max, std::chrono::milliseconds lease
+    ) override;
+    Status FinishCallback(const workflow::CallbackDelivery& delivery) override;
+    Status RetryCallback(
+        const workflow::CallbackDelivery& delivery, std::chrono::milliseconds delay, const std::string& error
     ) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
 

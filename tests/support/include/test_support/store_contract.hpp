@@ -54,5 +54,8 @@ void EventLog(const Factory& make);
 void AdmissionAccounting(const Factory& make);
 /// Eight commits racing for three GPUs admit exactly three.
 void AdmissionRace(const Factory& make);
+/// A committed change queues one callback delivery (when the deployment has a URL), claimed by
+/// one claimer at a time under a lease, retried after a delay, taken over when the lease expires.
+void CallbackOutbox(const Factory& make);
 
 }  // namespace orch::test::contract
