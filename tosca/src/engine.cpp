@@ -41,6 +41,17 @@ std::optional<std::string> CheckVersion(const yaml::Node& root, DiagSink& sink) 
         return std::nullopt;
     }
     auto canonical = CanonicalToscaVersion(version->text);
+    if (const auto profile = canonical ? std::nullopt : UnsupportedToscaProfile(version->text)) {
+        sink.Error(
+            DiagnosticCode::kVersion,
+            version,
+            path,
+            "The TOSCA profile \"" + version->text + "\" (" + *profile +
+                ") is not supported: this engine reads the TOSCA Simple Profile in YAML, \"tosca_simple_yaml_1_0\" "
+                "to \"tosca_simple_yaml_1_3\""
+        );
+        return std::nullopt;
+    }
     if (!canonical) {
         sink.Error(
             DiagnosticCode::kVersion,

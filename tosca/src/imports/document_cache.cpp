@@ -27,11 +27,14 @@ void CheckHeader(const yaml::Node& root, const std::string& logical, DiagSink& s
             "the imported document " + logical + " has no tosca_definitions_version"
         );
     } else if (!CanonicalToscaVersion(version->text)) {
+        const auto profile = UnsupportedToscaProfile(version->text);
         sink.Error(
             DiagnosticCode::kVersion,
             version,
             version_path,
-            "the imported document declares unsupported version \"" + version->text + "\""
+            "the imported document declares unsupported " +
+                (profile ? "profile \"" + version->text + "\" (" + *profile + " is not supported)"
+                         : "version \"" + version->text + "\"")
         );
     }
     if (const yaml::Node* topology = root.Find("topology_template"); topology != nullptr) {
