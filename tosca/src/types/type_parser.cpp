@@ -163,6 +163,16 @@ void ReadArtifacts(const yaml::Node* node, const Path& path, GrammarContext& ctx
         if (entry.value->IsMapping()) {
             artifact.type =
                 ReadText(entry.value->Find("type"), path.Key(artifact.name).Key("type"), "type", ctx).value_or("");
+            if (entry.value->Find("file") == nullptr) {
+                // Spec 1.3 §3.6.7: file is required (as in a node template's artifact).
+                ctx.sink.StrictError(
+                    ctx.strict,
+                    DiagnosticCode::kMissingRequired,
+                    entry.value,
+                    path.Key(artifact.name),
+                    "artifact '" + artifact.name + "' has no file"
+                );
+            }
         }
         def.artifacts.push_back(std::move(artifact));
     }
