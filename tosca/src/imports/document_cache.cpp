@@ -7,6 +7,14 @@
 namespace orch::tosca {
 namespace {
 
+/// The minor version the document declares (3 when it declares none we read: reported apart).
+int DeclaredMinor(const yaml::Node& root) {
+    const yaml::Node* version = root.IsMapping() ? root.Find("tosca_definitions_version") : nullptr;
+    const auto canonical =
+        version != nullptr && version->IsScalar() ? CanonicalToscaVersion(version->text) : std::nullopt;
+    return canonical ? ToscaMinorVersion(*canonical) : 3;
+}
+
 void CheckHeader(const yaml::Node& root, const std::string& logical, DiagSink& sink) {
     if (!root.IsMapping()) {
         sink.Error(
@@ -68,12 +76,13 @@ Result<std::shared_ptr<const ParsedImport>> ParseImport(
     if (parsed->doc.root != nullptr) {
         const yaml::Node& root = *parsed->doc.root;
         CheckHeader(root, location.logical, sink);
-        GrammarContext ctx{sink, options.mode == Mode::kStrict};
+        const int minor = DeclaredMinor(root);
+        GrammarContext ctx{sink, options.mode == Mode::kStrict, minor};
         if (root.IsMapping()) {
             parsed->imports = CollectImports(root, ctx);
         }
         DiagSink defs(options.limits.max_diagnostics);
-        GrammarContext defs_ctx{defs, options.mode == Mode::kStrict};
+        GrammarContext defs_ctx{defs, options.mode == Mode::kStrict, minor};
         for (auto& def : ParseTypeSections(root, defs_ctx)) {
             parsed->defs.push_back(std::move(def));
         }

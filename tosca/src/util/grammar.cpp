@@ -1,8 +1,42 @@
 #include "util/grammar.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace orch::tosca {
+
+namespace {
+
+/// Grammar keys 1.3 introduced (spec 1.3 §3.6.10/§3.6.12 key_schema, §3.6.20-21 interface
+/// operations/notifications, §3.6.16 operation implementation timeout/operation_host, §3.6.7
+/// artifact checksum/checksum_algorithm/artifact_version, §3.8.13 substitution_filter).
+constexpr std::array<std::string_view, 9> kSince13 = {
+    "key_schema",
+    "notifications",
+    "operations",
+    "operation_host",
+    "timeout",
+    "checksum",
+    "checksum_algorithm",
+    "artifact_version",
+    "substitution_filter",
+};
+
+}  // namespace
+
+void CheckKeyVersion(const yaml::Node& key, const Path& path, std::string_view what, GrammarContext& ctx) {
+    if (ctx.minor >= 3 || std::find(kSince13.begin(), kSince13.end(), key.text) == kSince13.end()) {
+        return;
+    }
+    ctx.sink.StrictError(
+        ctx.strict,
+        DiagnosticCode::kUnknownField,
+        &key,
+        path,
+        "'" + key.text + "' in " + std::string(what) + " is TOSCA 1.3 grammar, but the document declares version 1." +
+            std::to_string(ctx.minor) + (ctx.strict ? "" : " (read anyway)")
+    );
+}
 
 void CheckKeys(
     const yaml::Node& map,
@@ -13,6 +47,7 @@ void CheckKeys(
 ) {
     for (const auto& entry : map.entries) {
         if (std::find(allowed.begin(), allowed.end(), entry.key->text) != allowed.end()) {
+            CheckKeyVersion(*entry.key, path.Key(entry.key->text), what, ctx);
             continue;
         }
         ctx.sink.StrictError(
