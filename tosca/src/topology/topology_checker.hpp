@@ -93,6 +93,9 @@ class TopologyChecker {
     void CheckOperation(const yaml::Node& operation, const EvalScope& scope, const Path& path);
     std::vector<const PropertyDef*> CapabilityProperties(const CapabilityDef& def) const;
 
+    // substitution_inputs.cpp
+    void CheckSubstitutedInputs(const yaml::Node& mappings, const ResolvedType& type, const Path& path);
+
     // requirements.cpp
     void ReadRequirements(NodeTemplate& node, const Path& path);
     void BindRequirement(NodeTemplate& node, RequirementAssignment& req, const Path& path);
