@@ -1,7 +1,6 @@
 #include "util/grammar.hpp"
 
 #include <algorithm>
-#include <array>
 
 namespace orch::tosca {
 
@@ -10,22 +9,34 @@ namespace {
 /// Grammar keys 1.3 introduced (spec 1.3 §3.6.10/§3.6.12 key_schema, §3.6.20-21 interface
 /// operations/notifications, §3.6.16 operation implementation timeout/operation_host, §3.6.7
 /// artifact checksum/checksum_algorithm/artifact_version, §3.8.13 substitution_filter).
-constexpr std::array<std::string_view, 9> kSince13 = {
-    "key_schema",
-    "notifications",
-    "operations",
-    "operation_host",
-    "timeout",
-    "checksum",
-    "checksum_algorithm",
-    "artifact_version",
-    "substitution_filter",
-};
+/// Dispatched on the length first: every grammar key of a 1.0 document passes through here.
+bool IsSince13(std::string_view key) {
+    switch (key.size()) {
+        case 7:
+            return key == "timeout";
+        case 8:
+            return key == "checksum";
+        case 10:
+            return key == "key_schema" || key == "operations";
+        case 13:
+            return key == "notifications";
+        case 14:
+            return key == "operation_host";
+        case 16:
+            return key == "artifact_version";
+        case 18:
+            return key == "checksum_algorithm";
+        case 19:
+            return key == "substitution_filter";
+        default:
+            return false;
+    }
+}
 
 }  // namespace
 
 void CheckKeyVersion(const yaml::Node& key, const Path& path, std::string_view what, GrammarContext& ctx) {
-    if (ctx.minor >= 3 || std::find(kSince13.begin(), kSince13.end(), key.text) == kSince13.end()) {
+    if (ctx.minor >= 3 || !IsSince13(key.text)) {
         return;
     }
     ctx.sink.StrictError(

@@ -250,5 +250,47 @@ TEST_CASE("conformance 3.6.15: operation and interface definitions", "[tosca][co
     );
 }
 
+TEST_CASE("conformance 3.7.10-11, 3.8.5-6: group and policy types and templates", "[tosca][conformance][definitions]") {
+    const auto with_members = [](std::string_view members) {
+        return Tosca(
+            "group_types:\n"
+            "  acme.Servers:\n"
+            "    derived_from: tosca.groups.Root\n"
+            "    members: [tosca.nodes.Compute]\n"
+            "policy_types:\n"
+            "  acme.Spread:\n"
+            "    derived_from: tosca.policies.Placement\n"
+            "    targets: [acme.Servers]\n"
+            "    triggers:\n"
+            "      on_failure:\n"
+            "        event: failure\n"
+            "        action:\n"
+            "          - call_operation: Standard.start\n"
+            "topology_template:\n"
+            "  node_templates:\n"
+            "    a: {type: tosca.nodes.Compute}\n"
+            "    b: {type: tosca.nodes.Compute}\n"
+            "    db: {type: tosca.nodes.DBMS, requirements: [{host: a}]}\n"
+            "  groups:\n"
+            "    servers:\n"
+            "      type: acme.Servers\n"
+            "      members: [" +
+            std::string(members) +
+            "]\n"
+            "  policies:\n"
+            "    - spread:\n"
+            "        type: acme.Spread\n"
+            "        targets: [servers]\n"
+        );
+    };
+    ExpectForm(
+        {"1.3 §3.7.10 (group type), §3.7.11 (policy type with triggers), §3.8.5, §3.8.6",
+         with_members("a, b"),
+         with_members("a, db"),
+         "target 'db' is of type tosca.nodes.DBMS, which the type does not allow",
+         Compat::kWarns}
+    );
+}
+
 }  // namespace
 }  // namespace orch::tosca::test
