@@ -41,6 +41,17 @@ std::optional<std::string> CheckVersion(const yaml::Node& root, DiagSink& sink) 
         return std::nullopt;
     }
     auto canonical = CanonicalToscaVersion(version->text);
+    if (const auto profile = canonical ? std::nullopt : UnsupportedToscaProfile(version->text)) {
+        sink.Error(
+            DiagnosticCode::kVersion,
+            version,
+            path,
+            "The TOSCA profile \"" + version->text + "\" (" + *profile +
+                ") is not supported: this engine reads the TOSCA Simple Profile in YAML, \"tosca_simple_yaml_1_0\" "
+                "to \"tosca_simple_yaml_1_3\""
+        );
+        return std::nullopt;
+    }
     if (!canonical) {
         sink.Error(
             DiagnosticCode::kVersion,
@@ -92,7 +103,7 @@ struct TemplateEngine::Impl {
         bool& imports_ok
     ) const {
         imports_ok = true;
-        GrammarContext ctx{sink, options.mode == Mode::kStrict};
+        GrammarContext ctx{sink, options.mode == Mode::kStrict, ToscaMinorVersion(version)};
         std::shared_ptr<const TypeRegistry> registry = NormativeTypes(version);
         const std::vector<ImportRef> refs = CollectImports(root, ctx);
         std::vector<std::pair<ImportLocation, const ImportRef*>> tops;
@@ -184,7 +195,7 @@ struct TemplateEngine::Impl {
             result.diagnostics = sink.Take();
             return result;
         }
-        GrammarContext ctx{sink, options.mode == Mode::kStrict};
+        GrammarContext ctx{sink, options.mode == Mode::kStrict, ToscaMinorVersion(*version)};
         CheckKeys(
             root,
             {"tosca_definitions_version",
@@ -215,6 +226,7 @@ struct TemplateEngine::Impl {
         yaml::Arena scratch{std::string(kParametersSource)};
         TopologyChecker checker(*types, options, sink, scratch, request.inputs);
         checker.set_imports_incomplete(!imports_ok);
+        checker.set_version_minor(ToscaMinorVersion(*version));
         checker.set_accepted_parameters(request.accepted_parameters);
         const std::size_t parameter_bytes =
             request.inputs ? request.inputs->dump(-1, ' ', false, Json::error_handler_t::replace).size() : 0;

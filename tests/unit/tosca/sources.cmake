@@ -18,6 +18,10 @@ set(TEST_SOURCES
   ${TEST_DIR}/import_cache_bytes_test.cpp
   ${TEST_DIR}/corpus_test.cpp
   ${TEST_DIR}/sensitive_inputs_test.cpp
+  ${TEST_DIR}/conformance/functions_test.cpp
+  ${TEST_DIR}/conformance/versions_test.cpp
+  ${TEST_DIR}/conformance/definitions_test.cpp
+  ${TEST_DIR}/conformance/substitution_test.cpp
 )
 # White-box tests reach the engine's internal headers; tosca-check runs in-process.
 set(TEST_LIBS orch::tosca_internal orch::tosca_check_command)

@@ -1,11 +1,58 @@
 #include "imports/document_cache.hpp"
 
+#include "types/definition_parser.hpp"
 #include "types/normative.hpp"
 #include "types/type_parser.hpp"
+#include "values/value_checker.hpp"
 #include "yaml/loader.hpp"
 
 namespace orch::tosca {
 namespace {
+
+/// The minor version the document declares (3 when it declares none we read: reported apart).
+int DeclaredMinor(const yaml::Node& root) {
+    const yaml::Node* version = root.IsMapping() ? root.Find("tosca_definitions_version") : nullptr;
+    const auto canonical =
+        version != nullptr && version->IsScalar() ? CanonicalToscaVersion(version->text) : std::nullopt;
+    return canonical ? ToscaMinorVersion(*canonical) : 3;
+}
+
+/// The inputs of an imported document's topology are not used, but a default its own type or
+/// constraints refuse is a broken document: strict mode refuses it (compat warns). Only inputs
+/// of normative types are checked (the document's own data types are not assembled yet).
+void CheckImportedInputs(const yaml::Node& root, int minor, bool strict, DiagSink& sink) {
+    const yaml::Node* topology = root.Find("topology_template");
+    const yaml::Node* inputs = topology != nullptr && topology->IsMapping() ? topology->Find("inputs") : nullptr;
+    if (inputs == nullptr || !inputs->IsMapping()) {
+        return;
+    }
+    const Path topology_path = Path().Key("topology_template");  // a Path views its parent
+    const Path path = topology_path.Key("inputs");
+    DiagSink ignored(1);  // the definitions' grammar: the imported topology is otherwise ignored
+    GrammarContext ctx{ignored, false, minor};
+    const std::shared_ptr<const TypeRegistry> normative =
+        NormativeTypes("tosca_simple_yaml_1_" + std::to_string(minor));
+    const LiteralTyping typing = strict ? LiteralTyping::kYamlTyped : LiteralTyping::kTextual;
+    for (const PropertyDef& def : ParsePropertyDefs(inputs, DefinitionKind::kInput, path, ctx)) {
+        DiagSink quiet(1);
+        ValueChecker checker(*normative, typing, quiet);
+        if (def.default_value == nullptr || !checker.IsKnownValueType(def.schema.type)) {
+            continue;
+        }
+        checker.Check(*def.default_value, def.schema, path.Key(def.name));
+        const std::vector<Diagnostic> found = quiet.Take();
+        if (HasErrors(found)) {
+            sink.StrictError(
+                strict,
+                DiagnosticCode::kInputValue,
+                def.default_value,
+                path.Key(def.name),
+                "the imported topology's input '" + def.name +
+                    "' has a default its definition refuses: " + found.front().message
+            );
+        }
+    }
+}
 
 void CheckHeader(const yaml::Node& root, const std::string& logical, DiagSink& sink) {
     if (!root.IsMapping()) {
@@ -27,11 +74,14 @@ void CheckHeader(const yaml::Node& root, const std::string& logical, DiagSink& s
             "the imported document " + logical + " has no tosca_definitions_version"
         );
     } else if (!CanonicalToscaVersion(version->text)) {
+        const auto profile = UnsupportedToscaProfile(version->text);
         sink.Error(
             DiagnosticCode::kVersion,
             version,
             version_path,
-            "the imported document declares unsupported version \"" + version->text + "\""
+            "the imported document declares unsupported " +
+                (profile ? "profile \"" + version->text + "\" (" + *profile + " is not supported)"
+                         : "version \"" + version->text + "\"")
         );
     }
     if (const yaml::Node* topology = root.Find("topology_template"); topology != nullptr) {
@@ -65,12 +115,16 @@ Result<std::shared_ptr<const ParsedImport>> ParseImport(
     if (parsed->doc.root != nullptr) {
         const yaml::Node& root = *parsed->doc.root;
         CheckHeader(root, location.logical, sink);
-        GrammarContext ctx{sink, options.mode == Mode::kStrict};
+        const int minor = DeclaredMinor(root);
+        if (root.IsMapping()) {
+            CheckImportedInputs(root, minor, options.mode == Mode::kStrict, sink);
+        }
+        GrammarContext ctx{sink, options.mode == Mode::kStrict, minor};
         if (root.IsMapping()) {
             parsed->imports = CollectImports(root, ctx);
         }
         DiagSink defs(options.limits.max_diagnostics);
-        GrammarContext defs_ctx{defs, options.mode == Mode::kStrict};
+        GrammarContext defs_ctx{defs, options.mode == Mode::kStrict, minor};
         for (auto& def : ParseTypeSections(root, defs_ctx)) {
             parsed->defs.push_back(std::move(def));
         }

@@ -6,6 +6,15 @@
 
 namespace orch::tosca {
 
+/// "a" or "a.b": the names get_property looked for on the hosts, for the message.
+std::string ArgsPath(const yaml::Node& args) {
+    std::string out = args.items[1]->text;
+    if (args.items.size() >= 3) {
+        out += "." + args.items[2]->text;
+    }
+    return out;
+}
+
 Evaluated Evaluator::Evaluate(const yaml::Node& value, const EvalScope& scope, const Path& path) {
     if (depth_ >= max_depth_) {
         Fail(value, path, "functions nest deeper than " + std::to_string(max_depth_) + " levels");
@@ -381,71 +390,32 @@ Evaluated Evaluator::GetProperty(
     if (first == "SELF" && scope.relationship != nullptr) {
         return RelationshipProperty(*scope.relationship, call, args, scope, path);
     }
-    const NodeTemplate* node = nullptr;
-    if (first == "HOST") {
-        // The first node up the HostedOn chain that declares the property.
-        node = Entity(*args.items[0], scope, true, "get_property", path);
-        const std::string& prop = args.items[1]->text;
-        // Bounded: a HostedOn cycle (reported separately) must not loop forever.
-        for (std::size_t steps = 0; node != nullptr && FindPropertyDef(*node, "", prop) == nullptr; ++steps) {
-            node = steps < topology_.nodes.size() ? node->host : nullptr;
-        }
+    const NodeTemplate* node = Entity(*args.items[0], scope, true, "get_property", path);
+    if (node != nullptr && first == "HOST") {
+        node = HostHolding(node, args, false);
         if (node == nullptr) {
             Fail(
                 args,
                 path,
-                "get_property: no host of \"" + (scope.self != nullptr ? scope.self->name : std::string("?")) +
-                    "\" declares property \"" + prop + "\""
+                "get_property: no host of \"" + scope.self->name + "\" declares property \"" + ArgsPath(args) + "\""
             );
             return {&call, false};
         }
-    } else {
-        node = Entity(*args.items[0], scope, true, "get_property", path);
     }
     if (node == nullptr) {
         return {&call, false};
     }
-    if (args.items.size() >= 3 && node->type != nullptr) {
-        const std::string& second = args.items[1]->text;
-        const std::string& third = args.items[2]->text;
-        if (node->type->FindCapability(second) != nullptr) {
-            if (FindPropertyDef(*node, second, third) == nullptr) {
-                Fail(
-                    args,
-                    path,
-                    "get_property: Property \"" + third + "\" was not found in capability \"" + second +
-                        "\" of node template \"" + node->name + "\""
-                );
-                return {&call, false};
-            }
-            return Index(Property(*node, second, third, path), call, args, 3, "get_property", path);
-        }
-        if (node->type->FindRequirement(second) != nullptr && node->type->FindProperty(second) == nullptr) {
-            for (const auto& req : node->requirements) {
-                if (req.name == second && req.target_node != nullptr) {
-                    if (FindPropertyDef(*req.target_node, "", third) == nullptr) {
-                        Fail(
-                            args,
-                            path,
-                            "get_property: Property \"" + third + "\" was not found in node template \"" +
-                                req.target_node->name + "\" (target of requirement " + second + ")"
-                        );
-                        return {&call, false};
-                    }
-                    return Index(Property(*req.target_node, "", third, path), call, args, 3, "get_property", path);
-                }
-            }
-            return {&call, false};  // the requirement is not bound to a template
-        }
+    const ValueSite site = Locate(*node, args, false);
+    if (site.unbound) {
+        return {&call, false};  // the requirement is not bound to a template
     }
-    const std::string& prop = args.items[1]->text;
-    if (FindPropertyDef(*node, "", prop) == nullptr) {
-        Fail(
-            args, path, "get_property: Property \"" + prop + "\" was not found in node template \"" + node->name + "\""
-        );
+    if (site.def == nullptr) {
+        Fail(args, path, "get_property: " + site.missing);
         return {&call, false};
     }
-    return Index(Property(*node, "", prop, path), call, args, 2, "get_property", path);
+    return Index(
+        Property(*site.node, site.capability, site.def->name, path), call, args, site.next, "get_property", path
+    );
 }
 
 Evaluated Evaluator::RelationshipProperty(

@@ -19,6 +19,21 @@ struct Evaluated {
 };
 
 /// Where a value is evaluated: SELF, SOURCE/TARGET (relationships) and whether it is an output.
+/// Where get_property / get_attribute arguments [entity, a, (b,) ...] lead on one node: its own
+/// property (or attribute) a, b of its capability a, or b through its requirement a (the target's
+/// own, or of the capability the requirement reached).
+struct ValueSite {
+    const NodeTemplate* node = nullptr;  ///< the node holding the value (a requirement's target)
+    std::string capability;              ///< "" for the node's own
+    const PropertyDef* def = nullptr;    ///< null: not found (`missing` says why) or `unbound`
+    std::size_t next = 2;                ///< the first argument that indexes the value
+    bool unbound = false;                ///< through a requirement bound to no template
+    std::string missing;
+};
+
+/// "a" or "a.b" of get_property / get_attribute arguments [entity, a, (b,) ...], for messages.
+std::string ArgsPath(const yaml::Node& args);
+
 struct EvalScope {
     const NodeTemplate* self = nullptr;
     const NodeTemplate* source = nullptr;
@@ -104,6 +119,16 @@ class Evaluator {
     const PropertyDef* FindPropertyDef(
         const NodeTemplate& node, const std::string& capability, const std::string& property
     ) const;
+    /// An attribute of the node (properties are attributes too) or, with `capability`, of that
+    /// capability: the node type's refinement, then the capability type's, then its properties.
+    const PropertyDef* FindAttributeDef(
+        const NodeTemplate& node, const std::string& capability, const std::string& attribute
+    ) const;
+    /// Where args (all scalars, at least two) lead on `node`; see ValueSite.
+    ValueSite Locate(const NodeTemplate& node, const yaml::Node& args, bool attribute) const;
+    /// HOST: the first node up the HostedOn chain from `host` (inclusive) where args lead
+    /// somewhere (spec 1.3 §4.4.2: search until a match is found or the chain ends); null if none.
+    const NodeTemplate* HostHolding(const NodeTemplate* host, const yaml::Node& args, bool attribute) const;
     /// Counts `result` against the copy budget; false (reported once) when it is spent.
     bool Charge(const Evaluated& result, const yaml::Node& call, const Path& path);
 

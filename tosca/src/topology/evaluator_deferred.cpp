@@ -41,44 +41,29 @@ Evaluated Evaluator::GetAttribute(
             return {&call, false};
         }
     }
-    const std::string& second = args.items[1]->text;
-    std::size_t next = 2;
-    const Schema* schema = nullptr;
-    if (const PropertyDef* attr = node->type->FindAttribute(second)) {
-        schema = &attr->schema;
-    } else if (const PropertyDef* prop = node->type->FindProperty(second)) {
-        schema = &prop->schema;  // properties are attributes too
-    } else if (const CapabilityDef* cap = node->type->FindCapability(second);
-               cap != nullptr && args.items.size() >= 3) {
-        const std::string& third = args.items[2]->text;
-        const ResolvedType* cap_type = types_.Find(TypeKind::kCapability, cap->type);
-        const PropertyDef* def = cap_type != nullptr ? cap_type->FindAttribute(third) : nullptr;
-        if (def == nullptr) {
-            def = FindPropertyDef(*node, second, third);
-        }
-        if (def == nullptr) {
+    if (args.items[0]->text == "HOST") {
+        node = HostHolding(node, args, true);
+        if (node == nullptr) {
             sink_.StrictError(
                 strict_,
                 DiagnosticCode::kFunction,
                 &args,
                 path,
-                "get_attribute: attribute \"" + third + "\" was not found in capability \"" + second +
-                    "\" of node template \"" + node->name + "\""
+                "get_attribute: no host of \"" + scope.self->name + "\" declares attribute \"" + ArgsPath(args) + "\""
             );
             return {&call, false};
         }
-        schema = &def->schema;
-        next = 3;
-    } else {
-        sink_.StrictError(
-            strict_,
-            DiagnosticCode::kFunction,
-            &args,
-            path,
-            "get_attribute: Attribute \"" + second + "\" was not found in node template \"" + node->name + "\""
-        );
+    }
+    const ValueSite site = Locate(*node, args, true);
+    if (site.unbound) {
         return {&call, false};
     }
+    if (site.def == nullptr) {
+        sink_.StrictError(strict_, DiagnosticCode::kFunction, &args, path, "get_attribute: " + site.missing);
+        return {&call, false};
+    }
+    const std::size_t next = site.next;
+    const Schema* schema = &site.def->schema;
     // Each further argument indexes a list, keys a map or names a data-type field.
     for (std::size_t i = next; i < args.items.size() && schema != nullptr; ++i) {
         const yaml::Node& arg = *args.items[i];

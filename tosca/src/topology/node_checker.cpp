@@ -371,6 +371,9 @@ void TopologyChecker::CheckInterfaces(
         for (const auto& op : entry.value->entries) {
             const std::string& key = op.key->text;
             const Path op_path = here.Key(key);
+            if (key == "operations" || key == "notifications") {
+                CheckKeyVersion(*op.key, op_path, "an interface assignment", ctx_);
+            }
             if (key == "type" || key == "description" || key == "notifications") {
                 continue;
             }

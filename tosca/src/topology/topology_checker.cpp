@@ -500,7 +500,9 @@ void TopologyChecker::CheckSubstitution(const yaml::Node* node, const Path& path
         ctx_
     );
     if (const auto type = ReadText(node->Find("node_type"), path.Key("node_type"), "node_type", ctx_)) {
-        if (types_.Find(TypeKind::kNode, *type) == nullptr) {
+        if (const ResolvedType* substituted = types_.Find(TypeKind::kNode, *type)) {
+            CheckSubstitutedInputs(*node, *substituted, path);
+        } else {
             sink_.Error(
                 DiagnosticCode::kUnknownType,
                 node->Find("node_type"),

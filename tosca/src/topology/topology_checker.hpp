@@ -31,6 +31,8 @@ class TopologyChecker {
     void Run(const yaml::Node* topology);
     /// Some import could not be read: unknown type names say they may come from it.
     void set_imports_incomplete(bool incomplete) { imports_incomplete_ = incomplete; }
+    /// The template's TOSCA minor version: newer grammar keys are reported (CheckKeyVersion).
+    void set_version_minor(int minor) { ctx_.minor = minor; }
     /// See Evaluator::set_copy_budget.
     void set_copy_budget(std::uint64_t bytes) { evaluator_.set_copy_budget(bytes); }
     const Topology& topology() const { return topology_; }
@@ -90,6 +92,9 @@ class TopologyChecker {
     );
     void CheckOperation(const yaml::Node& operation, const EvalScope& scope, const Path& path);
     std::vector<const PropertyDef*> CapabilityProperties(const CapabilityDef& def) const;
+
+    // substitution_inputs.cpp
+    void CheckSubstitutedInputs(const yaml::Node& mappings, const ResolvedType& type, const Path& path);
 
     // requirements.cpp
     void ReadRequirements(NodeTemplate& node, const Path& path);

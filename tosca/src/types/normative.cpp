@@ -5,6 +5,7 @@
 #include "yaml/loader.hpp"
 
 #include <array>
+#include <cctype>
 #include <utility>
 
 namespace orch::tosca::internal {
@@ -75,6 +76,34 @@ std::optional<std::string> CanonicalToscaVersion(std::string_view written) {
         return std::string(kVersions[0]);
     }
     return std::nullopt;
+}
+
+std::optional<std::string> UnsupportedToscaProfile(std::string_view written) {
+    // Profiles layered on the Simple Profile (OASIS NFV, tosca-parser's MEC) and TOSCA 2.0
+    // define types and grammar of their own; their documents are valid TOSCA we do not read.
+    constexpr std::string_view kProfilePrefix = "tosca_simple_profile_for_";
+    if (written.starts_with(kProfilePrefix) && written.size() > kProfilePrefix.size()) {
+        std::string_view rest = written.substr(kProfilePrefix.size());
+        const std::string_view name = rest.substr(0, rest.find('_'));
+        std::string upper(name);
+        for (char& c : upper) {
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        }
+        return "the TOSCA Simple Profile for " + upper;
+    }
+    if (written == "tosca_2_0") {
+        return std::string("TOSCA 2.0");
+    }
+    return std::nullopt;
+}
+
+int ToscaMinorVersion(std::string_view canonical_version) {
+    for (std::size_t i = 0; i < kVersions.size(); ++i) {
+        if (kVersions[i] == canonical_version) {
+            return static_cast<int>(i);
+        }
+    }
+    return static_cast<int>(kVersions.size()) - 1;
 }
 
 std::shared_ptr<const TypeRegistry> NormativeTypes(std::string_view canonical_version) {

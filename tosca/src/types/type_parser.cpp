@@ -118,6 +118,14 @@ std::vector<std::string> OperationNames(const yaml::Node& node) {
     return out;
 }
 
+void CheckInterfaceKeyVersions(const yaml::Node& itf, const Path& path, std::string_view what, GrammarContext& ctx) {
+    for (const auto& entry : itf.entries) {
+        if (entry.key->text == "operations" || entry.key->text == "notifications") {
+            CheckKeyVersion(*entry.key, path.Key(entry.key->text), what, ctx);
+        }
+    }
+}
+
 void ReadInterfaces(const yaml::Node* node, const Path& path, GrammarContext& ctx, TypeDef& def) {
     if (node == nullptr || !ExpectMapping(node, path, "interfaces", ctx)) {
         return;
@@ -129,6 +137,7 @@ void ReadInterfaces(const yaml::Node* node, const Path& path, GrammarContext& ct
         if (entry.value->IsMapping()) {
             itf.type = ReadText(entry.value->Find("type"), path.Key(itf.name).Key("type"), "type", ctx).value_or("");
             itf.operations = OperationNames(*entry.value);
+            CheckInterfaceKeyVersions(*entry.value, path.Key(itf.name), "an interface definition", ctx);
         } else if (!entry.value->IsNull()) {
             ctx.sink.Error(
                 DiagnosticCode::kInvalidValue,
@@ -163,6 +172,16 @@ void ReadArtifacts(const yaml::Node* node, const Path& path, GrammarContext& ctx
         if (entry.value->IsMapping()) {
             artifact.type =
                 ReadText(entry.value->Find("type"), path.Key(artifact.name).Key("type"), "type", ctx).value_or("");
+            if (entry.value->Find("file") == nullptr) {
+                // Spec 1.3 §3.6.7: file is required (as in a node template's artifact).
+                ctx.sink.StrictError(
+                    ctx.strict,
+                    DiagnosticCode::kMissingRequired,
+                    entry.value,
+                    path.Key(artifact.name),
+                    "artifact '" + artifact.name + "' has no file"
+                );
+            }
         }
         def.artifacts.push_back(std::move(artifact));
     }
@@ -206,6 +225,7 @@ void ReadKindSpecific(const yaml::Node& m, const Path& here, GrammarContext& ctx
         case TypeKind::kInterface:
             // Operations are the remaining keys (1.0-1.2) or under `operations` (1.3).
             def.operations = OperationNames(m);
+            CheckInterfaceKeyVersions(m, here, "an interface type", ctx);
             break;
         case TypeKind::kRelationship:
             CheckTypeKeys(m, {"attributes", "interfaces", "valid_target_types"}, here, "a relationship type", ctx);

@@ -4,6 +4,51 @@
 
 namespace orch::tosca {
 
+namespace {
+
+/// Grammar keys 1.3 introduced (spec 1.3 §3.6.10/§3.6.12 key_schema, §3.6.20-21 interface
+/// operations/notifications, §3.6.16 operation implementation timeout/operation_host, §3.6.7
+/// artifact checksum/checksum_algorithm/artifact_version, §3.8.13 substitution_filter).
+/// Dispatched on the length first: every grammar key of a 1.0 document passes through here.
+bool IsSince13(std::string_view key) {
+    switch (key.size()) {
+        case 7:
+            return key == "timeout";
+        case 8:
+            return key == "checksum";
+        case 10:
+            return key == "key_schema" || key == "operations";
+        case 13:
+            return key == "notifications";
+        case 14:
+            return key == "operation_host";
+        case 16:
+            return key == "artifact_version";
+        case 18:
+            return key == "checksum_algorithm";
+        case 19:
+            return key == "substitution_filter";
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+void CheckKeyVersion(const yaml::Node& key, const Path& path, std::string_view what, GrammarContext& ctx) {
+    if (ctx.minor >= 3 || !IsSince13(key.text)) {
+        return;
+    }
+    ctx.sink.StrictError(
+        ctx.strict,
+        DiagnosticCode::kUnknownField,
+        &key,
+        path,
+        "'" + key.text + "' in " + std::string(what) + " is TOSCA 1.3 grammar, but the document declares version 1." +
+            std::to_string(ctx.minor) + (ctx.strict ? "" : " (read anyway)")
+    );
+}
+
 void CheckKeys(
     const yaml::Node& map,
     std::span<const std::string_view> allowed,
@@ -13,6 +58,7 @@ void CheckKeys(
 ) {
     for (const auto& entry : map.entries) {
         if (std::find(allowed.begin(), allowed.end(), entry.key->text) != allowed.end()) {
+            CheckKeyVersion(*entry.key, path.Key(entry.key->text), what, ctx);
             continue;
         }
         ctx.sink.StrictError(

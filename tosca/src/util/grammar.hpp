@@ -16,7 +16,15 @@ namespace orch::tosca {
 struct GrammarContext {
     DiagSink& sink;
     bool strict = false;
+    /// The document's TOSCA minor version (tosca_simple_yaml_1_<minor>): grammar keys newer
+    /// than it are reported (CheckKeyVersion). 3 (the newest) checks nothing.
+    int minor = 3;
 };
+
+/// Reports `key` when the grammar introduced it after the document's version (key_schema,
+/// notifications, operations, ... are 1.3 keys): an error in strict mode, else a warning.
+/// Only keys that are grammar keys of 1.3 wherever they are allowed are listed.
+void CheckKeyVersion(const yaml::Node& key, const Path& path, std::string_view what, GrammarContext& ctx);
 
 /// Reports keys of `map` that are not in `allowed` (compat: warning, ignored; strict: error).
 void CheckKeys(

@@ -372,6 +372,11 @@ std::optional<std::string_view> FunctionName(const Node& node) {
         return std::nullopt;
     }
     const std::string& key = node.entries.front().key->text;
+    // `token` is also a field of the normative tosca.datatypes.Credential: {token: secret} is a
+    // credential, not a call (a token call always takes a list [string, separators, index]).
+    if (key == "token" && !node.entries.front().value->IsSequence()) {
+        return std::nullopt;
+    }
     for (std::string_view name : kFunctionNames) {
         if (key == name) {
             return name;

@@ -102,7 +102,8 @@ Json ToJson(const Node& node);
 /// A short human rendering of a value for messages: scalars as text, collections abbreviated.
 std::string Describe(const Node& node);
 
-/// True when `node` is a mapping whose only key is an intrinsic function name.
+/// True when `node` is a mapping whose only key is an intrinsic function name (`token` only with
+/// a list of arguments: a Credential's {token: secret} is data).
 std::optional<std::string_view> FunctionName(const Node& node);
 
 }  // namespace orch::tosca::yaml
