@@ -3,9 +3,9 @@
 #include "common/json.hpp"
 #include "common/result.hpp"
 #include "connectors/connector.hpp"
-#include "orchestrator/placement/anchored_text.hpp"
 #include "orchestrator/placement/reason.hpp"
 #include "orchestrator/placement/score_breakdown.hpp"
+#include "orchestrator/placement/shared_text.hpp"
 #include "tosca/deployment_spec.hpp"
 
 #include <map>
@@ -41,9 +41,10 @@ struct Candidate {
     double score = 0;
 };
 
-/// The verdict on one candidate service, with every reason and the score breakdown.
+/// The verdict on one candidate service, with every reason and the score breakdown. It owns its
+/// texts (shares them with the catalogue it was made from), so it may outlive its decision.
 struct SiteVerdict {
-    AnchoredText provider_id, provider_name, service_id, service_type;
+    SharedText provider_id, provider_name, service_id, service_type;
     bool accepted = false;
     Reasons reasons;                 ///< why rejected (all of them), or notes when accepted
     ScoreBreakdown score_breakdown;  ///< rendered by ToJson (ScoreBreakdown::ToJson)
@@ -58,10 +59,6 @@ struct PlacementDecision {
     std::vector<std::string> notes;     ///< e.g. "monitoring feed unavailable: ..."
     std::string mode;                   ///< "gpu-aware" or "indigo"
     std::string evaluated_at;           ///< RFC 3339 UTC time of the placement
-    /// What the verdicts' reasons point into (the catalogue, the request's node names): kept
-    /// alive with the decision and its copies. A verdict copied out of every decision must be
-    /// put into words (Reasons::Texts) while one still exists.
-    std::vector<std::shared_ptr<const void>> anchors;
 
     /// The explanation record (documented in docs/placement.md): stable keys, credentials never included.
     Json ToJson() const;
