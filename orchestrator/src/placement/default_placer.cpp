@@ -177,7 +177,7 @@ DefaultPlacer::DefaultPlacer(
     UsageSource& usage,
     SiteHistory& history,
     PlacementOptions options,
-    cmdb::NowFn now
+    const Clock& clock
 )
     : catalogue_(catalogue),
       slas_(slas),
@@ -185,7 +185,7 @@ DefaultPlacer::DefaultPlacer(
       usage_(usage),
       history_(history),
       options_(std::move(options)),
-      now_(std::move(now)),
+      clock_(clock),
       universes_(std::make_unique<SiteUniverseCache>()) {}
 
 DefaultPlacer::~DefaultPlacer() = default;
@@ -212,7 +212,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     if (request.spec == nullptr) {
         return Error::InvalidArgument("placement needs a deployment specification");
     }
-    const auto now = now_();
+    const auto now = clock_.now();
     PlacementDecision decision;
     decision.mode = std::string(PlacementModeName(options_.mode));
     decision.evaluated_at = Rfc3339(now);
