@@ -220,6 +220,7 @@ int main(int argc, char** argv) {
     monitoring::StaticFeed feed(MakeSnapshot(sites));
     placement::InMemoryUsageSource usage;
     placement::InMemorySiteHistory history;
+    const SystemClock clock;
     const auto spec = MakeRequest();
     placement::PlacementRequest request{&spec, {"https://iam.example.org/", "bench-user", "bench", ""}, ""};
 
@@ -236,7 +237,7 @@ int main(int argc, char** argv) {
         options.quotas.groups["bench"].group.gpus = 1'000'000;
         const bool indigo = profile == "profile-indigo";
         options.mode = indigo ? placement::PlacementMode::kIndigo : placement::PlacementMode::kGpuAware;
-        placement::DefaultPlacer placer(catalogue, *slas, feed, usage, history, options);
+        placement::DefaultPlacer placer(catalogue, *slas, feed, usage, history, options, clock);
         const Stats stats = Measure(iterations, [&] { sink = sink + placer.Place(request)->verdicts.size(); });
         Print(indigo ? "indigo: Place (profile run)" : "gpu-aware: Place (profile run)", stats, stats, "");
         return 0;
@@ -248,7 +249,7 @@ int main(int argc, char** argv) {
         placement::PlacementOptions options;
         options.mode = mode;
         options.quotas.groups["bench"].group.gpus = 1'000'000;
-        placement::DefaultPlacer placer(catalogue, *slas, feed, usage, history, options);
+        placement::DefaultPlacer placer(catalogue, *slas, feed, usage, history, options, clock);
         const Stats stats = Measure(iterations, [&] {
             auto decision = placer.Place(request);
             sink = sink + decision->verdicts.size();

@@ -47,14 +47,8 @@ Result<std::vector<T>> ParseRows(
 
 }  // namespace
 
-NowFn SystemNow() {
-    return [] {
-        return std::chrono::system_clock::now();
-    };
-}
-
-CmdbV1Source::CmdbV1Source(http::Client& http, CmdbV1Options options, NowFn now)
-    : http_(http), options_(std::move(options)), now_(std::move(now)) {
+CmdbV1Source::CmdbV1Source(http::Client& http, CmdbV1Options options, const Clock& clock)
+    : http_(http), options_(std::move(options)), clock_(clock) {
     while (!options_.url.empty() && options_.url.back() == '/') {
         options_.url.pop_back();
     }
@@ -160,7 +154,7 @@ Result<CatalogueView> CmdbV1Source::Load(const std::vector<std::string>& provide
         );
     }
     const std::lock_guard lock(mutex_);
-    const auto now = now_();
+    const auto now = clock_.now();
     CatalogueView view;
     std::vector<std::shared_ptr<const Provider>> providers;
     std::string first_outage;

@@ -164,13 +164,13 @@ Result<Catalogue> ParseLocalCatalogueText(const std::string& text, const std::st
     return ParseLocalCatalogue(*root, origin);
 }
 
-FileCatalogueSource::FileCatalogueSource(std::string path, std::chrono::milliseconds recheck, NowFn now)
-    : path_(std::move(path)), recheck_(recheck), now_(std::move(now)) {}
+FileCatalogueSource::FileCatalogueSource(std::string path, std::chrono::milliseconds recheck, const Clock& clock)
+    : path_(std::move(path)), recheck_(recheck), clock_(clock) {}
 
 Result<std::unique_ptr<FileCatalogueSource>> FileCatalogueSource::Open(
-    const std::string& path, std::chrono::milliseconds recheck, NowFn now
+    const std::string& path, const Clock& clock, std::chrono::milliseconds recheck
 ) {
-    std::unique_ptr<FileCatalogueSource> source(new FileCatalogueSource(path, recheck, std::move(now)));
+    std::unique_ptr<FileCatalogueSource> source(new FileCatalogueSource(path, recheck, clock));
     ORCH_RETURN_IF_ERROR(source->Reload());
     return source;
 }
@@ -194,7 +194,7 @@ Status FileCatalogueSource::Reload() {
 Result<CatalogueView> FileCatalogueSource::Load(const std::vector<std::string>&) {
     const std::lock_guard lock(mutex_);
     CatalogueView view;
-    const auto now = now_();
+    const auto now = clock_.now();
     if (now - checked_at_ >= recheck_) {
         checked_at_ = now;
         std::error_code ec;

@@ -4,8 +4,8 @@
 
 namespace orch::cmdb {
 
-SlamSource::SlamSource(http::Client& http, SlamOptions options, NowFn now)
-    : http_(http), options_(std::move(options)), now_(std::move(now)) {
+SlamSource::SlamSource(http::Client& http, SlamOptions options, const Clock& clock)
+    : http_(http), options_(std::move(options)), clock_(clock) {
     while (!options_.url.empty() && options_.url.back() == '/') {
         options_.url.pop_back();
     }
@@ -56,7 +56,7 @@ void SlamSource::Remember(const std::string& group, Entry entry) {
 
 Result<SlaView> SlamSource::ForGroup(const std::string& group, const std::string& access_token) {
     const std::lock_guard lock(mutex_);
-    const auto now = now_();
+    const auto now = clock_.now();
     const auto cached = cache_.find(group);
     if (cached != cache_.end() && now - cached->second.fetched_at < options_.ttl) {
         return SlaView{cached->second.slas, {}};

@@ -18,30 +18,16 @@ std::string_view TargetKindName(TargetKind kind) {
     return "OPENSTACK";
 }
 
-std::string_view InstanceStatusName(InstanceStatus status) {
-    switch (status) {
-        case InstanceStatus::kUnknown:
-            return "UNKNOWN";
-        case InstanceStatus::kCreating:
-            return "CREATING";
-        case InstanceStatus::kConfiguring:
-            return "CONFIGURING";
-        case InstanceStatus::kStarting:
-            return "STARTING";
-        case InstanceStatus::kStarted:
-            return "STARTED";
-        case InstanceStatus::kStopping:
-            return "STOPPING";
-        case InstanceStatus::kStopped:
-            return "STOPPED";
-        case InstanceStatus::kDeleting:
-            return "DELETING";
-        case InstanceStatus::kDeleted:
-            return "DELETED";
-        case InstanceStatus::kError:
-            return "ERROR";
+std::optional<tosca::NodeState> NodeStateOf(InstanceStatus status) {
+    if (status == InstanceStatus::kUnknown) {
+        return std::nullopt;
     }
-    return "UNKNOWN";
+    return static_cast<tosca::NodeState>(static_cast<int>(status));
+}
+
+std::string_view InstanceStatusName(InstanceStatus status) {
+    const auto state = NodeStateOf(status);
+    return state ? tosca::NodeStateName(*state) : "UNKNOWN";
 }
 
 }  // namespace orch::connectors

@@ -128,8 +128,8 @@ class Builder {
 
 }  // namespace
 
-PrometheusFeed::PrometheusFeed(http::Client& http, PrometheusOptions options, NowFn now)
-    : client_(http, options.url, options.timeout), options_(std::move(options)), now_(std::move(now)) {}
+PrometheusFeed::PrometheusFeed(http::Client& http, PrometheusOptions options, const Clock& clock)
+    : client_(http, options.url, options.timeout), options_(std::move(options)), clock_(clock) {}
 
 std::shared_ptr<const Snapshot> PrometheusFeed::Build() {
     Builder builder(options_);
@@ -165,7 +165,7 @@ std::shared_ptr<const Snapshot> PrometheusFeed::Build() {
 
 std::shared_ptr<const Snapshot> PrometheusFeed::Collect(const std::vector<std::string>&) {
     const std::lock_guard lock(mutex_);
-    const auto now = now_();
+    const auto now = clock_.now();
     if (cached_ && now - cached_at_ < options_.ttl) {
         return cached_;
     }

@@ -44,12 +44,6 @@ void DeriveMesos(ServiceSignals& service) {
 
 }  // namespace
 
-NowFn SystemNow() {
-    return [] {
-        return std::chrono::system_clock::now();
-    };
-}
-
 bool Capacity::empty() const {
     return !free_cpus && !free_mem_mb && !free_gpus && free_gpus_by_model.empty() && gpus_by_model.empty();
 }

@@ -4,8 +4,8 @@
 
 namespace orch::monitoring {
 
-ZabbixFeed::ZabbixFeed(http::Client& http, ZabbixOptions options, NowFn now)
-    : http_(http), options_(std::move(options)), now_(std::move(now)) {
+ZabbixFeed::ZabbixFeed(http::Client& http, ZabbixOptions options, const Clock& clock)
+    : http_(http), options_(std::move(options)), clock_(clock) {
     while (!options_.url.empty() && options_.url.back() == '/') {
         options_.url.pop_back();
     }
@@ -40,15 +40,15 @@ Result<ProviderSignals> ZabbixFeed::Fetch(const std::string& provider_id) {
 std::shared_ptr<const Snapshot> ZabbixFeed::Collect(const std::vector<std::string>& provider_ids) {
     auto snapshot = std::make_shared<Snapshot>();
     const std::lock_guard lock(mutex_);
-    const auto started = std::chrono::steady_clock::now();
+    const auto started = clock_.steady_now();
     for (const auto& id : provider_ids) {
-        const auto now = now_();
+        const auto now = clock_.now();
         if (const auto cached = cache_.find(id);
             cached != cache_.end() && now - cached->second.fetched_at < options_.ttl) {
             snapshot->providers.emplace(id, cached->second.signals);
             continue;
         }
-        if (std::chrono::steady_clock::now() - started > options_.deadline) {
+        if (clock_.steady_now() - started > options_.deadline) {
             snapshot->notes.push_back("monitoring: no data for " + id + " (the monitoring deadline passed)");
             continue;
         }

@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
     }
     auto& templates = *template_wiring->templates;
 
-    auto placement = placement::MakePlacementServices(config->tree, **http, usage, history);
+    auto placement = placement::MakePlacementServices(config->tree, **http, usage, history, clock);
     if (!placement) {
         return Fail("placement configuration error", placement.error());
     }
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
     contextualisation->ansible.read_playbook = [engine = template_wiring->engine.get()](const std::string& url) {
         return engine->ReadUrl(url);
     };
-    const auto connector_wiring = app::MakeConnectors(**http, *im_options, *contextualisation);
+    const auto connector_wiring = app::MakeConnectors(**http, *im_options, *contextualisation, clock);
     auto& registry = *connector_wiring.registry;
     auto credentials = app::ConfigCredentialSource::FromConfig(config->tree, auth->token_keeper.get());
     if (!credentials) {

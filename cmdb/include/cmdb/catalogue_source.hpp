@@ -3,17 +3,11 @@
 #include "cmdb/site_model.hpp"
 #include "common/result.hpp"
 
-#include <chrono>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace orch::cmdb {
-
-/// Wall-clock source; tests pass a fake to move time.
-using NowFn = std::function<std::chrono::system_clock::time_point()>;
-NowFn SystemNow();
 
 /// A catalogue as one placement sees it, plus what the user should know about its freshness.
 struct CatalogueView {

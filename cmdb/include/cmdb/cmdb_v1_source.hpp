@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cmdb/catalogue_source.hpp"
+#include "common/clock.hpp"
 #include "common/http_client.hpp"
 #include "common/json.hpp"
 
@@ -24,7 +25,8 @@ struct CmdbV1Options {
 /// for `ttl`; when the CMDB cannot be reached the last good copy is used and a note says so.
 class CmdbV1Source : public CatalogueSource {
    public:
-    CmdbV1Source(http::Client& http, CmdbV1Options options, NowFn now = SystemNow());
+    /// `http` and `clock` (cache ages) must outlive the source.
+    CmdbV1Source(http::Client& http, CmdbV1Options options, const Clock& clock);
 
     Result<CatalogueView> Load(const std::vector<std::string>& provider_ids) override;
     std::string Url() const override { return options_.url; }
@@ -41,7 +43,7 @@ class CmdbV1Source : public CatalogueSource {
 
     http::Client& http_;
     CmdbV1Options options_;
-    NowFn now_;
+    const Clock& clock_;
     std::mutex mutex_;
     std::map<std::string, Entry> cache_;
 };

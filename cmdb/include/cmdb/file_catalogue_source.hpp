@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cmdb/catalogue_source.hpp"
+#include "common/clock.hpp"
 #include "common/json.hpp"
 
 #include <chrono>
@@ -22,8 +23,9 @@ Result<Catalogue> ParseLocalCatalogueText(const std::string& text, const std::st
 /// (checked at most once per `recheck`). A broken edit keeps the last good copy, with a note.
 class FileCatalogueSource : public CatalogueSource {
    public:
+    /// `clock` (when to look at the file again) must outlive the source.
     static Result<std::unique_ptr<FileCatalogueSource>> Open(
-        const std::string& path, std::chrono::milliseconds recheck = std::chrono::seconds(10), NowFn now = SystemNow()
+        const std::string& path, const Clock& clock, std::chrono::milliseconds recheck = std::chrono::seconds(10)
     );
 
     Result<CatalogueView> Load(const std::vector<std::string>& provider_ids) override;
@@ -31,12 +33,12 @@ class FileCatalogueSource : public CatalogueSource {
     const std::string& path() const { return path_; }
 
    private:
-    FileCatalogueSource(std::string path, std::chrono::milliseconds recheck, NowFn now);
+    FileCatalogueSource(std::string path, std::chrono::milliseconds recheck, const Clock& clock);
     Status Reload();
 
     std::string path_;
     std::chrono::milliseconds recheck_;
-    NowFn now_;
+    const Clock& clock_;
     std::mutex mutex_;
     std::shared_ptr<const Catalogue> current_;
     std::filesystem::file_time_type loaded_mtime_{};

@@ -2,6 +2,7 @@
 
 #include "cmdb/catalogue_source.hpp"
 #include "cmdb/sla_source.hpp"
+#include "common/clock.hpp"
 #include "common/http_client.hpp"
 
 #include <chrono>
@@ -23,7 +24,8 @@ struct SlamOptions {
 /// cached per group for `ttl`; when SLAM cannot be reached the last good answer is used, with a note.
 class SlamSource : public SlaSource {
    public:
-    SlamSource(http::Client& http, SlamOptions options, NowFn now = SystemNow());
+    /// `http` and `clock` (cache ages) must outlive the source.
+    SlamSource(http::Client& http, SlamOptions options, const Clock& clock);
 
     Result<SlaView> ForGroup(const std::string& group, const std::string& access_token) override;
     std::string Url() const override { return options_.url; }
@@ -39,7 +41,7 @@ class SlamSource : public SlaSource {
 
     http::Client& http_;
     SlamOptions options_;
-    NowFn now_;
+    const Clock& clock_;
     std::mutex mutex_;
     std::map<std::string, Entry> cache_;
 };

@@ -3,6 +3,7 @@
 #include "common/json.hpp"
 #include "common/result.hpp"
 #include "tosca/deployment_spec.hpp"
+#include "tosca/node_state.hpp"
 
 #include <chrono>
 #include <functional>
@@ -81,22 +82,25 @@ struct DeployRequest {
     std::string template_text;
 };
 
-/// What a site says one node instance is doing, in the contract's NodeStates vocabulary. Each
-/// connector maps its provider's words here in one function; a word it does not know becomes
+/// What a site says one node instance is doing: the node states a provider can report, with the
+/// values of tosca::NodeState (the one list of node states; NodeStateOf converts), or kUnknown.
+/// Each connector maps its provider's words here in one function; a word it does not know becomes
 /// kUnknown (the workflow then leaves the resource's recorded state as it was) rather than a
 /// guess such as STARTED.
 enum class InstanceStatus {
-    kUnknown,
-    kCreating,
-    kConfiguring,
-    kStarting,
-    kStarted,
-    kStopping,
-    kStopped,
-    kDeleting,
-    kDeleted,
-    kError,
+    kUnknown = -1,
+    kCreating = static_cast<int>(tosca::NodeState::kCreating),
+    kConfiguring = static_cast<int>(tosca::NodeState::kConfiguring),
+    kStarting = static_cast<int>(tosca::NodeState::kStarting),
+    kStarted = static_cast<int>(tosca::NodeState::kStarted),
+    kStopping = static_cast<int>(tosca::NodeState::kStopping),
+    kStopped = static_cast<int>(tosca::NodeState::kStopped),
+    kDeleting = static_cast<int>(tosca::NodeState::kDeleting),
+    kDeleted = static_cast<int>(tosca::NodeState::kDeleted),
+    kError = static_cast<int>(tosca::NodeState::kError),
 };
+/// The node state reported; nullopt for kUnknown.
+std::optional<tosca::NodeState> NodeStateOf(InstanceStatus status);
 /// The NodeStates word (CREATING, STARTED, ...; UNKNOWN for kUnknown).
 std::string_view InstanceStatusName(InstanceStatus status);
 

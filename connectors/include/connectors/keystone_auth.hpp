@@ -1,12 +1,12 @@
 #pragma once
 
+#include "common/clock.hpp"
 #include "common/http_client.hpp"
 #include "connectors/connector.hpp"
 #include "connectors/site_client_factory.hpp"
 
 #include <chrono>
 #include <cstddef>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -27,9 +27,6 @@ struct KeystoneOptions {
     /// it does not fail half-way.
     std::chrono::seconds refresh_margin{300};
     std::size_t max_cached_tokens = 1024;
-    std::function<std::chrono::system_clock::time_point()> now = [] {
-        return std::chrono::system_clock::now();
-    };
 };
 
 /// Keystone v3 authentication for OpenStack sites, with a bounded token cache.
@@ -44,7 +41,8 @@ struct KeystoneOptions {
 /// (with or without /v3). Safe to call from several threads.
 class KeystoneAuth {
    public:
-    explicit KeystoneAuth(SiteClientFactory& clients, KeystoneOptions options = {});
+    /// `clients` and `clock` (token expiry) must outlive it.
+    KeystoneAuth(SiteClientFactory& clients, const Clock& clock, KeystoneOptions options = {});
 
     /// A token for `target`, from the cache while it is valid for longer than the margin.
     ConnectorResult<ScopedToken> Token(const SiteTarget& target);
@@ -73,6 +71,7 @@ class KeystoneAuth {
     void Store(const std::string& key, const ScopedToken& token);
 
     SiteClientFactory& clients_;
+    const Clock& clock_;
     KeystoneOptions options_;
     std::mutex mutex_;
     std::map<std::string, ScopedToken> cache_;  ///< by CacheKey(target)

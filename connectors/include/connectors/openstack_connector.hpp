@@ -29,7 +29,8 @@ struct OpenStackOptions {
 /// as public_address/private_address. A call answered 401 is retried once with a new token.
 class OpenStackConnector final : public Connector {
    public:
-    explicit OpenStackConnector(SiteClientFactory& clients, OpenStackOptions options = {});
+    /// `clients` and `clock` (Keystone token expiry) must outlive it.
+    OpenStackConnector(SiteClientFactory& clients, const Clock& clock, OpenStackOptions options = {});
 
     TargetKind kind() const override { return TargetKind::kOpenStack; }
 

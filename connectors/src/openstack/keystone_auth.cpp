@@ -92,15 +92,15 @@ Json Scope(const SiteTarget& target) {
 
 }  // namespace
 
-KeystoneAuth::KeystoneAuth(SiteClientFactory& clients, KeystoneOptions options)
-    : clients_(clients), options_(std::move(options)) {}
+KeystoneAuth::KeystoneAuth(SiteClientFactory& clients, const Clock& clock, KeystoneOptions options)
+    : clients_(clients), clock_(clock), options_(options) {}
 
 ConnectorResult<ScopedToken> KeystoneAuth::Token(const SiteTarget& target) {
     const std::string key = CacheKey(target);
     {
         std::lock_guard lock(mutex_);
         if (const auto it = cache_.find(key); it != cache_.end()) {
-            if (it->second.expires_at - options_.refresh_margin > options_.now()) {
+            if (it->second.expires_at - options_.refresh_margin > clock_.now()) {
                 return it->second;
             }
             cache_.erase(it);
@@ -122,7 +122,7 @@ void KeystoneAuth::Store(const std::string& key, const ScopedToken& token) {
     std::lock_guard lock(mutex_);
     if (cache_.size() >= options_.max_cached_tokens) {
         // Expired entries go first; when none has, the one closest to expiry makes room.
-        const auto now = options_.now();
+        const auto now = clock_.now();
         std::erase_if(cache_, [&](const auto& entry) { return entry.second.expires_at <= now; });
         if (cache_.size() >= options_.max_cached_tokens) {
             cache_.erase(std::min_element(cache_.begin(), cache_.end(), [](const auto& a, const auto& b) {

@@ -165,8 +165,8 @@ Handle MakeHandle(const DeployRequest& request, const std::vector<ServerRef>& se
 
 }  // namespace
 
-OpenStackConnector::OpenStackConnector(SiteClientFactory& clients, OpenStackOptions options)
-    : clients_(clients), options_(std::move(options)), keystone_(clients, options_.keystone) {}
+OpenStackConnector::OpenStackConnector(SiteClientFactory& clients, const Clock& clock, OpenStackOptions options)
+    : clients_(clients), options_(std::move(options)), keystone_(clients, clock, options_.keystone) {}
 
 ConnectorResult<Handle> OpenStackConnector::CreateUnguarded(const DeployRequest& request) {
     auto nodes = VmNodes(request, options_.max_servers_per_deployment);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/clock.hpp"
 #include "monitoring/feed.hpp"
 #include "monitoring/prometheus_api.hpp"
 
@@ -43,7 +44,8 @@ struct PrometheusOptions {
 /// the indigo ranker can use them.
 class PrometheusFeed : public Feed {
    public:
-    PrometheusFeed(http::Client& http, PrometheusOptions options, NowFn now = SystemNow());
+    /// `http` and `clock` (cache age) must outlive the feed.
+    PrometheusFeed(http::Client& http, PrometheusOptions options, const Clock& clock);
 
     std::shared_ptr<const Snapshot> Collect(const std::vector<std::string>& provider_ids) override;
     std::string Url() const override { return client_.url(); }
@@ -54,7 +56,7 @@ class PrometheusFeed : public Feed {
 
     PrometheusClient client_;
     PrometheusOptions options_;
-    NowFn now_;
+    const Clock& clock_;
     std::mutex mutex_;
     std::shared_ptr<const Snapshot> cached_;
     std::chrono::system_clock::time_point cached_at_{};

@@ -13,8 +13,6 @@
 namespace orch::monitoring {
 
 /// Wall-clock source; tests pass a fake to move time.
-using NowFn = std::function<std::chrono::system_clock::time_point()>;
-NowFn SystemNow();
 
 /// Live capacity. Every field is optional: an absent value means "unknown", never "zero".
 struct Capacity {

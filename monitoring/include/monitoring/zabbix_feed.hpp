@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/clock.hpp"
 #include "common/http_client.hpp"
 #include "common/json.hpp"
 #include "common/result.hpp"
@@ -31,7 +32,8 @@ struct ZabbixOptions {
 /// The INDIGO monitoring pillar (Zabbix wrapper): one GET per provider, no authentication.
 class ZabbixFeed : public Feed {
    public:
-    ZabbixFeed(http::Client& http, ZabbixOptions options, NowFn now = SystemNow());
+    /// `http` and `clock` (cache ages, the deadline) must outlive the feed.
+    ZabbixFeed(http::Client& http, ZabbixOptions options, const Clock& clock);
 
     std::shared_ptr<const Snapshot> Collect(const std::vector<std::string>& provider_ids) override;
     std::string Url() const override { return options_.url; }
@@ -46,7 +48,7 @@ class ZabbixFeed : public Feed {
 
     http::Client& http_;
     ZabbixOptions options_;
-    NowFn now_;
+    const Clock& clock_;
     std::mutex mutex_;
     std::map<std::string, Entry> cache_;
 };

@@ -102,12 +102,13 @@ std::vector<std::string> SurvivingProviderIds(const SiteUniverse& universe, cons
 }
 
 // Moves the evaluation's reasons into its verdict: evaluations are not used after this.
-void FillVerdict(Evaluation& eval, int rank, SiteVerdict& verdict) {
-    // The universe's copies of the names: no provider or service object touched.
-    verdict.provider_id = AnchoredText::View(eval.provider_id());
-    verdict.provider_name = AnchoredText::View(eval.site->provider_name);
-    verdict.service_id = AnchoredText::View(eval.service_id());
-    verdict.service_type = AnchoredText::View(eval.site->service_type);
+void FillVerdict(Evaluation& eval, int rank, const std::shared_ptr<const void>& texts, SiteVerdict& verdict) {
+    // The universe's copies of the names (no provider or service object touched), shared with
+    // what keeps them alive.
+    verdict.provider_id = SharedText(texts, eval.provider_id());
+    verdict.provider_name = SharedText(texts, eval.site->provider_name);
+    verdict.service_id = SharedText(texts, eval.service_id());
+    verdict.service_type = SharedText(texts, eval.site->service_type);
     verdict.accepted = rank > 0;
     verdict.reasons = rank > 0 ? std::move(eval.notes) : std::move(eval.reasons);
     verdict.score_breakdown = std::move(eval.breakdown);
@@ -118,7 +119,9 @@ void FillVerdict(Evaluation& eval, int rank, SiteVerdict& verdict) {
 // Accepted services first by rank, then the rejected ones in universe order. The evaluations are
 // read in their own order and each verdict is written to its place: reading them in rank order
 // (scattered in memory) cost a cache miss or two per site.
-std::vector<SiteVerdict> MakeVerdicts(std::vector<Evaluation>& evals, const std::vector<Evaluation*>& accepted) {
+std::vector<SiteVerdict> MakeVerdicts(
+    std::vector<Evaluation>& evals, const std::vector<Evaluation*>& accepted, const std::shared_ptr<const void>& texts
+) {
     std::vector<std::uint32_t> rank_of(evals.size(), 0);
     for (std::size_t i = 0; i < accepted.size(); ++i) {
         rank_of[static_cast<std::size_t>(accepted[i] - evals.data())] = static_cast<std::uint32_t>(i + 1);
@@ -127,7 +130,7 @@ std::vector<SiteVerdict> MakeVerdicts(std::vector<Evaluation>& evals, const std:
     std::size_t next_rejected = accepted.size();
     for (std::size_t i = 0; i < evals.size(); ++i) {
         const auto rank = rank_of[i];
-        FillVerdict(evals[i], static_cast<int>(rank), verdicts[rank > 0 ? rank - 1 : next_rejected++]);
+        FillVerdict(evals[i], static_cast<int>(rank), texts, verdicts[rank > 0 ? rank - 1 : next_rejected++]);
     }
     return verdicts;
 }
@@ -174,7 +177,7 @@ DefaultPlacer::DefaultPlacer(
     UsageSource& usage,
     SiteHistory& history,
     PlacementOptions options,
-    cmdb::NowFn now
+    const Clock& clock
 )
     : catalogue_(catalogue),
       slas_(slas),
@@ -182,7 +185,7 @@ DefaultPlacer::DefaultPlacer(
       usage_(usage),
       history_(history),
       options_(std::move(options)),
-      now_(std::move(now)),
+      clock_(clock),
       universes_(std::make_unique<SiteUniverseCache>()) {}
 
 DefaultPlacer::~DefaultPlacer() = default;
@@ -209,7 +212,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     if (request.spec == nullptr) {
         return Error::InvalidArgument("placement needs a deployment specification");
     }
-    const auto now = now_();
+    const auto now = clock_.now();
     PlacementDecision decision;
     decision.mode = std::string(PlacementModeName(options_.mode));
     decision.evaluated_at = Rfc3339(now);
@@ -247,6 +250,10 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     const std::vector<char> trusted_idp_sets = TrustedIdpSets(*universe, request.requester.issuer);
     ImageMemo images;
     images.by_node.assign(profile.nodes.size(), std::vector<ImageMemo::Entry>(universe->image_sets.size()));
+    // Verdicts and reasons point into these texts instead of copying them, and share this owner.
+    const auto texts =
+        std::make_shared<const std::array<std::shared_ptr<const void>, 4>>(std::array<std::shared_ptr<const void>, 4>{
+            catalogue->catalogue, slas->slas, nodes.facts, universe});
     const PlacementContext context{
         *request.spec,
         profile,
@@ -261,9 +268,8 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         nodes.facts.get(),
         &trusted_idp_sets,
         &images,
-        universe.get()};
-    // Verdicts and notes refer to these texts instead of copying them.
-    decision.anchors = {catalogue->catalogue, slas->slas, nodes.facts, universe};
+        universe.get(),
+        texts};
     const PolicyScope scope = BuildPolicyScope(*request.spec, *slas->slas, group);
     Append(decision.notes, scope.notes);
     QuotaCheck quota(context, usage_);
@@ -344,7 +350,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     }
     decision.quota_group = group;
     decision.waitable = decision.waitable && decision.ranked.empty();
-    decision.verdicts = MakeVerdicts(evals, accepted);
+    decision.verdicts = MakeVerdicts(evals, accepted, context.texts);
     tally.Report(observer_);
     ORCH_LOG_INFO(
         "placement decided",

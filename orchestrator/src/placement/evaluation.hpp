@@ -20,7 +20,7 @@ namespace orch::placement {
 struct NodeFacts;  // vm_match.hpp
 
 /// One candidate service while a placement runs: what the filters found and what ranking needs.
-/// Ids are views of the SLA set's and the catalogue's own texts, which the decision anchors.
+/// Ids are views of the SLA set's and the catalogue's own texts (PlacementContext::texts keeps them).
 struct Evaluation {
     /// What is known of the site before any request: set by the placer before any filter runs.
     const UniverseSite* site = nullptr;
@@ -112,7 +112,7 @@ struct PlacementContext {
     /// order as profile.nodes); without them flavors are scanned.
     const FlavorIndex* flavor_index = nullptr;
     const std::vector<FlavorIndex::Query>* flavor_queries = nullptr;
-    /// What each profile node asks, kept alive by the decision (reasons and notes refer to it).
+    /// What each profile node asks, kept alive by `texts` (reasons and notes refer to it).
     const std::vector<NodeFacts>* nodes = nullptr;
     /// Per SiteUniverse::idp_sets: whether that list trusts the requester's issuer.
     const std::vector<char>* trusted_idp_sets = nullptr;
@@ -120,6 +120,9 @@ struct PlacementContext {
     ImageMemo* images = nullptr;
     /// The universe the evaluations' `site`s belong to.
     const SiteUniverse* universe = nullptr;
+    /// Keeps alive every text the verdicts and reasons point into (the catalogue, the SLA set,
+    /// `nodes`, the universe): they share it, so none outlives what it points into.
+    std::shared_ptr<const void> texts;
 };
 
 /// The service kind, from the universe's copy (no pointer chase per site).

@@ -126,7 +126,9 @@ Status ReadQuotas(const ConfigTree& config, QuotaOptions& quotas) {
     return Ok();
 }
 
-Result<std::unique_ptr<cmdb::CatalogueSource>> MakeCatalogue(const ConfigTree& config, http::Client& http) {
+Result<std::unique_ptr<cmdb::CatalogueSource>> MakeCatalogue(
+    const ConfigTree& config, http::Client& http, const Clock& clock
+) {
     auto type = Choice(config, Key("catalogue.type"), "file", {"file", "cmdb"});
     auto ttl = config.GetDuration(Key("catalogue.ttl"), std::chrono::minutes(5));
     auto timeout = config.GetDuration(Key("catalogue.timeout"), std::chrono::seconds(10));
@@ -138,7 +140,7 @@ Result<std::unique_ptr<cmdb::CatalogueSource>> MakeCatalogue(const ConfigTree& c
         if (!path) {
             return std::move(path).error();
         }
-        auto source = cmdb::FileCatalogueSource::Open(*path, *ttl);
+        auto source = cmdb::FileCatalogueSource::Open(*path, clock, *ttl);
         if (!source) {
             return std::move(source).error();
         }
@@ -152,10 +154,10 @@ Result<std::unique_ptr<cmdb::CatalogueSource>> MakeCatalogue(const ConfigTree& c
     options.url = *url;
     options.ttl = *ttl;
     options.timeout = *timeout;
-    return std::unique_ptr<cmdb::CatalogueSource>(std::make_unique<cmdb::CmdbV1Source>(http, options));
+    return std::unique_ptr<cmdb::CatalogueSource>(std::make_unique<cmdb::CmdbV1Source>(http, options, clock));
 }
 
-Result<std::unique_ptr<cmdb::SlaSource>> MakeSlas(const ConfigTree& config, http::Client& http) {
+Result<std::unique_ptr<cmdb::SlaSource>> MakeSlas(const ConfigTree& config, http::Client& http, const Clock& clock) {
     auto type = Choice(config, Key("sla.type"), "file", {"file", "slam"});
     auto ttl = config.GetDuration(Key("sla.ttl"), std::chrono::minutes(5));
     auto timeout = config.GetDuration(Key("sla.timeout"), std::chrono::seconds(10));
@@ -181,7 +183,7 @@ Result<std::unique_ptr<cmdb::SlaSource>> MakeSlas(const ConfigTree& config, http
     options.url = *url;
     options.ttl = *ttl;
     options.timeout = *timeout;
-    return std::unique_ptr<cmdb::SlaSource>(std::make_unique<cmdb::SlamSource>(http, options));
+    return std::unique_ptr<cmdb::SlaSource>(std::make_unique<cmdb::SlamSource>(http, options, clock));
 }
 
 Status ReadQueries(const ConfigTree& config, monitoring::PrometheusQueries& queries) {
@@ -208,7 +210,7 @@ Status ReadQueries(const ConfigTree& config, monitoring::PrometheusQueries& quer
     return Ok();
 }
 
-Result<std::unique_ptr<monitoring::Feed>> MakeFeed(const ConfigTree& config, http::Client& http) {
+Result<std::unique_ptr<monitoring::Feed>> MakeFeed(const ConfigTree& config, http::Client& http, const Clock& clock) {
     auto type = Choice(config, Key("monitoring.type"), "none", {"none", "indigo", "prometheus"});
     auto ttl = config.GetDuration(Key("monitoring.ttl"), std::chrono::seconds(30));
     auto timeout = config.GetDuration(Key("monitoring.timeout"), std::chrono::seconds(5));
@@ -234,7 +236,7 @@ Result<std::unique_ptr<monitoring::Feed>> MakeFeed(const ConfigTree& config, htt
         }
         options.deadline = *deadline;
         options.zone = *zone;
-        return std::unique_ptr<monitoring::Feed>(std::make_unique<monitoring::ZabbixFeed>(http, options));
+        return std::unique_ptr<monitoring::Feed>(std::make_unique<monitoring::ZabbixFeed>(http, options, clock));
     }
     monitoring::PrometheusOptions options;
     options.url = *url;
@@ -251,7 +253,7 @@ Result<std::unique_ptr<monitoring::Feed>> MakeFeed(const ConfigTree& config, htt
         }
         *field = *value;
     }
-    return std::unique_ptr<monitoring::Feed>(std::make_unique<monitoring::PrometheusFeed>(http, options));
+    return std::unique_ptr<monitoring::Feed>(std::make_unique<monitoring::PrometheusFeed>(http, options, clock));
 }
 
 }  // namespace
@@ -274,22 +276,22 @@ Result<PlacementOptions> ParsePlacementOptions(const ConfigTree& config) {
 }
 
 Result<PlacementServices> MakePlacementServices(
-    const ConfigTree& config, http::Client& http, UsageSource& usage, SiteHistory& history
+    const ConfigTree& config, http::Client& http, UsageSource& usage, SiteHistory& history, const Clock& clock
 ) {
     auto options = ParsePlacementOptions(config);
     if (!options) {
         return std::move(options).error();
     }
     PlacementServices services;
-    auto catalogue = MakeCatalogue(config, http);
+    auto catalogue = MakeCatalogue(config, http, clock);
     if (!catalogue) {
         return std::move(catalogue).error();
     }
-    auto slas = MakeSlas(config, http);
+    auto slas = MakeSlas(config, http, clock);
     if (!slas) {
         return std::move(slas).error();
     }
-    auto feed = MakeFeed(config, http);
+    auto feed = MakeFeed(config, http, clock);
     if (!feed) {
         return std::move(feed).error();
     }
@@ -297,7 +299,7 @@ Result<PlacementServices> MakePlacementServices(
     services.slas = std::move(slas).value();
     services.feed = std::move(feed).value();
     services.placer = std::make_unique<DefaultPlacer>(
-        *services.catalogue, *services.slas, *services.feed, usage, history, std::move(options).value()
+        *services.catalogue, *services.slas, *services.feed, usage, history, std::move(options).value(), clock
     );
     return services;
 }

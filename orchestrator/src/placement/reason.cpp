@@ -9,18 +9,22 @@ Reason Reason::Fixed(std::string_view text) {
     return reason;
 }
 
-Reason Reason::VmChoice(const std::string& node, const std::string& flavor, const std::string& image) {
+Reason Reason::VmChoice(
+    std::shared_ptr<const void> owner, const std::string& node, const std::string& flavor, const std::string& image
+) {
     Reason reason;
     reason.code_ = Code::kVmChoice;
+    reason.owner_ = std::move(owner);
     reason.vm_choice_[0] = &node;
     reason.vm_choice_[1] = &flavor;
     reason.vm_choice_[2] = &image;
     return reason;
 }
 
-Reason Reason::Deferred(Render render, const void* subject, const void* detail) {
+Reason Reason::Deferred(Render render, std::shared_ptr<const void> owner, const void* subject, const void* detail) {
     Reason reason;
     reason.code_ = Code::kDeferred;
+    reason.owner_ = std::move(owner);
     reason.deferred_ = {render, subject, detail};
     return reason;
 }

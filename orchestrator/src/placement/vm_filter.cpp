@@ -51,7 +51,7 @@ const cmdb::Flavor* PickFlavor(
         // The universe looked the tenant (eval.tenant, taken from it) up in this very index.
         const auto* flavor = context.flavor_index->Smallest(tenant, eval.site->flavors, query, &size);
         if (flavor == nullptr) {
-            eval.reasons.push_back(Reason::Deferred(&ExplainFlavorMiss, &facts, &tenant));
+            eval.reasons.push_back(Reason::Deferred(&ExplainFlavorMiss, context.texts, &facts, &tenant));
         }
         return flavor;
     }
@@ -118,12 +118,12 @@ void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval) {
         if (flavor == nullptr || !image.found()) {
             continue;
         }
-        // The catalogue and the node names outlive the decision's notes (its anchors); an image
+        // The note shares ownership of the catalogue and the node names (context.texts); an image
         // URI is the request's own text, so that rarer note is put into words now.
         const std::string& node_name = (*context.nodes)[n].name;
         eval.notes.push_back(
-            image.image != nullptr ? Reason::VmChoice(node_name, flavor->name, image.image->name)
-                                   : Reason(Reason::VmChoice(node_name, flavor->name, image.uri).Text())
+            image.image != nullptr ? Reason::VmChoice(context.texts, node_name, flavor->name, image.image->name)
+                                   : Reason(Reason::VmChoice(nullptr, node_name, flavor->name, image.uri).Text())
         );
         eval.vm_choices.push_back({need.node, flavor, image.image, image.uri});
         waste += Waste(need, size);

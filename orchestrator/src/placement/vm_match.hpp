@@ -21,7 +21,7 @@ FlavorChoice ChooseFlavor(
     const FlavorNeed& need, const std::string& instance_type, const std::vector<cmdb::Flavor>& flavors
 );
 
-/// What one VM node asks of flavors, kept with a decision (its anchors) so that a miss is
+/// What one VM node asks of flavors, kept alive by the reasons that point into it so that a miss is
 /// explained in words only when the explanation is shown.
 struct NodeFacts {
     std::string name;

@@ -3,6 +3,7 @@
 #include "common/log.hpp"
 #include "common/trace_context.hpp"
 #include "common/uuid.hpp"
+#include "http_stream.hpp"
 #include "orchestrator/server/request_checks.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -19,8 +20,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <linux/sockios.h>
-#include <sys/ioctl.h>  // SIOCOUTQ via linux/sockios.h: the unsent bytes of a stream's socket
 
 #include <atomic>
 #include <condition_variable>
@@ -99,21 +98,6 @@ bhttp::response<bhttp::string_body> ToBeast(
     return out;
 }
 
-// Unsent bytes queued in the socket (Linux SIOCOUTQ): a client that does not read lets it grow.
-std::size_t Unsent(tcp::socket& socket) {
-    int queued = 0;
-    if (::ioctl(socket.native_handle(), SIOCOUTQ, &queued) != 0 ||
-        queued < 0) {  // NOLINT(cppcoreguidelines-pro-type-vararg)
-        return 0;
-    }
-    return static_cast<std::size_t>(queued);
-}
-
-struct StreamStep {
-    bool more = false;
-    std::string text;
-};
-
 }  // namespace
 
 struct HttpServer::Impl {
@@ -162,7 +146,6 @@ struct HttpServer::Impl {
     asio::awaitable<void> WriteResponse(
         Connection& conn, Response res, const std::string& id, bool keep_alive, unsigned version
     );
-    asio::awaitable<void> WriteStream(Connection& conn, Response res, const std::string& id, unsigned version);
     asio::awaitable<void> RejectAndClose(Connection& conn, int status, std::string_view message);
     void Observe(
         const Request& req,
@@ -190,18 +173,6 @@ static asio::awaitable<std::optional<Response>> RunHandler(const Router::Route* 
         ORCH_LOG_ERROR("handler failed", {{"path", request.path}});
         co_return Response::Error(Error::Internal("handler failed").WithLogMessage(e.what()));
     }
-}
-
-// One step of a streamed body on the worker pool; a throwing source ends its stream.
-static asio::awaitable<StreamStep> NextChunk(std::shared_ptr<ResponseStream> source) {
-    StreamStep step;
-    try {
-        step.more = source->Next(step.text);
-    } catch (const std::exception& e) {
-        ORCH_LOG_ERROR("response stream failed", {{"error", e.what()}});
-        step.more = false;
-    }
-    co_return step;
 }
 
 asio::awaitable<std::optional<Response>> HttpServer::Impl::Dispatch(Request request, const Router::Route* route) {
@@ -252,64 +223,6 @@ asio::awaitable<void> HttpServer::Impl::WriteResponse(
     auto out = ToBeast(std::move(res), id, keep_alive, version);
     conn.stream.expires_after(options.write_timeout);
     co_await bhttp::async_write(conn.stream, out, kUseTuple);
-}
-
-// Headers, then one chunk per Next of the source, paced by its interval, until it ends, the client
-// leaves, a write takes longer than write_timeout, the client falls behind by more than
-// stream_buffer_limit unsent bytes (then the source's last words go out), or the server stops.
-asio::awaitable<void> HttpServer::Impl::WriteStream(
-    Connection& conn, Response res, const std::string& id, unsigned version
-) {
-    bhttp::response<bhttp::empty_body> head;
-    head.version(version);
-    head.result(static_cast<unsigned>(res.status));
-    head.set(bhttp::field::server, "indigo-orchestrator");
-    head.set("X-Request-ID", id);
-    head.set(bhttp::field::content_type, res.content_type);
-    head.set(bhttp::field::cache_control, "no-cache");
-    for (const auto& [name, value] : res.headers) {
-        head.insert(name, value);
-    }
-    head.keep_alive(false);
-    head.chunked(true);
-    bhttp::response_serializer<bhttp::empty_body> serializer(head);
-    conn.stream.expires_after(options.write_timeout);
-    if (auto [ec, n] = co_await bhttp::async_write_header(conn.stream, serializer, kUseTuple); ec) {
-        co_return;
-    }
-    const std::shared_ptr<ResponseStream> source = std::move(res.stream);
-    asio::steady_timer pause(conn.stream.get_executor());
-    while (!stopping.load()) {
-        // An idle source stays on this thread: a thousand quiet streams must not keep the
-        // worker pool (and the requests queued for it) busy with empty turns.
-        StreamStep step;
-        step.more = true;
-        if (!source->Idle()) {
-            step = co_await asio::co_spawn(workers, NextChunk(source), asio::use_awaitable);
-        }
-        if (!step.text.empty()) {
-            if (Unsent(conn.stream.socket()) + step.text.size() > options.stream_buffer_limit) {
-                const std::string last = source->Dropped();
-                conn.stream.expires_after(std::chrono::seconds(1));
-                co_await asio::async_write(conn.stream, bhttp::make_chunk(asio::buffer(last)), kUseTuple);
-                ORCH_LOG_WARN("slow stream consumer dropped", {{"request_id", id}});
-                co_return;
-            }
-            conn.stream.expires_after(options.write_timeout);
-            auto [ec, n] =
-                co_await asio::async_write(conn.stream, bhttp::make_chunk(asio::buffer(step.text)), kUseTuple);
-            if (ec) {
-                co_return;
-            }
-        }
-        if (!step.more) {
-            break;
-        }
-        pause.expires_after(source->interval());
-        co_await pause.async_wait(kUseTuple);
-    }
-    conn.stream.expires_after(options.write_timeout);
-    co_await asio::async_write(conn.stream, bhttp::make_chunk_last(), kUseTuple);
 }
 
 asio::awaitable<void> HttpServer::Impl::RejectAndClose(Connection& conn, int status, std::string_view message) {
@@ -456,7 +369,7 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             break;
         }
         if (res.stream) {
-            co_await WriteStream(*conn, std::move(res), request_id, version);
+            co_await WriteStream({options, workers, stopping}, conn->stream, std::move(res), request_id, version);
             break;  // a stream ends its connection
         }
         co_await WriteResponse(*conn, std::move(res), request_id, keep_alive, version);

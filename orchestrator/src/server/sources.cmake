@@ -4,4 +4,5 @@ set(SOURCES
   ${AREA_DIR}/router.cpp
   ${AREA_DIR}/request_checks.cpp
   ${AREA_DIR}/http_server.cpp
+  ${AREA_DIR}/http_stream.cpp
 )

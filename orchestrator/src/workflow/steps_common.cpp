@@ -68,33 +68,6 @@ std::string ExhaustedMessage(const WorkflowState& st) {
     return out;
 }
 
-std::optional<domain::NodeState> NodeStateOf(connectors::InstanceStatus status) {
-    using connectors::InstanceStatus;
-    switch (status) {
-        case InstanceStatus::kUnknown:
-            return std::nullopt;
-        case InstanceStatus::kCreating:
-            return domain::NodeState::kCreating;
-        case InstanceStatus::kConfiguring:
-            return domain::NodeState::kConfiguring;
-        case InstanceStatus::kStarting:
-            return domain::NodeState::kStarting;
-        case InstanceStatus::kStarted:
-            return domain::NodeState::kStarted;
-        case InstanceStatus::kStopping:
-            return domain::NodeState::kStopping;
-        case InstanceStatus::kStopped:
-            return domain::NodeState::kStopped;
-        case InstanceStatus::kDeleting:
-            return domain::NodeState::kDeleting;
-        case InstanceStatus::kDeleted:
-            return domain::NodeState::kDeleted;
-        case InstanceStatus::kError:
-            return domain::NodeState::kError;
-    }
-    return std::nullopt;
-}
-
 std::vector<ResourceChange> InstanceChanges(
     const std::vector<connectors::InstanceState>& instances, std::optional<domain::NodeState> state
 ) {
@@ -106,7 +79,9 @@ std::vector<ResourceChange> InstanceChanges(
         if (!inst.physical_id.empty()) {
             c.physical_id = inst.physical_id;
         }
-        c.state = state ? state : NodeStateOf(inst.state);
+        // kUnknown is nullopt: the row keeps the state it had (an unrecognised provider word
+        // must not read as progress).
+        c.state = state ? state : connectors::NodeStateOf(inst.state);
         if (inst.attributes.is_object() && !inst.attributes.empty()) {
             // The dashboard reads VirtualMachineInfo as a JSON *string* with RADL-style vmProperties.
             Json system = {

@@ -83,10 +83,6 @@ Transition NextSite(const WorkflowState& st, int seq, const std::string& reason)
 /// "Retries on cloud providers exhausted. Error list is:" with every attempt's site and reason.
 std::string ExhaustedMessage(const WorkflowState& st);
 
-/// The resource state a connector's instance status records; nullopt for kUnknown (the row
-/// keeps the state it had: an unrecognised provider word must not read as progress).
-std::optional<domain::NodeState> NodeStateOf(connectors::InstanceStatus status);
-
 /// Node attributes → resource rows (physical ids, states, VirtualMachineInfo for VMs).
 std::vector<ResourceChange> InstanceChanges(
     const std::vector<connectors::InstanceState>& instances, std::optional<domain::NodeState> state

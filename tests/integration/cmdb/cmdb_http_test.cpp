@@ -23,7 +23,8 @@ struct Served {
 
 TEST_CASE("CMDB v1 over HTTP: every provider of the fixtures loads", "[cmdb][http]") {
     Served served;
-    CmdbV1Source source(*served.http, CmdbV1Options{served.server->url() + "/cmdb/v1"});
+    const SystemClock clock;
+    CmdbV1Source source(*served.http, CmdbV1Options{served.server->url() + "/cmdb/v1"}, clock);
     const std::vector<std::string> providers = {
         "RECAS-BARI",
         "IFCA-LCG2",
@@ -55,7 +56,8 @@ TEST_CASE("CMDB over HTTP: when the server goes away the last good copy is used 
     CmdbV1Options options{served.server->url() + "/cmdb/v1"};
     options.ttl = std::chrono::milliseconds(0);
     options.timeout = std::chrono::seconds(2);
-    CmdbV1Source source(*served.http, options);
+    const SystemClock clock;
+    CmdbV1Source source(*served.http, options, clock);
     REQUIRE(source.Load({"RECAS-BARI"}));
     served.server->Stop();
     auto stale = source.Load({"RECAS-BARI"});
@@ -70,7 +72,8 @@ TEST_CASE("CMDB over HTTP: when the server goes away the last good copy is used 
 
 TEST_CASE("SLAM over HTTP: the user's token is sent, unknown groups are 404", "[cmdb][http]") {
     Served served;
-    SlamSource slam(*served.http, SlamOptions{served.server->url() + "/rest/slam"});
+    const SystemClock clock;
+    SlamSource slam(*served.http, SlamOptions{served.server->url() + "/rest/slam"}, clock);
     auto view = slam.ForGroup("ml-lab", "abc.def.ghi");
     REQUIRE(view);
     CHECK(view->slas->slas.size() == 2);

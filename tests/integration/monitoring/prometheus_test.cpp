@@ -103,7 +103,8 @@ TEST_CASE("Prometheus feed against a real Prometheus scraping a fixture exporter
     PrometheusOptions options;
     options.url = prometheus.url();
     options.ttl = std::chrono::milliseconds(0);
-    PrometheusFeed feed(*http, options);
+    const SystemClock clock;
+    PrometheusFeed feed(*http, options, clock);
     std::shared_ptr<const Snapshot> snapshot;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     do {
@@ -128,7 +129,7 @@ TEST_CASE("Prometheus feed against a real Prometheus scraping a fixture exporter
 
     // A query Prometheus rejects is a note; the other signals still arrive.
     options.queries.gpu_inventory = "count by (site, (modelName)";
-    auto partial = PrometheusFeed(*http, options).Collect({});
+    auto partial = PrometheusFeed(*http, options, SystemClock()).Collect({});
     REQUIRE(partial->notes.size() == 1);
     CHECK_THAT(partial->notes[0], Catch::Contains("bad_data"));
     CHECK(partial->FindProvider("CESNET-MCC")->capacity.free_gpus == 3);

@@ -74,7 +74,7 @@ TEST_CASE("password auth: a GPU server boots on the fake V100 host, stops, start
     Deployment d(Auth::kPassword, "gpu.v100");
     d.spec.nodes[0].properties["os_users"] =
         Json::array({{{"os_user_name", "alice"}, {"os_user_ssh_public_key", "ssh-ed25519 AAAAC3Nza alice@lab"}}});
-    OpenStackConnector connector(rig::Clients(), rig::ConnectorOptions());
+    OpenStackConnector connector(rig::Clients(), rig::RealClock(), rig::ConnectorOptions());
     const Handle handle = MustCreate(connector, d.request);
     REQUIRE(handle.state["servers"].size() == 1);
     const std::string id = handle.state["servers"][0]["id"];
@@ -135,7 +135,7 @@ TEST_CASE("password auth: a GPU server boots on the fake V100 host, stops, start
 
 TEST_CASE("more GPUs than the host has: Nova's No valid host is a try-another-site failure", "[openstack]") {
     Deployment d(Auth::kPassword, "gpu.v100x3");
-    OpenStackConnector connector(rig::Clients(), rig::ConnectorOptions());
+    OpenStackConnector connector(rig::Clients(), rig::RealClock(), rig::ConnectorOptions());
     const Handle handle = MustCreate(connector, d.request);
     const Observation done = rig::PollUntil(connector, handle, d.spec, Settled, 120s);
     REQUIRE(done.phase == Phase::kFailed);
@@ -146,7 +146,7 @@ TEST_CASE("more GPUs than the host has: Nova's No valid host is a try-another-si
 }
 
 TEST_CASE("OIDC federation: the user's IAM token becomes a project-scoped token that creates a server", "[openstack]") {
-    OpenStackConnector connector(rig::Clients(), rig::ConnectorOptions());
+    OpenStackConnector connector(rig::Clients(), rig::RealClock(), rig::ConnectorOptions());
     SECTION("a token the OIDC front accepts") {
         Deployment d(Auth::kOidcFederation, "m1.small");
         const Handle handle = MustCreate(connector, d.request);
@@ -180,7 +180,7 @@ TEST_CASE("OIDC federation: the user's IAM token becomes a project-scoped token 
 TEST_CASE("application credentials work and a re-run Create finds its servers by name", "[openstack]") {
     Deployment d(Auth::kApplicationCredential, "m1.small", 2);
     d.request.placements["vm"] = {"", "m1.small", "", rig::Rig()["image"]["name"]};
-    OpenStackConnector connector(rig::Clients(), rig::ConnectorOptions());
+    OpenStackConnector connector(rig::Clients(), rig::RealClock(), rig::ConnectorOptions());
     const Handle first = MustCreate(connector, d.request);
     const Handle second = MustCreate(connector, d.request);
     REQUIRE(first.state["servers"].size() == 2);
@@ -198,7 +198,7 @@ TEST_CASE("application credentials work and a re-run Create finds its servers by
 }
 
 TEST_CASE("wrong credentials and unknown catalogue entries are typed failures", "[openstack]") {
-    OpenStackConnector connector(rig::Clients(), rig::ConnectorOptions());
+    OpenStackConnector connector(rig::Clients(), rig::RealClock(), rig::ConnectorOptions());
     SECTION("a wrong password") {
         Deployment d(Auth::kPassword, "m1.small");
         d.request.target.credentials.password = "wrong";

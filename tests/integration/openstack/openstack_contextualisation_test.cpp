@@ -73,7 +73,9 @@ struct Stack {
         context.ssh_user = CurrentUser();
         context.ssh_port = rig::Rig()["ssh_port"].get<int>();
         connector = std::make_unique<ContextualisingConnector>(
-            std::make_unique<orch::connectors::OpenStackConnector>(rig::Clients(), rig::ConnectorOptions()),
+            std::make_unique<orch::connectors::OpenStackConnector>(
+                rig::Clients(), rig::RealClock(), rig::ConnectorOptions()
+            ),
             *contextualiser,
             context
         );

@@ -123,6 +123,11 @@ connectors::Observation PollUntil(
     return PollConnectorUntil(connector, handle, spec, done, limit, std::chrono::milliseconds(500));
 }
 
+const Clock& RealClock() {
+    static const SystemClock clock;
+    return clock;
+}
+
 connectors::OpenStackOptions ConnectorOptions() {
     connectors::OpenStackOptions options;
     options.call_timeout = std::chrono::seconds(60);

@@ -28,6 +28,8 @@ connectors::NodePlacement Placement(const std::string& flavor);
 
 http::Client& Client();
 connectors::SiteClientFactory& Clients();
+/// The real clock (Keystone tokens expire in real time on the rig).
+const Clock& RealClock();
 /// Connector options for the rig: Nova and Glance (Python services on the same 2 cores) can take
 /// longer than the production default per call when the machine is busy.
 connectors::OpenStackOptions ConnectorOptions();

@@ -16,6 +16,7 @@ struct Federation {
     std::unique_ptr<http::Client> http = std::move(http::MakeClient({})).value();
     InMemoryUsageSource usage;
     InMemorySiteHistory history;
+    const SystemClock clock;  // integration: real cache ages
     PlacementServices services;
 
     explicit Federation(const std::string& mode, const std::string& extra = "") {
@@ -35,7 +36,7 @@ struct Federation {
         );
         REQUIRE(config);
         REQUIRE(config->CheckKnownKeys(PlacementConfigKeys()));
-        auto built = MakePlacementServices(*config, *http, usage, history);
+        auto built = MakePlacementServices(*config, *http, usage, history, clock);
         REQUIRE(built);
         services = std::move(built).value();
     }

@@ -13,20 +13,11 @@ namespace {
 
 const std::string kRecas = "RECAS-BARI_e61c2e9a-ccfc-562d-9ae8-6ddfadf3dc4b";
 
-struct Clock {
-    std::chrono::system_clock::time_point now{std::chrono::hours(1000)};
-    NowFn fn() {
-        return [this] {
-            return now;
-        };
-    }
-};
-
 struct V1World {
     std::shared_ptr<test::FixtureRoutes> routes = std::make_shared<test::FixtureRoutes>();
     test::FixtureClient http{routes};
-    Clock clock;
-    CmdbV1Source source{http, CmdbV1Options{"http://cmdb.test/cmdb/v1"}, clock.fn()};
+    ManualClock clock{std::chrono::system_clock::time_point(std::chrono::hours(1000))};
+    CmdbV1Source source{http, CmdbV1Options{"http://cmdb.test/cmdb/v1"}, clock};
     V1World() { routes->Mount("/cmdb/v1", test::SharedDir() + "/fixtures/cmdb/v1"); }
 };
 
@@ -73,7 +64,7 @@ TEST_CASE("CMDB v1: cached for the TTL, then the last good copy when the CMDB is
     CHECK(world.routes->Requests().size() == calls);  // served from the cache
 
     world.routes->Fail("/cmdb", 503);
-    world.clock.now += std::chrono::minutes(10);
+    world.clock.Advance(std::chrono::minutes(10));
     auto stale = world.source.Load({"RECAS-BARI"});
     REQUIRE(stale);
     REQUIRE(stale->catalogue->FindService(kRecas) != nullptr);
@@ -117,7 +108,8 @@ TEST_CASE("CMDB wire: wrappers and field errors", "[cmdb]") {
 }
 
 TEST_CASE("local catalogue: the original's local CMDB file gives the same model as the REST API", "[cmdb]") {
-    auto source = FileCatalogueSource::Open(test::SharedDir() + "/fixtures/cmdb/local/cmdb.json");
+    const ManualClock clock;
+    auto source = FileCatalogueSource::Open(test::SharedDir() + "/fixtures/cmdb/local/cmdb.json", clock);
     REQUIRE(source);
     auto view = (*source)->Load({});
     REQUIRE(view);

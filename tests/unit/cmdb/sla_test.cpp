@@ -46,8 +46,8 @@ TEST_CASE("SLAM client: bearer token, 404, cache and fallback", "[cmdb][sla]") {
     auto routes = std::make_shared<test::FixtureRoutes>();
     routes->Mount("/slam", test::SharedDir() + "/fixtures/slam/v1");
     test::FixtureClient http(routes);
-    auto now = std::chrono::system_clock::time_point(std::chrono::hours(1000));
-    SlamSource slam(http, SlamOptions{"http://slam.test/slam/"}, [&] { return now; });
+    ManualClock clock{std::chrono::system_clock::time_point(std::chrono::hours(1000))};
+    SlamSource slam(http, SlamOptions{"http://slam.test/slam/"}, clock);
     auto view = slam.ForGroup("deep-hdc", "user-token");
     REQUIRE(view);
     CHECK(view->slas->slas.size() == 10);
@@ -60,7 +60,7 @@ TEST_CASE("SLAM client: bearer token, 404, cache and fallback", "[cmdb][sla]") {
     CHECK(missing.error().code == ErrorCode::kNotFound);
 
     routes->Fail("/slam", 502);
-    now += std::chrono::minutes(6);
+    clock.Advance(std::chrono::minutes(6));
     auto stale = slam.ForGroup("deep-hdc", "user-token");
     REQUIRE(stale);
     CHECK_THAT(

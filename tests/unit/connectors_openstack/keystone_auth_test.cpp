@@ -36,7 +36,8 @@ TEST_CASE("password authentication scopes to the project by name, or by id when 
     FakeClient client;
     orch::test::AddKeystone(client);
     orch::connectors::SharedClientFactory clients(client);
-    KeystoneAuth auth(clients);
+    const orch::ManualClock clock;
+    KeystoneAuth auth(clients, clock);
     auto site = orch::test::PasswordSite();
     site.options["user_domain"] = "federated";
 
@@ -66,7 +67,8 @@ TEST_CASE("an application credential is sent without a scope (Keystone refuses o
     FakeClient client;
     orch::test::AddKeystone(client);
     orch::connectors::SharedClientFactory clients(client);
-    KeystoneAuth auth(clients);
+    const orch::ManualClock clock;
+    KeystoneAuth auth(clients, clock);
     auto site = orch::test::PasswordSite();
     site.credentials = {};
     site.credentials.application_credential_id = "ac-id";
@@ -102,7 +104,8 @@ TEST_CASE("OIDC federation: IAM token → unscoped token → the site's project 
         );
     });
     orch::connectors::SharedClientFactory clients(client);
-    KeystoneAuth auth(clients);
+    const orch::ManualClock clock;
+    KeystoneAuth auth(clients, clock);
     auto site = orch::test::PasswordSite();
     site.credentials = {};
     site.credentials.bearer_token = "iam-access-token";
@@ -160,14 +163,11 @@ TEST_CASE("OIDC federation: IAM token → unscoped token → the site's project 
 TEST_CASE("tokens are cached per credentials until shortly before they expire", "[openstack][keystone]") {
     FakeClient client;
     orch::test::AddKeystone(client, "2030-01-01T12:00:00.000000Z");
-    auto now = std::chrono::system_clock::from_time_t(1893495600);  // 2030-01-01T11:00:00Z
+    orch::ManualClock clock(std::chrono::system_clock::from_time_t(1893495600));  // 2030-01-01T11:00:00Z
     KeystoneOptions options;
     options.refresh_margin = std::chrono::minutes(5);
-    options.now = [&now] {
-        return now;
-    };
     orch::connectors::SharedClientFactory clients(client);
-    KeystoneAuth auth(clients, options);
+    KeystoneAuth auth(clients, clock, options);
     auto site = orch::test::PasswordSite();
 
     CHECK(MustToken(auth, site).token == "token-1");
@@ -181,9 +181,9 @@ TEST_CASE("tokens are cached per credentials until shortly before they expire", 
     other_password.credentials.password = "changed";
     CHECK(MustToken(auth, other_password).token == "token-3");
 
-    now += std::chrono::minutes(54);  // 6 minutes left: still outside the margin
+    clock.Advance(std::chrono::minutes(54));  // 6 minutes left: still outside the margin
     CHECK(MustToken(auth, site).token == "token-1");
-    now += std::chrono::minutes(2);  // 4 minutes left: renewed
+    clock.Advance(std::chrono::minutes(2));  // 4 minutes left: renewed
     CHECK(MustToken(auth, site).token == "token-4");
 
     auth.Invalidate(site);
@@ -193,7 +193,8 @@ TEST_CASE("tokens are cached per credentials until shortly before they expire", 
 TEST_CASE("Keystone failures and missing credentials are typed", "[openstack][keystone]") {
     FakeClient client;
     orch::connectors::SharedClientFactory clients(client);
-    KeystoneAuth auth(clients);
+    const orch::ManualClock clock;
+    KeystoneAuth auth(clients, clock);
     auto site = orch::test::PasswordSite();
     SECTION("wrong password") {
         client.Route("POST", "/v3/auth/tokens", [](const orch::http::ClientRequest&) {
@@ -238,7 +239,8 @@ TEST_CASE("catalog lookup picks the region and interface", "[openstack][keystone
     FakeClient client;
     orch::test::AddKeystone(client);
     orch::connectors::SharedClientFactory clients(client);
-    KeystoneAuth auth(clients);
+    const orch::ManualClock clock;
+    KeystoneAuth auth(clients, clock);
     const ScopedToken token = MustToken(auth, orch::test::PasswordSite());
     auto url = [&](const std::string& type, const std::string& region, const std::string& interface) {
         auto found = KeystoneAuth::Endpoint(token, type, region, interface);

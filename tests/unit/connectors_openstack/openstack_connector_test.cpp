@@ -83,7 +83,8 @@ struct Fixture {
     orch::tosca::DeploymentSpec spec;
     DeployRequest request;
     orch::connectors::SharedClientFactory clients{client};
-    OpenStackConnector connector{clients};
+    orch::ManualClock clock;
+    OpenStackConnector connector{clients, clock};
 
     Fixture() {
         orch::test::AddKeystone(client);

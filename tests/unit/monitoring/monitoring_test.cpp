@@ -40,6 +40,50 @@ TEST_CASE("Zabbix: probes give availability and response time, Mesos masters giv
     CHECK_FALSE(ParseZabbixGroup(Json{{"result", nullptr}}, "X"));
 }
 
+// The feed reads time only through its Clock: a ManualClock moves its cache and its deadline.
+TEST_CASE("Zabbix feed: an answer is reused for the TTL, then read again (injected clock)", "[monitoring]") {
+    auto routes = std::make_shared<test::FixtureRoutes>();
+    routes->Mount(
+        "/monitoring/adapters/zabbix/zones/indigo/types/infrastructure/groups",
+        test::SharedDir() + "/fixtures/monitoring/zabbix-wrapper"
+    );
+    test::FixtureClient http(routes);
+    ManualClock clock;
+    ZabbixOptions options{"http://mon.test"};
+    options.ttl = std::chrono::seconds(60);
+    ZabbixFeed feed(http, options, clock);
+    REQUIRE(feed.Collect({"RECAS-BARI"})->FindProvider("RECAS-BARI") != nullptr);
+    const auto calls = routes->Requests().size();
+    clock.Advance(std::chrono::seconds(59));
+    REQUIRE(feed.Collect({"RECAS-BARI"})->FindProvider("RECAS-BARI") != nullptr);
+    CHECK(routes->Requests().size() == calls);
+    clock.Advance(std::chrono::seconds(2));
+    REQUIRE(feed.Collect({"RECAS-BARI"})->FindProvider("RECAS-BARI") != nullptr);
+    CHECK(routes->Requests().size() == calls + 1);
+}
+
+TEST_CASE("Zabbix feed: providers left when the deadline passes are skipped (injected clock)", "[monitoring]") {
+    const std::string groups = "/monitoring/adapters/zabbix/zones/indigo/types/infrastructure/groups/";
+    auto routes = std::make_shared<test::FixtureRoutes>();
+    ManualClock clock;
+    // The first provider's answer takes 16 s of the clock's time.
+    routes->Route("GET", groups + "SLOW", [&clock](const test::FixtureRequest&) {
+        clock.Advance(std::chrono::seconds(16));
+        return test::FixtureResponse{404, "application/json", "{}"};
+    });
+    routes->Route("GET", groups + "LATE", [](const test::FixtureRequest&) {
+        return test::FixtureResponse{404, "application/json", "{}"};
+    });
+    test::FixtureClient http(routes);
+    ZabbixOptions options{"http://mon.test"};
+    options.deadline = std::chrono::seconds(15);
+    ZabbixFeed feed(http, options, clock);
+    const auto snapshot = feed.Collect({"SLOW", "LATE"});
+    REQUIRE(snapshot->notes.size() == 2);
+    CHECK(snapshot->notes[1] == "monitoring: no data for LATE (the monitoring deadline passed)");
+    CHECK(routes->Requests().size() == 1);
+}
+
 TEST_CASE("Zabbix feed: one call per provider, missing ones become notes, answers are cached", "[monitoring]") {
     auto routes = std::make_shared<test::FixtureRoutes>();
     routes->Mount(
@@ -47,7 +91,8 @@ TEST_CASE("Zabbix feed: one call per provider, missing ones become notes, answer
         test::SharedDir() + "/fixtures/monitoring/zabbix-wrapper"
     );
     test::FixtureClient http(routes);
-    ZabbixFeed feed(http, ZabbixOptions{"http://mon.test"});
+    const ManualClock clock;
+    ZabbixFeed feed(http, ZabbixOptions{"http://mon.test"}, clock);
     auto snapshot = feed.Collect({"RECAS-BARI", "PSNC", "CESNET-MCC"});
     CHECK(snapshot->FindProvider("RECAS-BARI") != nullptr);
     CHECK(snapshot->FindProvider("PSNC") == nullptr);
@@ -57,7 +102,7 @@ TEST_CASE("Zabbix feed: one call per provider, missing ones become notes, answer
     feed.Collect({"RECAS-BARI"});
     CHECK(routes->Requests().size() == calls);
 
-    ZabbixFeed unreachable(http, ZabbixOptions{"http://unreachable"});
+    ZabbixFeed unreachable(http, ZabbixOptions{"http://unreachable"}, clock);
     auto empty = unreachable.Collect({"RECAS-BARI"});
     CHECK(empty->providers.empty());
     CHECK_THAT(empty->notes.at(0), Catch::Contains("connection refused"));
@@ -110,7 +155,8 @@ TEST_CASE("Prometheus feed: one query per signal for every site", "[monitoring]"
     test::FixtureClient http(routes);
     PrometheusOptions options;
     options.url = "http://prom.test:9090";
-    PrometheusFeed feed(http, options);
+    const ManualClock clock;
+    PrometheusFeed feed(http, options, clock);
     auto snapshot = feed.Collect({});
     CHECK(snapshot->notes.empty());
     const auto* padova = snapshot->FindProvider("INFN-PADOVA");
@@ -137,13 +183,14 @@ TEST_CASE("Prometheus feed: a failing query is a note, an unreachable server sto
     test::FixtureClient http(routes);
     PrometheusOptions options;
     options.url = "http://prom.test";
-    auto snapshot = PrometheusFeed(http, options).Collect({});
+    const ManualClock clock;
+    auto snapshot = PrometheusFeed(http, options, clock).Collect({});
     CHECK(snapshot->providers.empty());
     CHECK(snapshot->notes.size() == 8);
     CHECK_THAT(snapshot->notes[0], Catch::Contains("Prometheus query for availability failed"));
 
     options.url = "http://unreachable:9090";
-    auto down = PrometheusFeed(http, options).Collect({});
+    auto down = PrometheusFeed(http, options, clock).Collect({});
     CHECK(down->notes.size() == 1);
 }
 

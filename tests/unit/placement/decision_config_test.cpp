@@ -134,6 +134,7 @@ TEST_CASE("services are built from configuration, GET /configuration shows the U
     FixtureClient http(routes);
     placement::InMemoryUsageSource usage;
     placement::InMemorySiteHistory history;
+    const ManualClock clock;
     auto services = placement::MakePlacementServices(
         Config(R"(
 placement:
@@ -143,7 +144,8 @@ placement:
 )"),
         http,
         usage,
-        history
+        history,
+        clock
     );
     REQUIRE(services);
     const auto endpoints = services->placer->ConfigurationEndpoints();
@@ -154,16 +156,16 @@ placement:
 
     const std::string files = "placement: {catalogue: {path: " + FixturesDir() +
                               "/cmdb/local/cmdb.json}, sla: {path: " + FixturesDir() + "/slam/local/slam.json}}";
-    auto local = placement::MakePlacementServices(Config(files), http, usage, history);
+    auto local = placement::MakePlacementServices(Config(files), http, usage, history, clock);
     REQUIRE(local);
     CHECK(local->placer->ConfigurationEndpoints().count("cmdb_url") == 0);
 
     auto missing =
-        placement::MakePlacementServices(Config("placement: {catalogue: {type: file}}"), http, usage, history);
+        placement::MakePlacementServices(Config("placement: {catalogue: {type: file}}"), http, usage, history, clock);
     REQUIRE_FALSE(missing);
     CHECK_THAT(missing.error().message, Catch::Contains("placement.catalogue.path"));
     auto broken = placement::MakePlacementServices(
-        Config("placement: {catalogue: {path: /nonexistent.yaml}}"), http, usage, history
+        Config("placement: {catalogue: {path: /nonexistent.yaml}}"), http, usage, history, clock
     );
     REQUIRE_FALSE(broken);
     CHECK_THAT(broken.error().message, Catch::Contains("/nonexistent.yaml"));

@@ -27,20 +27,21 @@ struct FixtureWorld {
     std::unique_ptr<monitoring::Feed> feed;
     placement::InMemoryUsageSource usage;
     placement::InMemorySiteHistory history;
+    ManualClock clock;
     std::unique_ptr<placement::DefaultPlacer> placer;
 
     explicit FixtureWorld(placement::PlacementOptions options = {}, bool with_monitoring = true) {
         routes->Mount(kZabbixGroups, FixturesDir() + "/monitoring/zabbix-wrapper");
-        catalogue = std::move(cmdb::FileCatalogueSource::Open(FixturesDir() + "/cmdb/local/cmdb.json")).value();
+        catalogue = std::move(cmdb::FileCatalogueSource::Open(FixturesDir() + "/cmdb/local/cmdb.json", clock)).value();
         slas = std::move(cmdb::FileSlaSource::Open(FixturesDir() + "/slam/local/slam.json")).value();
         if (with_monitoring) {
             monitoring::ZabbixOptions zabbix;
             zabbix.url = "http://monitoring.test";
-            feed = std::make_unique<monitoring::ZabbixFeed>(http, zabbix);
+            feed = std::make_unique<monitoring::ZabbixFeed>(http, zabbix, clock);
         } else {
             feed = std::make_unique<monitoring::NoFeed>();
         }
-        placer = std::make_unique<placement::DefaultPlacer>(*catalogue, *slas, *feed, usage, history, options);
+        placer = std::make_unique<placement::DefaultPlacer>(*catalogue, *slas, *feed, usage, history, options, clock);
     }
 
     placement::PlacementDecision Place(const tosca::DeploymentSpec& spec, const std::string& group = "deep-hdc") {

@@ -36,7 +36,10 @@ TEST_CASE("gpu-aware: recent failures lower the success rate, an open breaker ra
     for (int i = 0; i < 3; ++i) {
         world.history.Record(
             "D-marathon",
-            {world.now - std::chrono::minutes(5 - i), false, "d" + std::to_string(i), "Marathon refused the app"}
+            {world.clock.now() - std::chrono::minutes(5 - i),
+             false,
+             "d" + std::to_string(i),
+             "Marathon refused the app"}
         );
     }
     const auto decision = world.Place(spec);
@@ -49,7 +52,7 @@ TEST_CASE("gpu-aware: recent failures lower the success rate, an open breaker ra
         Catch::Contains("ranked last: its last 3 attempts failed (Marathon refused the app)")
     );
 
-    world.now += std::chrono::hours(1);  // after the cooldown the breaker closes, the low success rate stays
+    world.clock.Advance(std::chrono::hours(1));  // after the cooldown the breaker closes, the low success rate stays
     const auto later = world.Place(spec);
     const auto& d = *std::find_if(later.verdicts.begin(), later.verdicts.end(), [](const auto& v) {
         return v.service_id == "D-marathon";
@@ -57,9 +60,9 @@ TEST_CASE("gpu-aware: recent failures lower the success rate, an open breaker ra
     CHECK(d.score_breakdown.at("circuit_breaker") == "closed");
     CHECK(d.score_breakdown.at("success_rate") == Approx(0.2));  // (0 + 1) / (3 + 2)
 
-    world.history.Record("D-marathon", {world.now, true, "d9", ""});
-    world.history.Record("D-marathon", {world.now, true, "d10", ""});
-    world.history.Record("D-marathon", {world.now, true, "d11", ""});
+    world.history.Record("D-marathon", {world.clock.now(), true, "d9", ""});
+    world.history.Record("D-marathon", {world.clock.now(), true, "d10", ""});
+    world.history.Record("D-marathon", {world.clock.now(), true, "d11", ""});
     const auto recovered = world.Place(spec);
     CHECK(Order(recovered).front() == "D-marathon");
     CHECK(recovered.verdicts[0].score_breakdown.at("success_rate") == Approx(0.5));  // (3 + 1) / (6 + 2)
@@ -179,7 +182,8 @@ placement::PlacementDecision RankForty(const std::vector<double>& weights) {
     monitoring::NoFeed feed;
     placement::InMemoryUsageSource usage;
     placement::InMemorySiteHistory history;
-    const auto now = std::chrono::system_clock::time_point(std::chrono::hours(24 * 365 * 50));
+    const ManualClock clock(std::chrono::system_clock::time_point(std::chrono::hours(24 * 365 * 50)));
+    const auto now = clock.now();
     for (int i = 0; i < kSites; ++i) {
         const std::string id = "S-" + std::to_string((i * 7) % kSites + 100);
         for (int k = 0; k < i % 4; ++k) {  // successes first, then failures (the most recent)
@@ -190,7 +194,7 @@ placement::PlacementDecision RankForty(const std::vector<double>& weights) {
         }
     }
     placement::PlacementOptions options;
-    placement::DefaultPlacer placer(source, *sla_source, feed, usage, history, options, [now] { return now; });
+    placement::DefaultPlacer placer(source, *sla_source, feed, usage, history, options, clock);
     const auto spec = MarathonSpec(0);
     placement::PlacementRequest request;
     request.spec = &spec;

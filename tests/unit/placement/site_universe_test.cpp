@@ -57,7 +57,8 @@ struct World {
     SwappableFeed feed;
     placement::InMemoryUsageSource usage;
     placement::InMemorySiteHistory history;
-    placement::DefaultPlacer placer{catalogue, slas, feed, usage, history, {}};
+    const ManualClock clock;
+    placement::DefaultPlacer placer{catalogue, slas, feed, usage, history, {}, clock};
 
     placement::PlacementDecision Place(const tosca::DeploymentSpec& spec) {
         placement::PlacementRequest request;

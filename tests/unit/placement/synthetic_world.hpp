@@ -150,8 +150,7 @@ struct SyntheticWorld {
     std::unique_ptr<monitoring::Feed> feed;
     placement::InMemoryUsageSource usage;
     placement::InMemorySiteHistory history;
-    std::chrono::system_clock::time_point now =
-        std::chrono::system_clock::time_point(std::chrono::hours(24 * 365 * 50));
+    ManualClock clock{std::chrono::system_clock::time_point(std::chrono::hours(24 * 365 * 50))};
     std::unique_ptr<placement::DefaultPlacer> placer;
 
     explicit SyntheticWorld(placement::PlacementOptions options = {}, bool monitored = true) {
@@ -164,9 +163,7 @@ struct SyntheticWorld {
         } else {
             feed = std::make_unique<monitoring::NoFeed>();
         }
-        placer = std::make_unique<placement::DefaultPlacer>(*catalogue, *slas, *feed, usage, history, options, [this] {
-            return now;
-        });
+        placer = std::make_unique<placement::DefaultPlacer>(*catalogue, *slas, *feed, usage, history, options, clock);
     }
 
     placement::PlacementDecision Place(const tosca::DeploymentSpec& spec, const std::string& subject = "alice") {

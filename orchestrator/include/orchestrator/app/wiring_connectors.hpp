@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/clock.hpp"
 #include "common/http_client.hpp"
 #include "connectors/ansible_contextualiser.hpp"
 #include "connectors/connector.hpp"
@@ -24,9 +25,13 @@ struct ConnectorWiring {
 
 /// Marathon, Chronos, Kubernetes and Slurm, and VM sites routed to IM when the catalogue or
 /// im.endpoint says so, else straight to Nova (configured with Ansible once ACTIVE when native
-/// contextualisation is enabled, docs/contextualisation-ansible.md). `http` must outlive the result.
+/// contextualisation is enabled, docs/contextualisation-ansible.md). `http` and `clock` must
+/// outlive the result.
 ConnectorWiring MakeConnectors(
-    http::Client& http, const connectors::ImOptions& im, const ContextualisationConfig& contextualisation
+    http::Client& http,
+    const connectors::ImOptions& im,
+    const ContextualisationConfig& contextualisation,
+    const Clock& clock
 );
 
 }  // namespace orch::app

@@ -2,6 +2,7 @@
 
 #include "common/json.hpp"
 #include "tosca/deployment_spec.hpp"
+#include "tosca/node_state.hpp"
 
 #include <array>
 #include <chrono>
@@ -35,23 +36,10 @@ std::optional<Status> ParseStatus(std::string_view name);
 enum class Task { kNone, kDeployer };
 std::string_view TaskName(Task task);
 
-/// Resource (node instance) state, the contract's NodeStates plus DELETED [post-4.0.1].
-enum class NodeState {
-    kInitial,
-    kCreating,
-    kCreated,
-    kConfiguring,
-    kConfigured,
-    kStarting,
-    kStarted,
-    kStopping,
-    kStopped,
-    kDeleting,
-    kDeleted,
-    kError,
-};
-std::string_view NodeStateName(NodeState state);
-std::optional<NodeState> ParseNodeState(std::string_view name);
+/// Resource (node instance) state: the one list of node states (tosca/node_state.hpp).
+using NodeState = tosca::NodeState;
+using tosca::NodeStateName;
+using tosca::ParseNodeState;
 
 struct Owner {
     std::string issuer;

@@ -2,6 +2,7 @@
 
 #include "cmdb/catalogue_source.hpp"
 #include "cmdb/sla_source.hpp"
+#include "common/clock.hpp"
 #include "monitoring/feed.hpp"
 #include "orchestrator/placement/flavor_index.hpp"
 #include "orchestrator/placement/placement_observer.hpp"
@@ -34,7 +35,7 @@ class DefaultPlacer : public Placer {
         UsageSource& usage,
         SiteHistory& history,
         PlacementOptions options,
-        cmdb::NowFn now = cmdb::SystemNow()
+        const Clock& clock
     );
 
     ~DefaultPlacer() override;
@@ -60,7 +61,7 @@ class DefaultPlacer : public Placer {
     UsageSource& usage_;
     SiteHistory& history_;
     PlacementOptions options_;
-    cmdb::NowFn now_;
+    const Clock& clock_;  ///< evaluated_at, and the circuit breakers' windows
     FlavorIndexCache flavor_indexes_;
     std::unique_ptr<SiteUniverseCache> universes_;
     PlacementObserver* observer_ = nullptr;

@@ -3,10 +3,10 @@
 #include "common/json.hpp"
 #include "common/result.hpp"
 #include "connectors/connector.hpp"
-#include "orchestrator/placement/anchored_text.hpp"
 #include "orchestrator/placement/placement_options.hpp"
 #include "orchestrator/placement/reason.hpp"
 #include "orchestrator/placement/score_breakdown.hpp"
+#include "orchestrator/placement/shared_text.hpp"
 #include "tosca/deployment_spec.hpp"
 
 #include <map>
@@ -45,9 +45,10 @@ struct Candidate {
     GroupQuota sla_quota;
 };
 
-/// The verdict on one candidate service, with every reason and the score breakdown.
+/// The verdict on one candidate service, with every reason and the score breakdown. It owns its
+/// texts (shares them with the catalogue it was made from), so it may outlive its decision.
 struct SiteVerdict {
-    AnchoredText provider_id, provider_name, service_id, service_type;
+    SharedText provider_id, provider_name, service_id, service_type;
     bool accepted = false;
     Reasons reasons;                 ///< why rejected (all of them), or notes when accepted
     ScoreBreakdown score_breakdown;  ///< rendered by ToJson (ScoreBreakdown::ToJson)
@@ -62,10 +63,6 @@ struct PlacementDecision {
     std::vector<std::string> notes;     ///< e.g. "monitoring feed unavailable: ..."
     std::string mode;                   ///< "gpu-aware" or "indigo"
     std::string evaluated_at;           ///< RFC 3339 UTC time of the placement
-    /// What the verdicts' reasons point into (the catalogue, the request's node names): kept
-    /// alive with the decision and its copies. A verdict copied out of every decision must be
-    /// put into words (Reasons::Texts) while one still exists.
-    std::vector<std::shared_ptr<const void>> anchors;
     /// The configured quota of the group (all services; empty when quotas are off) and the group
     /// it was chosen for (the requester's, else the default group): what admission reserves against.
     GroupQuota configured_quota;

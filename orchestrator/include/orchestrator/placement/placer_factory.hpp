@@ -25,9 +25,9 @@ struct PlacementServices {
 
 /// Builds the sources from `placement.catalogue`, `placement.sla`, `placement.monitoring` and the
 /// placer from the rest. Local files are read now, so a broken file fails startup with its error.
-/// `http`, `usage` and `history` must outlive the result.
+/// `http`, `usage`, `history` and `clock` must outlive the result.
 Result<PlacementServices> MakePlacementServices(
-    const ConfigTree& config, http::Client& http, UsageSource& usage, SiteHistory& history
+    const ConfigTree& config, http::Client& http, UsageSource& usage, SiteHistory& history, const Clock& clock
 );
 
 /// Every key of the section, for ConfigTree::CheckKnownKeys (quotas.groups.* accepts any group).

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,9 +13,9 @@ namespace orch::placement {
 
 /// One reason (a rejected site) or note (an accepted one), kept as what was found and put into
 /// words only when shown (Text). A placement explains thousands of sites and most of those
-/// explanations are never read, so the frequent ones are a code and a few views instead of a
-/// string built per site. The views point into data the decision keeps alive (the catalogue, the
-/// request's node names: PlacementDecision::anchors).
+/// explanations are never read, so the frequent ones are a code and a few pointers instead of a
+/// string built per site. The pointers point into data the reason itself keeps alive (its owner:
+/// the catalogue, the request's node names), so a reason is valid wherever it is copied to.
 class Reason {
    public:
     Reason() = default;
@@ -24,13 +25,16 @@ class Reason {
     /// A text that lives as long as the program (a literal): no copy.
     static Reason Fixed(std::string_view text);
     /// "node '<node>': flavor <flavor>, image '<image>'". Keeps the three strings' addresses and
-    /// reads them only when shown (thousands of sites get this note per placement).
-    static Reason VmChoice(const std::string& node, const std::string& flavor, const std::string& image);
+    /// reads them only when shown (thousands of sites get this note per placement); the strings
+    /// lie inside what `owner` keeps alive.
+    static Reason VmChoice(
+        std::shared_ptr<const void> owner, const std::string& node, const std::string& flavor, const std::string& image
+    );
     /// Put into words by `render(subject, detail)` when shown: for reasons that take work to
-    /// word (e.g. which flavor comes closest) and are rarely read. Both pointers must stay
-    /// valid as long as the reason (data the decision anchors).
+    /// word (e.g. which flavor comes closest) and are rarely read. Both pointers point into what
+    /// `owner` keeps alive.
     using Render = std::string (*)(const void* subject, const void* detail);
-    static Reason Deferred(Render render, const void* subject, const void* detail);
+    static Reason Deferred(Render render, std::shared_ptr<const void> owner, const void* subject, const void* detail);
 
     std::string Text() const;
     bool operator==(const Reason& other) const { return Text() == other.Text(); }
@@ -38,7 +42,8 @@ class Reason {
    private:
     enum class Code : std::uint8_t { kText, kFixed, kVmChoice, kDeferred };
     Code code_ = Code::kText;
-    std::string text_;  ///< kText
+    std::string text_;                   ///< kText
+    std::shared_ptr<const void> owner_;  ///< kVmChoice, kDeferred: what their pointers point into
     // One of these, by code_ (trivially copyable, so Reason copies and moves as its members do).
     struct FixedArgs {
         const char* data;
