@@ -220,7 +220,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         );
         return decision;
     }
-    auto slas = slas_.ForGroup(group, request.requester.access_token);
+    auto slas = slas_.ForCaller(group, request.requester.issuer, request.requester.access_token);
     if (!slas) {
         if (slas.error().code != ErrorCode::kNotFound) {
             return std::move(slas).error();

@@ -26,7 +26,8 @@ class QuotaCheck {
         const ResourceTotals& used,
         const std::string& who,
         const std::string& where,
-        std::vector<std::string>& out
+        std::vector<std::string>& out,
+        const QuotaLimits& reported = {}
     );
 
     const PlacementContext& context_;
