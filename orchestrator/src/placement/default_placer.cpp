@@ -266,6 +266,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     decision.anchors = {catalogue->catalogue, slas->slas, nodes.facts, universe};
     const PolicyScope scope = BuildPolicyScope(*request.spec, *slas->slas, group);
     Append(decision.notes, scope.notes);
+    Append(decision.notes, LimitNotes(request.limits));
     QuotaCheck quota(context, usage_);
     // A VM placement's cost is mostly waiting for each site's flavors: ask for them a few sites ahead.
     constexpr std::size_t kGroupsAhead = 16;
@@ -284,7 +285,10 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         }
         Filter(tally, eval, kKind, [&] { CheckKind(context, eval); });
         Filter(tally, eval, kIdentity, [&] { CheckIdentity(context, eval); });
-        Filter(tally, eval, kPolicy, [&] { CheckPolicies(scope, eval); });
+        Filter(tally, eval, kPolicy, [&] {
+            CheckPolicies(scope, eval);
+            CheckTarget(request.limits, eval);
+        });
         Filter(tally, eval, kVmMatch, [&] { CheckVirtualMachines(context, eval); });
         Filter(tally, eval, kCapacity, [&] { CheckDeclaredCapacity(context, eval); });
         Filter(tally, eval, kQuota, [&] { quota.Check(eval); });

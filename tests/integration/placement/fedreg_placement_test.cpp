@@ -36,8 +36,11 @@ struct Registry {
         services = std::move(built).value();
     }
 
-    PlacementDecision Place(const tosca::DeploymentSpec& spec, const std::string& user = "alice") {
-        PlacementRequest request{&spec, {"https://iam.paas.example.org/", user, "deep-hdc", "the-users-token"}, ""};
+    PlacementDecision Place(
+        const tosca::DeploymentSpec& spec, const std::string& user = "alice", DeploymentLimits limits = {}
+    ) {
+        PlacementRequest request{
+            &spec, {"https://iam.paas.example.org/", user, "deep-hdc", "the-users-token"}, "", std::move(limits)};
         auto decision = services.placer->Place(request);
         REQUIRE(decision);
         return std::move(decision).value();
@@ -123,6 +126,44 @@ TEST_CASE(
     REQUIRE(decision.ranked.size() == 1);
     CHECK(decision.ranked[0].target.service_id == kIfca);
     CHECK(decision.ranked[0].placements.at("vm").flavor_name == "cm8.xlarge");
+}
+
+TEST_CASE(
+    "Federation Registry placement: the request's target region and provider are enforced and explained",
+    "[placement][fedreg][target]"
+) {
+    Registry registry;
+    DeploymentLimits limits;
+    limits.target_region = "RegionTwo";
+    limits.max_providers_retry = 2;
+    limits.provider_timeout_mins = 30;
+    const auto decision = registry.Place(UbuntuVm(2, 4096, 1), "alice", limits);
+    REQUIRE(decision.ranked.size() == 1);
+    CHECK(decision.ranked[0].target.service_id == kRegionTwo);
+    CHECK_THAT(
+        Reasons(VerdictOf(decision, kRegionOne)),
+        Catch::Contains("in region 'RegionOne', not the target region 'RegionTwo' the request names")
+    );
+    const std::string explanation = decision.ToJsonText();
+    CHECK_THAT(explanation, Catch::Contains("the request targets any provider in region 'RegionTwo'"));
+    CHECK_THAT(
+        explanation,
+        Catch::Contains(
+            "limits of the request: providers tried at most 2, per-provider timeout 30 min, overall timeout none"
+        )
+    );
+
+    DeploymentLimits ifca;
+    ifca.target_provider = "IFCA-LCG2";  // by name; the id (its uid) works as well
+    const auto by_name = registry.Place(UbuntuVm(2, 4096, 0), "alice", ifca);
+    REQUIRE(by_name.ranked.size() == 1);
+    CHECK(by_name.ranked[0].target.service_id == kIfca);
+    CHECK_THAT(
+        Reasons(VerdictOf(by_name, kRegionOne)),
+        Catch::Contains("not the target provider 'IFCA-LCG2' the request names")
+    );
+    ifca.target_provider = "aa000000000000000000000000000002";
+    CHECK(registry.Place(UbuntuVm(2, 4096, 0), "alice", ifca).ranked.size() == 1);
 }
 
 }  // namespace
