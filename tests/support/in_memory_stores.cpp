@@ -290,7 +290,12 @@ Status InMemoryDeploymentStore::BeginUpdate(const store::UpdateRequest& u) {
     if (!u.callback.empty()) {
         d.callback = u.callback;
     }
+    // The target is the create's (the PostgreSQL update leaves its columns alone).
+    const std::string target_provider = d.options.target_provider;
+    const std::string target_region = d.options.target_region;
     d.options = u.options;
+    d.options.target_provider = target_provider;
+    d.options.target_region = target_region;
     d.req_cpus = u.req_cpus;
     d.req_mem_mb = u.req_mem_mb;
     d.req_gpus = u.req_gpus;

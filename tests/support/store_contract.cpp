@@ -53,6 +53,7 @@ struct Spec {
     int resources = 0;
     std::optional<int> timeout_mins;
     std::string callback;
+    std::string target_region;
 };
 
 std::string Add(StoreFixture& f, const Spec& spec) {
@@ -68,6 +69,8 @@ std::string Add(StoreFixture& f, const Spec& spec) {
     d.parameters = Json{{"count", 2}};
     d.options.timeout_mins = spec.timeout_mins;
     d.callback = spec.callback;
+    d.options.target_region = spec.target_region;
+    d.options.target_provider = spec.target_region.empty() ? "" : "RECAS-BARI";
     d.kind = tosca::DeploymentKind::kMarathon;
     for (int i = 0; i < spec.resources; ++i) {
         domain::Resource r;
@@ -160,8 +163,11 @@ std::vector<std::string> ResourceIds(StoreFixture& f, const std::string& id) {
 
 void CreateGetAndResources(const Factory& make) {
     auto f = make();
-    const std::string id = Add(*f, {.owner = kAlice, .group = "g1", .resources = 2, .timeout_mins = 30});
+    const std::string id =
+        Add(*f, {.owner = kAlice, .group = "g1", .resources = 2, .timeout_mins = 30, .target_region = "RegionTwo"});
     const auto d = MustGet(*f, id);
+    CHECK(d.options.target_provider == "RECAS-BARI");
+    CHECK(d.options.target_region == "RegionTwo");
     CHECK(d.status == DStatus::kCreateInProgress);
     CHECK(d.task == domain::Task::kNone);
     REQUIRE(d.owner);
@@ -349,7 +355,7 @@ void StatusTransitions(const Factory& make) {
     CHECK(CodeOf(f->deployments().BeginUpdate({.id = ghost, .parameters = Json::object()})) == ErrorCode::kNotFound);
     CHECK(CodeOf(f->deployments().BeginAction(ghost, SequentialUuid(), "stop")) == ErrorCode::kNotFound);
 
-    const std::string id = Add(*f, {.resources = 2});
+    const std::string id = Add(*f, {.resources = 2, .target_region = "RegionOne"});
     const auto rids = ResourceIds(*f, id);
     const auto busy = f->deployments().BeginUpdate({.id = id, .parameters = Json::object()});
     CHECK(CodeOf(busy) == ErrorCode::kConflict);
@@ -382,6 +388,7 @@ void StatusTransitions(const Factory& make) {
     const auto updating = MustGet(*f, id);
     CHECK(updating.status == DStatus::kUpdateInProgress);
     CHECK(updating.template_text == "t2");
+    CHECK(updating.options.target_region == "RegionOne");  // the create's target stays
     CHECK(States(*f, id)[rids[0]] == NodeState::kConfiguring);
     CHECK(States(*f, id)[rids[1]] == NodeState::kStarted);
     const auto again = f->deployments().BeginUpdate({.id = id, .parameters = Json::object()});

@@ -22,6 +22,9 @@ struct SlaTarget {
     std::string type;  ///< computing_time, public_ip, num_cpus, mem_size, and ours: num_gpus, instances
     std::string unit;
     Restrictions restrictions;
+    /// What the site reports in use (a Federation Registry `usage` quota); SLAM has none. Quotas
+    /// count the larger of this and the orchestrator's own active deployments.
+    std::optional<double> reported_usage;
 };
 
 struct SlaService {

@@ -68,6 +68,28 @@ Status ParseTimeouts(const Json& body, DeploymentRequest& out) {
     return Ok();
 }
 
+// The optional forced target: a provider (id or name) and/or a region, as the catalogue names them.
+Status ParseTarget(const Json& body, DeploymentRequest& out) {
+    constexpr std::size_t kMaxBytes = 255;
+    for (const auto& [field, slot] :
+         {std::pair{"targetProvider", &out.options.target_provider},
+          std::pair{"targetRegion", &out.options.target_region}}) {
+        const auto it = body.find(field);
+        if (it == body.end() || it->is_null()) {
+            continue;
+        }
+        if (!it->is_string() || it->get_ref<const std::string&>().empty() ||
+            it->get_ref<const std::string&>().size() > kMaxBytes) {
+            return Error::InvalidArgument(
+                std::string(field) + " value, if provided, must be a non-empty string of at most " +
+                std::to_string(kMaxBytes) + " bytes"
+            );
+        }
+        *slot = it->get<std::string>();
+    }
+    return Ok();
+}
+
 }  // namespace
 
 Result<Json> ParseJsonBody(const server::Request& request) {
@@ -110,6 +132,7 @@ Result<DeploymentRequest> ParseDeploymentRequest(const server::Request& request)
     ORCH_ASSIGN_OR_RETURN(const auto callback, ReadString(body, "callback"));
     out.callback = callback.value_or("");  // checked once, by CheckCallbackUrl (the egress policy)
     ORCH_RETURN_IF_ERROR(ParseTimeouts(body, out));
+    ORCH_RETURN_IF_ERROR(ParseTarget(body, out));
     ORCH_ASSIGN_OR_RETURN(const auto keep, ReadLenientBool(body, "keepLastAttempt"));
     out.options.keep_last_attempt = keep.value_or(false);
     ORCH_ASSIGN_OR_RETURN(out.user_group, ReadString(body, "userGroup"));

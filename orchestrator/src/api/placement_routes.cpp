@@ -49,6 +49,17 @@ Result<Response> DryRun(ApiContext& ctx, const Request& request) {
     placement::PlacementRequest place;
     place.spec = &spec;
     place.requester = {principal.issuer, principal.subject, body.user_group.value_or("")};
+    place.limits = {
+        body.options.target_provider,
+        body.options.target_region,
+        body.options.max_providers_retry,
+        body.options.provider_timeout_mins,
+        body.options.timeout_mins};
+    // The caller's own token, for catalogues read on the user's behalf (the Federation Registry).
+    constexpr std::string_view kBearer = "Bearer ";
+    if (const std::string header = request.Header("Authorization"); header.rfind(kBearer, 0) == 0) {
+        place.requester.access_token = header.substr(kBearer.size());
+    }
     ORCH_ASSIGN_OR_RETURN(const auto decision, ctx.placer->Place(place));
     // Written as text: for thousands of sites a JSON tree costs more than the placement itself.
     return Response::JsonText(200, decision.ToJsonText());

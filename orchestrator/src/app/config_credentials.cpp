@@ -43,4 +43,11 @@ Result<connectors::Credentials> ConfigCredentialSource::For(
     return creds;
 }
 
+Result<std::string> ConfigCredentialSource::OwnerAccessToken(const std::optional<domain::Owner>& owner) {
+    if (!owner || keeper_ == nullptr || owner->issuer == "local") {
+        return std::string();
+    }
+    return keeper_->AccessTokenFor(owner->issuer, owner->subject);
+}
+
 }  // namespace orch::app

@@ -103,7 +103,8 @@ Candidate BuildCandidate(const Evaluation& eval, const Requester& requester) {
         placement.image_name = choice.image != nullptr ? choice.image->name : choice.image_uri;
         candidate.placements[choice.node->name] = std::move(placement);
     });
-    candidate.provider_name = std::string(eval.provider_id());
+    // cloudProviderName: the name (the Federation Registry keys providers by uid, the CMDB by name).
+    candidate.provider_name = std::string(eval.site->provider_name);
     candidate.endpoint = EndpointJson(target);
     candidate.score = eval.score;
     return candidate;

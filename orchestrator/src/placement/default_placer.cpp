@@ -223,7 +223,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         );
         return decision;
     }
-    auto slas = slas_.ForGroup(group, request.requester.access_token);
+    auto slas = slas_.ForCaller(group, request.requester.issuer, request.requester.access_token);
     if (!slas) {
         if (slas.error().code != ErrorCode::kNotFound) {
             return std::move(slas).error();
@@ -272,6 +272,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         texts};
     const PolicyScope scope = BuildPolicyScope(*request.spec, *slas->slas, group);
     Append(decision.notes, scope.notes);
+    Append(decision.notes, LimitNotes(request.limits));
     QuotaCheck quota(context, usage_);
     // A VM placement's cost is mostly waiting for each site's flavors: ask for them a few sites ahead.
     constexpr std::size_t kGroupsAhead = 16;
@@ -290,7 +291,10 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         }
         Filter(tally, eval, kKind, [&] { CheckKind(context, eval); });
         Filter(tally, eval, kIdentity, [&] { CheckIdentity(context, eval); });
-        Filter(tally, eval, kPolicy, [&] { CheckPolicies(scope, eval); });
+        Filter(tally, eval, kPolicy, [&] {
+            CheckPolicies(scope, eval);
+            CheckTarget(request.limits, eval);
+        });
         Filter(tally, eval, kVmMatch, [&] { CheckVirtualMachines(context, eval); });
         Filter(tally, eval, kCapacity, [&] { CheckDeclaredCapacity(context, eval); });
         const bool passed_static = !eval.rejected();

@@ -150,6 +150,10 @@ void CheckPolicies(const PolicyScope& scope, Evaluation& eval);
 void CheckVirtualMachines(const PlacementContext& context, Evaluation& eval);
 /// Marathon, Chronos, Kubernetes, Slurm: GPU support and the catalogue's declared GPUs, secrets.
 void CheckDeclaredCapacity(const PlacementContext& context, Evaluation& eval);
+/// The request's forced target (provider id or name, region), when it names one.
+void CheckTarget(const DeploymentLimits& limits, Evaluation& eval);
+/// The request's target and limits in words, for the decision's notes (none when it sets none).
+std::vector<std::string> LimitNotes(const DeploymentLimits& limits);
 /// gpu-aware only: the site is up, and its live free GPUs (per model), CPUs and memory suffice.
 void CheckLive(const PlacementContext& context, Evaluation& eval);
 

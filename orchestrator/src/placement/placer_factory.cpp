@@ -1,6 +1,7 @@
 #include "orchestrator/placement/placer_factory.hpp"
 
 #include "cmdb/cmdb_v1_source.hpp"
+#include "cmdb/fedreg_source.hpp"
 #include "cmdb/file_catalogue_source.hpp"
 #include "cmdb/file_sla_source.hpp"
 #include "cmdb/slam_source.hpp"
@@ -129,7 +130,7 @@ Status ReadQuotas(const ConfigTree& config, QuotaOptions& quotas) {
 Result<std::unique_ptr<cmdb::CatalogueSource>> MakeCatalogue(
     const ConfigTree& config, http::Client& http, const Clock& clock
 ) {
-    auto type = Choice(config, Key("catalogue.type"), "file", {"file", "cmdb"});
+    auto type = Choice(config, Key("catalogue.type"), "file", {"file", "cmdb", "fedreg"});
     auto ttl = config.GetDuration(Key("catalogue.ttl"), std::chrono::minutes(5));
     auto timeout = config.GetDuration(Key("catalogue.timeout"), std::chrono::seconds(10));
     if (!type || !ttl || !timeout) {
@@ -157,8 +158,36 @@ Result<std::unique_ptr<cmdb::CatalogueSource>> MakeCatalogue(
     return std::unique_ptr<cmdb::CatalogueSource>(std::make_unique<cmdb::CmdbV1Source>(http, options, clock));
 }
 
+// The Federation Registry is both the catalogue and the SLA source: one object, one cache.
+Result<std::unique_ptr<cmdb::FedRegSource>> MakeRegistry(
+    const ConfigTree& config, http::Client& http, const Clock& clock
+) {
+    auto sla_type = Choice(config, Key("sla.type"), "fedreg", {"fedreg"});
+    if (!sla_type) {
+        return Bad(Key("sla.type"), "must be fedreg (or absent) when placement.catalogue.type is fedreg");
+    }
+    cmdb::FedRegOptions options;
+    auto url = Required(config, Key("catalogue.url"), "when placement.catalogue.type is fedreg");
+    auto ttl = config.GetDuration(Key("catalogue.ttl"), options.ttl);
+    auto timeout = config.GetDuration(Key("catalogue.timeout"), options.timeout);
+    auto deadline = config.GetDuration(Key("catalogue.deadline"), options.deadline);
+    auto projects =
+        config.GetInt(Key("catalogue.max_projects"), static_cast<std::int64_t>(options.max_projects), 1, 10'000);
+    if (!url || !ttl || !timeout || !deadline || !projects) {
+        return !url ? url.error()
+                    : (!ttl ? ttl.error()
+                            : (!timeout ? timeout.error() : (!deadline ? deadline.error() : projects.error())));
+    }
+    options.url = *url;
+    options.ttl = *ttl;
+    options.timeout = *timeout;
+    options.deadline = *deadline;
+    options.max_projects = static_cast<std::size_t>(*projects);
+    return std::make_unique<cmdb::FedRegSource>(http, options, clock);
+}
+
 Result<std::unique_ptr<cmdb::SlaSource>> MakeSlas(const ConfigTree& config, http::Client& http, const Clock& clock) {
-    auto type = Choice(config, Key("sla.type"), "file", {"file", "slam"});
+    auto type = Choice(config, Key("sla.type"), "file", {"file", "slam", "fedreg"});
     auto ttl = config.GetDuration(Key("sla.ttl"), std::chrono::minutes(5));
     auto timeout = config.GetDuration(Key("sla.timeout"), std::chrono::seconds(10));
     if (!type || !ttl || !timeout) {
@@ -283,6 +312,22 @@ Result<PlacementServices> MakePlacementServices(
         return std::move(options).error();
     }
     PlacementServices services;
+    auto feed = MakeFeed(config, http, clock);
+    if (!feed) {
+        return std::move(feed).error();
+    }
+    services.feed = std::move(feed).value();
+    if (config.GetString(Key("catalogue.type"), "").value_or("") == "fedreg") {
+        auto registry = MakeRegistry(config, http, clock);
+        if (!registry) {
+            return std::move(registry).error();
+        }
+        services.registry = std::move(registry).value();
+        services.placer = std::make_unique<DefaultPlacer>(
+            *services.registry, *services.registry, *services.feed, usage, history, std::move(options).value(), clock
+        );
+        return services;
+    }
     auto catalogue = MakeCatalogue(config, http, clock);
     if (!catalogue) {
         return std::move(catalogue).error();
@@ -291,13 +336,8 @@ Result<PlacementServices> MakePlacementServices(
     if (!slas) {
         return std::move(slas).error();
     }
-    auto feed = MakeFeed(config, http, clock);
-    if (!feed) {
-        return std::move(feed).error();
-    }
     services.catalogue = std::move(catalogue).value();
     services.slas = std::move(slas).value();
-    services.feed = std::move(feed).value();
     services.placer = std::make_unique<DefaultPlacer>(
         *services.catalogue, *services.slas, *services.feed, usage, history, std::move(options).value(), clock
     );
@@ -314,6 +354,8 @@ std::set<std::string> PlacementConfigKeys() {
         "placement.catalogue.url",
         "placement.catalogue.ttl",
         "placement.catalogue.timeout",
+        "placement.catalogue.deadline",
+        "placement.catalogue.max_projects",
         "placement.sla.type",
         "placement.sla.path",
         "placement.sla.url",

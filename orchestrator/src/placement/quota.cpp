@@ -48,6 +48,9 @@ GroupQuota SlaQuota(const cmdb::SlaService& service) {
         if (target.restrictions.user_limit) {
             quota.user.*field = *target.restrictions.user_limit;
         }
+        if (target.reported_usage) {
+            quota.reported.*field = *target.reported_usage;
+        }
     }
     return quota;
 }
@@ -78,29 +81,43 @@ void QuotaCheck::CheckScope(
     const std::string& who,
     const std::string& where,
     std::vector<std::string>& out,
-    bool& never
+    bool& never,
+    const QuotaLimits& reported
 ) {
     struct Item {
         std::optional<double> limit;
         double in_use;
         double asked;
         const char* what;
+        std::optional<double> reported;
     };
     const Item items[] = {
-        {limits.gpus, static_cast<double>(used.gpus), static_cast<double>(request_.gpus), "GPUs"},
-        {limits.cpus, used.cpus, request_.cpus, "CPUs"},
-        {limits.ram_mb, static_cast<double>(used.ram_mb), static_cast<double>(request_.ram_mb), "MB of memory"},
-        {limits.instances, static_cast<double>(used.instances), static_cast<double>(request_.instances), "instances"},
+        {limits.gpus, static_cast<double>(used.gpus), static_cast<double>(request_.gpus), "GPUs", reported.gpus},
+        {limits.cpus, used.cpus, request_.cpus, "CPUs", reported.cpus},
+        {limits.ram_mb,
+         static_cast<double>(used.ram_mb),
+         static_cast<double>(request_.ram_mb),
+         "MB of memory",
+         reported.ram_mb},
+        {limits.instances,
+         static_cast<double>(used.instances),
+         static_cast<double>(request_.instances),
+         "instances",
+         reported.instances},
     };
     for (const auto& item : items) {
-        if (!item.limit || item.asked <= 0 || item.in_use + item.asked <= *item.limit) {
+        // The site's own count also sees what was created outside the orchestrator; ours sees
+        // what the site has not reported yet. Either alone may be low, so the larger one counts.
+        const bool site_count = item.reported && *item.reported > item.in_use;
+        const double in_use = site_count ? *item.reported : item.in_use;
+        if (!item.limit || item.asked <= 0 || in_use + item.asked <= *item.limit) {
             continue;
         }
         never = never || item.asked > *item.limit;
         out.push_back(
             "quota exceeded: " + who + " may use " + Number(*item.limit) + " " + item.what + where + "; " +
-            Number(item.in_use) + " are in use by active deployments and this deployment needs " + Number(item.asked) +
-            " more"
+            Number(in_use) + (site_count ? " are in use as the site reports" : " are in use by active deployments") +
+            " and this deployment needs " + Number(item.asked) + " more"
         );
     }
 }
@@ -142,7 +159,7 @@ void QuotaCheck::Check(Evaluation& eval) {
     };
     const std::string where = " on this service (SLA " + std::string(eval.sla_id()) + ")";
     std::vector<std::string> reasons;
-    CheckScope(sla.group, by_service(usage->group_by_service), group, where, reasons, never_fits_);
+    CheckScope(sla.group, by_service(usage->group_by_service), group, where, reasons, never_fits_, sla.reported);
     CheckScope(sla.user, by_service(usage->user_by_service), "you", where, reasons, never_fits_);
     for (auto& reason : reasons) {
         eval.Reject(std::move(reason));

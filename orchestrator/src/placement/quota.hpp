@@ -30,7 +30,8 @@ class QuotaCheck {
         const std::string& who,
         const std::string& where,
         std::vector<std::string>& out,
-        bool& never
+        bool& never,
+        const QuotaLimits& reported = {}
     );
 
     const PlacementContext& context_;

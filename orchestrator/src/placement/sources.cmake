@@ -10,6 +10,7 @@ set(SOURCES
   ${AREA_DIR}/vm_filter.cpp
   ${AREA_DIR}/capacity_filter.cpp
   ${AREA_DIR}/quota.cpp
+  ${AREA_DIR}/target_filter.cpp
   ${AREA_DIR}/gpu_aware_ranker.cpp
   ${AREA_DIR}/indigo_adapter.cpp
   ${AREA_DIR}/candidate_builder.cpp

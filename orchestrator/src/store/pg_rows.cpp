@@ -45,6 +45,8 @@ domain::Deployment RowToDeployment(const pqxx::row& row) {
     d.req_mem_mb = row[22].as<std::int64_t>();
     d.req_gpus = row[23].as<int>();
     d.req_instances = row[24].as<int>();
+    d.options.target_provider = TextOr(row[25]);
+    d.options.target_region = TextOr(row[26]);
     return d;
 }
 

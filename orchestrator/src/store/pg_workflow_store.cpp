@@ -264,7 +264,7 @@ Result<std::optional<workflow::WorkflowState>> PgWorkflowStore::Load(const std::
         }
         workflow::WorkflowState s;
         s.deployment = RowToDeployment(d[0]);
-        const auto base = static_cast<pqxx::row::size_type>(25);
+        const auto base = static_cast<pqxx::row::size_type>(kDeploymentColumnCount);
         s.candidates = JsonOr(d[0][base], nullptr);
         s.candidate_index = d[0][base + 1].as<int>();
         s.handle = JsonOr(d[0][base + 2], nullptr);

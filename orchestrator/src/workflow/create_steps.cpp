@@ -98,8 +98,20 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
     placement::PlacementRequest request;
     request.spec = &spec;
     request.deployment_id = d.id;
+    request.limits = {
+        d.options.target_provider,
+        d.options.target_region,
+        d.options.max_providers_retry,
+        d.options.provider_timeout_mins,
+        d.options.timeout_mins};
     if (d.owner) {
         request.requester = {d.owner->issuer, d.owner->subject, d.user_group};
+        // Catalogues read with the user's token (the Federation Registry) need it; without one
+        // they answer what an anonymous caller may see, which placement reports.
+        auto token = s.credentials.OwnerAccessToken(d.owner);
+        if (token) {
+            request.requester.access_token = std::move(token).value();
+        }
     } else {
         request.requester.user_group = d.user_group;
     }

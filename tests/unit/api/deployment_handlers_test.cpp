@@ -151,3 +151,38 @@ TEST_CASE("unknown paths and methods get 404 and 405 bodies as from the server",
     CheckError(res, 405, "not supported");
     CHECK(orch::http::FindHeader(res.headers, "Allow").find("POST") != std::string::npos);
 }
+
+TEST_CASE(
+    "POST /deployments keeps the target provider and region, and refuses bad ones naming the field",
+    "[api][deployments][errors]"
+) {
+    HandlerHarness h;
+    const std::string id = Create(
+        h,
+        Json{
+            {"userGroup", "users"},
+            {"template", "tosca_definitions_version: x"},
+            {"targetProvider", "RECAS-BARI"},
+            {"targetRegion", "RegionTwo"}}
+    );
+    const auto stored = h.stores.deployments.Get(id);
+    REQUIRE(stored);
+    REQUIRE(stored->has_value());
+    CHECK((*stored)->options.target_provider == "RECAS-BARI");
+    CHECK((*stored)->options.target_region == "RegionTwo");
+    const std::vector<std::pair<const char*, Json>> refused = {
+        {"targetProvider", ""},
+        {"targetProvider", 5},
+        {"targetRegion", Json::array({"RegionOne"})},
+        {"targetRegion", std::string(256, 'r')}};
+    for (const auto& [field, value] : refused) {
+        INFO(field << " = " << value.dump());
+        CheckError(
+            h.Call("POST", "/deployments", Json{{"userGroup", "users"}, {"template", "t"}, {field, value}}.dump()),
+            400,
+            std::string(field) + " value, if provided, must be a non-empty string of at most 255 bytes"
+        );
+    }
+    // null is not given, as for the other optional fields.
+    Create(h, Json{{"userGroup", "users"}, {"template", "t"}, {"targetRegion", nullptr}});
+}

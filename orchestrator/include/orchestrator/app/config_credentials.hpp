@@ -19,6 +19,7 @@ class ConfigCredentialSource final : public workflow::CredentialSource {
 
     Result<connectors::Credentials> For(const connectors::SiteTarget& target, const std::optional<domain::Owner>& owner)
         override;
+    Result<std::string> OwnerAccessToken(const std::optional<domain::Owner>& owner) override;
 
    private:
     std::map<std::string, connectors::Credentials> by_key_;

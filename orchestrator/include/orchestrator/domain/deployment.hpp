@@ -52,6 +52,10 @@ struct RequestOptions {
     std::optional<int> provider_timeout_mins;
     std::optional<int> max_providers_retry;
     bool keep_last_attempt = false;
+    /// Optional forced target (create only): placement considers only this provider (id or
+    /// name) and/or region. Empty = any.
+    std::string target_provider;
+    std::string target_region;
 };
 
 struct Deployment {

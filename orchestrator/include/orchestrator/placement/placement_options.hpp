@@ -44,6 +44,9 @@ struct QuotaLimits {
 struct GroupQuota {
     QuotaLimits group;  ///< the whole group, all services
     QuotaLimits user;   ///< each user of the group, all services
+    /// What the site reports the group's project uses (Federation Registry usage records); the
+    /// group check counts the larger of this and the group's active deployments. SLA quotas only.
+    QuotaLimits reported;
 };
 
 /// Quotas from configuration (all services together). SLA targets num_cpus, mem_size, num_gpus

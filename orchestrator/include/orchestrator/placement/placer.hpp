@@ -23,14 +23,25 @@ struct Requester {
     std::string issuer;
     std::string subject;
     std::string user_group;
-    /// The user's access token, forwarded to SLAM only (as the original does); never logged or stored.
+    /// The user's access token, forwarded to SLAM and the Federation Registry only; never logged or stored.
     std::string access_token;
+};
+
+/// What the create request asked of placement and the workflow (the 2025 rewrite's target and
+/// limits): shown in the explanation; the target is enforced here, the limits by the workflow.
+struct DeploymentLimits {
+    std::string target_provider;  ///< provider id or name; empty = any
+    std::string target_region;    ///< region name; empty = any
+    std::optional<int> max_providers_retry;
+    std::optional<int> provider_timeout_mins;
+    std::optional<int> timeout_mins;
 };
 
 struct PlacementRequest {
     const tosca::DeploymentSpec* spec = nullptr;
     Requester requester;
     std::string deployment_id;  ///< excluded from quota usage (its own resources); empty for dry runs
+    DeploymentLimits limits;
 };
 
 /// One ranked, deployable choice: where, and with which flavor/image per VM node.

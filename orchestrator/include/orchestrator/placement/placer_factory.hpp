@@ -1,5 +1,6 @@
 #pragma once
 
+#include "cmdb/fedreg_source.hpp"
 #include "common/config.hpp"
 #include "common/http_client.hpp"
 #include "orchestrator/placement/default_placer.hpp"
@@ -19,6 +20,8 @@ Result<PlacementOptions> ParsePlacementOptions(const ConfigTree& config);
 struct PlacementServices {
     std::unique_ptr<cmdb::CatalogueSource> catalogue;
     std::unique_ptr<cmdb::SlaSource> slas;
+    /// The Federation Registry, which is both (`catalogue.type: fedreg`); the two above are then null.
+    std::unique_ptr<cmdb::FedRegSource> registry;
     std::unique_ptr<monitoring::Feed> feed;
     std::unique_ptr<DefaultPlacer> placer;
 };

@@ -24,6 +24,12 @@ class CredentialSource {
     virtual Result<connectors::Credentials> For(
         const connectors::SiteTarget& target, const std::optional<domain::Owner>& owner
     ) = 0;
+    /// The owner's current access token for catalogues read on the user's behalf (SLAM, the
+    /// Federation Registry); empty when there is none to give (no owner, auth disabled).
+    virtual Result<std::string> OwnerAccessToken(const std::optional<domain::Owner>& owner) {
+        (void)owner;
+        return std::string();
+    }
 };
 
 struct StepOptions {
