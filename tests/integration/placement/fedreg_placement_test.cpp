@@ -22,6 +22,7 @@ struct Registry {
     std::unique_ptr<http::Client> http = std::move(http::MakeClient({})).value();
     InMemoryUsageSource usage;
     InMemorySiteHistory history;
+    SystemClock clock;  // the fixtures' replies carry no time: the real clock is fine
     PlacementServices services;
 
     Registry() {
@@ -31,7 +32,7 @@ struct Registry {
         );
         REQUIRE(config);
         REQUIRE(config->CheckKnownKeys(PlacementConfigKeys()));
-        auto built = MakePlacementServices(*config, *http, usage, history);
+        auto built = MakePlacementServices(*config, *http, usage, history, clock);
         REQUIRE(built);
         services = std::move(built).value();
     }
