@@ -202,10 +202,14 @@ std::string TwoEndedPageIds(
     const std::string limit = "$" + std::to_string(filters + 1) + "::bigint";
     const std::string offset = "$" + std::to_string(filters + 2) + "::bigint";
     const std::string total = "(" + total_sql + ")";
+    // The inner LIMIT stays the page size, so the planner expects a page of rows and joins them
+    // by id (a LIMIT it cannot estimate counts as 10 % of the table: a hash join of all of it);
+    // the outer one drops what lies before the page when the last page is partial.
     return "(SELECT id FROM deployments WHERE " + where + " AND " + offset + " * 2 < " + total + order + " LIMIT " +
-           limit + " OFFSET " + offset + ") UNION ALL (SELECT id FROM deployments WHERE " + where + " AND " + offset +
-           " * 2 >= " + total + reversed_order + " LIMIT greatest(least(" + limit + ", " + total + " - " + offset +
-           "), 0) OFFSET greatest(" + total + " - " + offset + " - " + limit + ", 0))";
+           limit + " OFFSET " + offset + ") UNION ALL (SELECT id FROM (SELECT id FROM deployments WHERE " + where +
+           " AND " + offset + " * 2 >= " + total + reversed_order + " LIMIT " + limit + " OFFSET greatest(" + total +
+           " - " + offset + " - " + limit + ", 0)) AS tail LIMIT greatest(least(" + limit + ", " + total + " - " +
+           offset + "), 0))";
 }
 
 ListShape ShapeOf(const ListQuery& q) {
