@@ -51,6 +51,7 @@ void IssuerKeys::Refresh(bool unknown_kid) {
     ++generation_;
     if (fetched) {
         keys_ = std::move(fetched->keys);
+        key_set_version_.fetch_add(1, std::memory_order_release);
         loaded_at_ = clock_.steady_now();
         last_error_.clear();
         ORCH_LOG_INFO(

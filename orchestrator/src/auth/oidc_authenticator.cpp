@@ -78,7 +78,8 @@ Result<Json> RequireActive(Result<Json> answer, const Principal& principal) {
 OidcAuthenticator::OidcAuthenticator(std::shared_ptr<IssuerDirectory> issuers)
     : issuers_(std::move(issuers)),
       introspections_(issuers_->config().cache_max_entries),
-      userinfos_(issuers_->config().cache_max_entries) {}
+      userinfos_(issuers_->config().cache_max_entries),
+      verified_(issuers_->config().cache_max_entries) {}
 
 Result<Principal> OidcAuthenticator::Authenticate(std::string_view authorization_header_value) {
     auto token = ExtractBearerToken(authorization_header_value, issuers_->config().max_token_bytes);
@@ -86,19 +87,35 @@ Result<Principal> OidcAuthenticator::Authenticate(std::string_view authorization
         ORCH_LOG_DEBUG("authentication failed", {{"reason", token.error().message}});
         return std::move(token).error();
     }
-    auto principal = Verify(*token);
+    // A client sends the same token with every request until it expires: the principal it
+    // verified to is kept (keyed by the token's SHA-256, so the cache holds no token), which
+    // spares each later request the signature, the JSON parsing and the claim mapping (most of
+    // auth's CPU per request, bench/auth). Only successes are kept, as long as introspection
+    // answers are (CacheUntil); the token's expiry or a new key set of its issuer (a key may
+    // have been withdrawn) ends an entry early.
+    const std::string key = TokenDigest(*token);
+    if (auto known = verified_.Get(key, issuers_->clock().steady_now());
+        known && known->principal.expires_at > issuers_->clock().now() &&
+        (known->keys == nullptr || known->keys->key_set_version() == known->key_set_version)) {
+        return std::move(known->principal);
+    }
+    Verified stamp;
+    auto principal = Verify(*token, stamp);
     if (!principal) {
         ORCH_LOG_INFO(
             "authentication failed", {{"reason", principal.error().message}, {"token_sha256", TokenLogId(*token)}}
         );
+        return principal;
     }
+    stamp.principal = *principal;
+    verified_.Put(key, std::move(stamp), CacheUntil(*principal));
     return principal;
 }
 
-Result<Principal> OidcAuthenticator::Verify(std::string_view token) {
+Result<Principal> OidcAuthenticator::Verify(std::string_view token, Verified& stamp) {
     const auto dots = std::count(token.begin(), token.end(), '.');
     if (dots == 2) {
-        return VerifyJwt(token);
+        return VerifyJwt(token, stamp);
     }
     if (dots == 4) {
         return Invalid("encrypted tokens (JWE) are not supported");
@@ -106,7 +123,7 @@ Result<Principal> OidcAuthenticator::Verify(std::string_view token) {
     return VerifyOpaque(token);
 }
 
-Result<Principal> OidcAuthenticator::VerifyJwt(std::string_view token) {
+Result<Principal> OidcAuthenticator::VerifyJwt(std::string_view token, Verified& stamp) {
     const AuthConfig& config = issuers_->config();
     auto jws = ParseCompactJws(token, {.max_token_bytes = config.max_token_bytes, .max_json_depth = 16});
     if (!jws) {
@@ -128,6 +145,9 @@ Result<Principal> OidcAuthenticator::VerifyJwt(std::string_view token) {
     if (auto allowed = CheckAlgorithmAllowed(header->alg, issuer->config.algorithms); !allowed) {
         return AsTokenError(allowed.error());
     }
+    // Read before the keys are: a set replaced meanwhile only makes the next request verify again.
+    stamp.keys = &issuer->keys;
+    stamp.key_set_version = issuer->keys.key_set_version();
     auto keys = issuer->keys.Find(header->kid, header->alg);
     if (!keys) {
         return AsTokenError(keys.error());

@@ -9,15 +9,19 @@ namespace {
 
 using DStatus = domain::Status;
 
-std::string Joined(const std::vector<SortKey>& sort, const std::string& fallback) {
+// `reversed` flips every key (NULLs included: DESC puts them first, ASC last), for a page read
+// from the far end of the order.
+std::string Joined(const std::vector<SortKey>& sort, const std::string& fallback, bool reversed = false) {
+    const char* desc = reversed ? " ASC" : " DESC";
+    const char* asc = reversed ? " DESC" : " ASC";
     std::string order;
     for (const auto& key : sort) {
-        order += (order.empty() ? "" : ", ") + key.column + (key.descending ? " DESC" : " ASC");
+        order += (order.empty() ? "" : ", ") + key.column + (key.descending ? desc : asc);
     }
     if (order.empty()) {
-        order = fallback;
+        order = fallback + desc;
     }
-    return order + ", id DESC";  // a total order, so pages never overlap
+    return order + ", id" + desc;  // a total order, so pages never overlap
 }
 
 Json ResourcesJson(const std::vector<domain::Resource>& resources) {
@@ -117,14 +121,17 @@ struct ListShape {
     std::string total_sql;            ///< the total alone, for a page past the end
     std::vector<std::string> params;  ///< the filters, then LIMIT and OFFSET unless inline
     std::size_t filter_count = 0;     ///< how many of `params` are filters (the total's parameters)
+    bool prepared = true;             ///< false: sent as an unnamed statement, planned for its values
 };
 
-// A first page of a usual size is asked with LIMIT and OFFSET written in the statement: without
-// them as parameters an unfiltered list has none, and PostgreSQL plans it once per connection
-// instead of on every execution (plan_cache_mode = force_custom_plan plans every execution of
-// a statement with parameters; the generic plan of LIMIT $n, estimated at 10 % of the table,
-// hash-joins the whole table). Planning was most of PostgreSQL's CPU per list request
-// (bench/NOTES.md). Only these sizes, so a client cannot prepare one statement per size.
+// A first page of a usual size is asked with LIMIT and OFFSET written in the statement, as a
+// named prepared statement: its only parameters are the filter values (the caller's issuer with
+// auth on), whose generic plan is the plan of any value, so PostgreSQL stops planning it after
+// five executions (plan_cache_mode auto). Planning every execution was most of PostgreSQL's CPU
+// per list request, and all of what auth added to it (bench/NOTES.md). Every other page is sent
+// unnamed, so it is planned for its LIMIT and OFFSET values: the generic plan of LIMIT $n,
+// estimated at 10 % of the table, hash-joins the whole table. Only these sizes, so a client
+// cannot prepare one statement per size.
 bool InlinePage(const ListQuery& q) {
     return q.page == 0 && (q.size == 10 || q.size == 20 || q.size == 50 || q.size == 100);
 }
@@ -175,6 +182,36 @@ std::string ShapeKey(const ListQuery& q) {
     return key;
 }
 
+std::string InlinePageIds(const std::string& where, const std::string& order, int size) {
+    return "SELECT id FROM deployments WHERE " + where + order + " LIMIT " + std::to_string(size) + " OFFSET 0";
+}
+
+// The ids of any other page, read from whichever end of the order is nearer: an OFFSET walks
+// every skipped index entry, so page 9,000 of 10,000 read from the far end skips 9,990 entries
+// instead of 90,000. The total (from the counters, which the same snapshot keeps exact for the
+// same WHERE) decides the end at run time: each branch sits behind a one-time filter, so only one
+// walks the index. The far end's window is clipped for the last, partial page; past the end both
+// are empty. LIMIT and OFFSET are the two parameters after the `filters` filter values.
+std::string TwoEndedPageIds(
+    const std::string& where,
+    const std::string& order,
+    const std::string& reversed_order,
+    const std::string& total_sql,
+    std::size_t filters
+) {
+    const std::string limit = "$" + std::to_string(filters + 1) + "::bigint";
+    const std::string offset = "$" + std::to_string(filters + 2) + "::bigint";
+    const std::string total = "(" + total_sql + ")";
+    // The inner LIMIT stays the page size, so the planner expects a page of rows and joins them
+    // by id (a LIMIT it cannot estimate counts as 10 % of the table: a hash join of all of it);
+    // the outer one drops what lies before the page when the last page is partial.
+    return "(SELECT id FROM deployments WHERE " + where + " AND " + offset + " * 2 < " + total + order + " LIMIT " +
+           limit + " OFFSET " + offset + ") UNION ALL (SELECT id FROM (SELECT id FROM deployments WHERE " + where +
+           " AND " + offset + " * 2 >= " + total + reversed_order + " LIMIT " + limit + " OFFSET greatest(" + total +
+           " - " + offset + " - " + limit + ", 0)) AS tail LIMIT greatest(least(" + limit + ", " + total + " - " +
+           offset + "), 0))";
+}
+
 ListShape ShapeOf(const ListQuery& q) {
     const bool inline_page = InlinePage(q);
     ListShape shape;
@@ -201,18 +238,32 @@ ListShape ShapeOf(const ListQuery& q) {
     shape.total_sql = "SELECT coalesce(sum(n), 0)::bigint FROM deployment_counts WHERE " + where;
     // Deferred join: the OFFSET walks only the ordering index (ids), and just the page's rows
     // are read from the table; a deep page of 100,000 would otherwise fetch every skipped row.
-    const std::string order = " ORDER BY " + Joined(q.sort, "created_at DESC");
-    const std::string limit =
-        inline_page ? std::to_string(q.size) : "$" + std::to_string(params.size() + 1) + "::bigint";
-    const std::string offset = inline_page ? "0" : "$" + std::to_string(params.size() + 2) + "::bigint";
-    shape.page_sql = std::string("SELECT ") + kListColumns + ", (" + shape.total_sql +
-                     ") FROM deployments JOIN (SELECT id FROM deployments WHERE " + where + order + " LIMIT " + limit +
-                     " OFFSET " + offset + ") AS page USING (id)" + order;
+    const std::string order = " ORDER BY " + Joined(q.sort, "created_at");
+    const std::string ids =
+        inline_page
+            ? InlinePageIds(where, order, q.size)
+            : TwoEndedPageIds(
+                  where, order, " ORDER BY " + Joined(q.sort, "created_at", true), shape.total_sql, params.size()
+              );
+    shape.page_sql = std::string("SELECT ") + kListColumns + ", (" + shape.total_sql + ") FROM deployments JOIN (" +
+                     ids + ") AS page USING (id)" + order;
     if (!inline_page) {
         params.push_back(std::to_string(q.size));
         params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
+        shape.prepared = false;
     }
     return shape;
+}
+
+pqxx::result ExecPrepared(
+    pqxx::connection& conn,
+    pqxx::transaction_base& tx,
+    const std::string& name,
+    const std::string& sql,
+    const std::vector<std::string>& params
+) {
+    conn.prepare(name, sql);  // libpqxx prepares it on the first execution
+    return tx.exec_prepared(name, pqxx::prepare::make_dynamic_params(params));
 }
 
 }  // namespace
@@ -319,8 +370,9 @@ Result<Page<domain::Deployment>> PgDeploymentStore::List(const ListQuery& q) {
     return pool_.Run([&](pqxx::connection& conn) {
         // One statement, so no BEGIN/COMMIT: the page and its total share the statement's snapshot.
         pqxx::nontransaction tx(conn);
-        conn.prepare(shape.page_name, shape.page_sql);  // libpqxx prepares it on the first execution
-        const auto rows = tx.exec_prepared(shape.page_name, pqxx::prepare::make_dynamic_params(shape.params));
+        const auto rows = shape.prepared
+                              ? ExecPrepared(conn, tx, shape.page_name, shape.page_sql, shape.params)
+                              : tx.exec_params(shape.page_sql, pqxx::prepare::make_dynamic_params(shape.params));
         Page<domain::Deployment> page;
         page.items.reserve(rows.size());
         for (const auto& row : rows) {
@@ -357,7 +409,7 @@ Result<Page<domain::Resource>> PgDeploymentStore::ListResources(
         const auto total = tx.exec_params("SELECT count(*) FROM resources WHERE " + where, deployment_id, type_param);
         const auto rows = tx.exec_params(
             std::string("SELECT ") + kResourceColumns + " FROM resources WHERE " + where + " ORDER BY " +
-                Joined(sort, "created_at DESC") + " LIMIT " + std::to_string(size) + " OFFSET " +
+                Joined(sort, "created_at") + " LIMIT " + std::to_string(size) + " OFFSET " +
                 std::to_string(static_cast<std::int64_t>(page) * size),
             deployment_id,
             type_param

@@ -65,10 +65,11 @@ Status PgPool::EnsureOpen(Slot& slot) {
         pqxx::nontransaction tx(*conn);
         tx.exec0("SET statement_timeout = " + std::to_string(options_.statement_timeout.count()));
         tx.exec0("SET TIME ZONE 'UTC'");
-        // Prepared statements skip parsing, not planning: a generic plan (LIMIT and OFFSET
-        // unknown) chosen while the table was small stayed when it grew, and halved the list
-        // rate at 100,000 rows; a plan per execution keeps the index walk for the actual page.
-        tx.exec0("SET plan_cache_mode = force_custom_plan");
+        // plan_cache_mode stays auto: the named statements (the list's first pages, the create)
+        // keep a generic plan after five executions, while statements whose plan depends on their
+        // values (LIMIT and OFFSET of other pages) are sent unnamed and planned for those values
+        // (pg_deployment_store.cpp, InlinePage). force_custom_plan planned the owner-scoped list
+        // on every request: that was the cost of auth per request (bench/NOTES.md).
         slot.conn = std::move(conn);
         return Ok();
     } catch (const std::exception& e) {

@@ -162,7 +162,7 @@ TEST_CASE(
     const auto status_rank = [](int i) {
         return std::find(kStatuses.begin(), kStatuses.end(), StatusOf(i)) - kStatuses.begin();
     };
-    const std::vector<Expected> cases = {
+    std::vector<Expected> cases = {
         {{.owner = Scope({}), .size = 100}, any},  // an inline first page
         {{.owner = Scope({}), .size = 10}, any},   // another inline size
         {{.owner = Scope({}), .page = 2, .size = 7}, any},
@@ -220,6 +220,33 @@ TEST_CASE(
              return status_rank(a) != status_rank(b) ? status_rank(a) < status_rank(b) : a > b;
          }},
     };
+    // Every page of a parameterised size, near and far end alike (pages in the back half are read
+    // backwards from the total), partial last page and one past the end included, under a
+    // filter, an owner scope and a sort with NULLs.
+    const std::vector<Expected> paged = {
+        {{.owner = Scope({}), .size = 7}, any},
+        {{.owner = Scope("https://iam/"), .size = 3},
+         [](int i) {
+             return i % 3 != 2;
+         }},
+        {{.owner = Scope({}), .size = 6, .sort = {{"cloud_provider_name", false}}},
+         any,
+         [](int a, int b) {
+             return a % 2 != b % 2 ? a % 2 == 0 : a > b;
+         }},
+        {{.owner = Scope({}), .excluded_status = {"WEIRD"}, .size = 5, .sort = {{"status", true}}},
+         [](int i) { return StatusOf(i) != "WEIRD"; },
+         [&](int a, int b) {
+             return status_rank(a) != status_rank(b) ? status_rank(a) > status_rank(b) : a > b;
+         }},
+    };
+    for (const auto& base : paged) {
+        for (int page = 0; page * base.query.size <= kRowCount + base.query.size; ++page) {
+            Expected e = base;
+            e.query.page = page;
+            cases.push_back(std::move(e));
+        }
+    }
     for (int round = 0; round < 2; ++round) {  // the second round runs the statements the first prepared
         for (std::size_t c = 0; c < cases.size(); ++c) {
             INFO("round " << round << ", case " << c);
@@ -242,4 +269,33 @@ TEST_CASE(
             }
         }
     }
+}
+
+// With auth on every list carries the caller's issuer as a parameter. Planning it on every
+// execution (plan_cache_mode = force_custom_plan) was most of what auth added per request: the
+// owner-scoped first page must keep a generic plan on its connection.
+TEST_CASE("an owner-scoped first page is not planned on every execution", "[store][list]") {
+    orch::test::TestDatabase db;
+    orch::store::PgPool pool{orch::store::PgPoolOptions{.dsn = db.dsn(), .size = 1}};  // one connection
+    REQUIRE(orch::store::ApplyMigrations(pool));
+    REQUIRE(pool.Run([](pqxx::connection& conn) {
+        pqxx::work tx(conn);
+        tx.exec(kRows);
+        tx.commit();
+    }));
+    orch::store::PgDeploymentStore store(pool);
+    for (int i = 0; i < 12; ++i) {
+        REQUIRE(store.List({.owner = Scope("https://iam/"), .size = 10}));
+    }
+    const auto plans = pool.Run([](pqxx::connection& conn) {
+        pqxx::nontransaction tx(conn);
+        const auto r = tx.exec(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'deployments_page_%'"
+        );
+        REQUIRE(r.size() == 1);
+        return std::pair{r[0][0].as<std::int64_t>(), r[0][1].as<std::int64_t>()};
+    });
+    REQUIRE(plans);
+    INFO("generic plans " << plans->first << ", custom plans " << plans->second);
+    CHECK(plans->first >= 6);  // PostgreSQL plans the first five executions for their values
 }

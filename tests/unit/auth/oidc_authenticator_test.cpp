@@ -290,3 +290,23 @@ TEST_CASE("failures are logged with a token hash, never the token") {
     }
     CHECK(found_reason);
 }
+
+// Later requests with a token reuse the principal it verified to; the entry must still end with
+// the token (and the clock skew), like a fresh verification would.
+TEST_CASE("a token's cached principal ends when the token expires") {
+    FakeIdp idp;
+    idp.Add("alpha");
+    AuthConfig config;
+    config.mode = AuthMode::kOidc;
+    config.issuers = {idp.ConfigFor("alpha")};
+    orch::ManualClock clock(orch::Clock::WallTime(std::chrono::system_clock::now()));
+    auto directory = std::make_shared<IssuerDirectory>(config, idp, clock);
+    OidcAuthenticator authenticator(directory);
+    const std::string header = "Bearer " + idp.Mint("alpha", Merge(kFull, {{"exp", EpochSeconds(120)}}));
+    REQUIRE(authenticator.Authenticate(header));
+    clock.Advance(std::chrono::seconds(100));
+    REQUIRE(authenticator.Authenticate(header));
+    CHECK(idp.Calls("jwk") == 1);
+    clock.Advance(std::chrono::seconds(100) + config.clock_skew);
+    CHECK(Rejection(authenticator.Authenticate(header)) == "Invalid token: the token has expired");
+}

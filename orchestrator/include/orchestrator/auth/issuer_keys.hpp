@@ -5,6 +5,7 @@
 #include "orchestrator/auth/jws_algorithm.hpp"
 #include "orchestrator/auth/public_key.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -42,6 +43,10 @@ class IssuerKeys {
     /// Number of fetch attempts so far (for tests and metrics).
     std::uint64_t fetch_count() const;
 
+    /// Changes whenever a fetch replaces the key set: what was verified under another version
+    /// may have been signed by a key since withdrawn.
+    std::uint64_t key_set_version() const { return key_set_version_.load(std::memory_order_acquire); }
+
    private:
     std::vector<PublicKeyPtr> Lookup(const std::optional<std::string>& kid, JwsAlgorithm alg, bool& stale) const;
     /// Fetches unless rate-limited; waits instead when another thread is fetching.
@@ -61,6 +66,7 @@ class IssuerKeys {
     bool in_flight_ = false;
     std::uint64_t generation_ = 0;
     std::uint64_t fetches_ = 0;
+    std::atomic<std::uint64_t> key_set_version_{0};
 };
 
 }  // namespace orch::auth

@@ -7,6 +7,7 @@
 #include "orchestrator/auth/single_flight.hpp"
 #include "orchestrator/auth/ttl_cache.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,7 +19,9 @@ namespace orch::auth {
 /// JWT path: parse → header rules → `iss` looked up in the allow-list (no network before this) →
 /// key chosen by `kid` within that issuer's JWKS → signature (OpenSSL EVP) → claims (exp/nbf/iat
 /// with skew, aud when configured) → scopes and groups from the token, else from introspection
-/// and/or userinfo (cached per token, bounded, until the token expires or `cache_max_ttl`).
+/// and/or userinfo (cached per token, bounded, until the token expires or `cache_max_ttl`). The
+/// principal a token verified to is cached the same way, so a client's later requests with that
+/// token skip all of it.
 /// Opaque tokens are introspected at the issuers configured with `opaque_tokens: true`.
 class OidcAuthenticator final : public Authenticator {
    public:
@@ -27,8 +30,15 @@ class OidcAuthenticator final : public Authenticator {
     Result<Principal> Authenticate(std::string_view authorization_header_value) override;
 
    private:
-    Result<Principal> Verify(std::string_view token);
-    Result<Principal> VerifyJwt(std::string_view token);
+    /// A verified token's principal and the key set that verified it (none for opaque tokens).
+    struct Verified {
+        Principal principal;
+        const IssuerKeys* keys = nullptr;
+        std::uint64_t key_set_version = 0;
+    };
+
+    Result<Principal> Verify(std::string_view token, Verified& stamp);
+    Result<Principal> VerifyJwt(std::string_view token, Verified& stamp);
     Result<Principal> VerifyOpaque(std::string_view token);
     Status Complete(IssuerContext& issuer, std::string_view token, ClaimsCoverage coverage, Principal& principal);
     /// The cached answer for `key`, else `fetch()` once for all concurrent callers (cached until `until(answer)`).
@@ -41,6 +51,7 @@ class OidcAuthenticator final : public Authenticator {
     std::shared_ptr<IssuerDirectory> issuers_;
     TtlCache<Json> introspections_;
     TtlCache<Json> userinfos_;
+    TtlCache<Verified> verified_;  ///< tokens that verified, by the token's SHA-256
     SingleFlight flights_;
 };
 
