@@ -10,7 +10,10 @@
 namespace orch::app {
 
 ConnectorWiring MakeConnectors(
-    http::Client& http, const connectors::ImOptions& im, const ContextualisationConfig& contextualisation
+    http::Client& http,
+    const connectors::ImOptions& im,
+    const connectors::OpenStackOptions& openstack,
+    const ContextualisationConfig& contextualisation
 ) {
     ConnectorWiring wiring;
     wiring.site_clients = std::make_unique<connectors::TlsClientFactory>(http, http::ClientOptions{});
@@ -23,7 +26,7 @@ ConnectorWiring MakeConnectors(
     registry.Register(std::make_unique<connectors::KubernetesConnector>(site_clients));
     registry.Register(std::make_unique<connectors::SlurmConnector>(site_clients));
     wiring.contextualiser = std::make_unique<connectors::AnsibleContextualiser>(contextualisation.ansible);
-    wiring.native = std::make_unique<connectors::OpenStackConnector>(site_clients);
+    wiring.native = std::make_unique<connectors::OpenStackConnector>(site_clients, openstack);
     if (contextualisation.enabled) {
         wiring.native = std::make_unique<connectors::ContextualisingConnector>(
             std::move(wiring.native), *wiring.contextualiser, contextualisation.connector

@@ -4,6 +4,7 @@
 #include "connectors/ansible_contextualiser.hpp"
 #include "connectors/connector.hpp"
 #include "connectors/im_connector.hpp"
+#include "connectors/openstack_connector.hpp"
 #include "connectors/registry.hpp"
 #include "connectors/site_client_factory.hpp"
 #include "orchestrator/app/contextualisation_config.hpp"
@@ -26,7 +27,10 @@ struct ConnectorWiring {
 /// im.endpoint says so, else straight to Nova (configured with Ansible once ACTIVE when native
 /// contextualisation is enabled, docs/contextualisation-ansible.md). `http` must outlive the result.
 ConnectorWiring MakeConnectors(
-    http::Client& http, const connectors::ImOptions& im, const ContextualisationConfig& contextualisation
+    http::Client& http,
+    const connectors::ImOptions& im,
+    const connectors::OpenStackOptions& openstack,
+    const ContextualisationConfig& contextualisation
 );
 
 }  // namespace orch::app
