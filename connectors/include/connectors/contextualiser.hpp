@@ -32,6 +32,9 @@ struct ContextStep {
     std::vector<std::string> roles;          ///< Galaxy role names, e.g. "indigo-dc.docker"
     Json vars = Json::object();              ///< the resolved inputs, then the node's properties
     std::vector<ContextPlaybook> playbooks;  ///< in lifecycle order, after the roles
+    /// The steps (by node) configured before this one: those its node needs through HostedOn,
+    /// ConnectsTo, other requirements or depends_on, directly or through nodes without steps.
+    std::vector<std::string> after;
 };
 
 /// Everything one configuration run needs; steps are in dependency order (HostedOn/ConnectsTo).
