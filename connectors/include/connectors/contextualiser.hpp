@@ -73,6 +73,16 @@ class Contextualiser {
 /// (there is nothing to run for them).
 ConnectorResult<std::vector<ContextStep>> BuildContextSteps(const tosca::DeploymentSpec& spec);
 
+/// Evaluates, in place, the steps' variables and playbook inputs that read the deployment's
+/// attributes (`front_end_ip: {get_attribute: [lrms_server, private_address, 0]}`,
+/// `{get_attribute: [HOST, ...]}`, inside concat/join/token too) against the servers' addresses
+/// the observation reports, as IM does before it runs Ansible: SELF and HOST name the step's
+/// node and its server, a node hosted on a server reads its server's addresses. A value that
+/// cannot be computed becomes null (never the expression); the returned notes say which and why.
+std::vector<std::string> EvaluateStepValues(
+    const tosca::DeploymentSpec& spec, const Observation& observation, std::vector<ContextStep>& steps
+);
+
 /// The hosts of an observation: every instance of a Compute node, at its public address when it
 /// has one, else its private one. kRetryHere when an instance has no address yet.
 ConnectorResult<std::vector<ContextHost>> ContextHosts(const Observation& observation, int port);

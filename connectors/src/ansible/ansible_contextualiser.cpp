@@ -201,7 +201,7 @@ class StepRunner {
         return {which, std::move(*results_[which])};
     }
 
-    void Collect(std::pair<std::size_t, ProcessOutcome> finished) {
+    void Collect(const std::pair<std::size_t, ProcessOutcome>& finished) {
         const auto& [i, run] = finished;
         const auto& step = plan_.steps[i];
         outcome_.log += StepHeader(step) + run.output;
