@@ -58,6 +58,18 @@ Json Named(Json value, const ContextStep& step, int depth = 0) {
 /// answers a software node's private_address with its VM's).
 tosca::NodeAttributes Attributes(const tosca::DeploymentSpec& spec, const Observation& observation) {
     tosca::NodeAttributes attributes(observation.attributes.begin(), observation.attributes.end());
+    // A site that reports addresses per instance only: the node's are its instances' together.
+    for (const auto& instance : observation.instances) {
+        if (observation.attributes.count(instance.node) != 0 || !instance.attributes.is_object()) {
+            continue;
+        }
+        Json& node = attributes[instance.node];
+        for (const auto& [key, value] : instance.attributes.items()) {
+            for (const auto& item : value.is_array() ? value : Json::array({value})) {
+                node[key].push_back(item);
+            }
+        }
+    }
     for (const auto& node : spec.nodes) {
         const tosca::NodeSpec* host = &node;
         for (std::size_t hops = 0; host != nullptr && attributes.count(host->name) == 0 && hops <= spec.nodes.size();
