@@ -16,6 +16,7 @@
 #include "orchestrator/app/config_credentials.hpp"
 #include "orchestrator/app/contextualisation_config.hpp"
 #include "orchestrator/app/im_config.hpp"
+#include "orchestrator/app/openstack_config.hpp"
 #include "orchestrator/app/routes.hpp"
 #include "orchestrator/app/wiring_auth.hpp"
 #include "orchestrator/app/wiring_connectors.hpp"
@@ -154,6 +155,10 @@ int main(int argc, char** argv) {
     if (!im_options) {
         return Fail("im configuration error", im_options.error());
     }
+    auto openstack_options = app::OpenStackOptionsFromConfig(config->tree);
+    if (!openstack_options) {
+        return Fail("openstack configuration error", openstack_options.error());
+    }
     auto contextualisation = app::ParseContextualisationConfig(config->tree);
     if (!contextualisation) {
         return Fail("contextualisation configuration error", contextualisation.error());
@@ -163,7 +168,8 @@ int main(int argc, char** argv) {
     contextualisation->ansible.read_playbook = [engine = template_wiring->engine.get()](const std::string& url) {
         return engine->ReadUrl(url);
     };
-    const auto connector_wiring = app::MakeConnectors(**http, *im_options, *contextualisation, clock);
+    const auto connector_wiring =
+        app::MakeConnectors(**http, *im_options, *openstack_options, *contextualisation, clock);
     auto& registry = *connector_wiring.registry;
     auto credentials = app::ConfigCredentialSource::FromConfig(config->tree, auth->token_keeper.get());
     if (!credentials) {

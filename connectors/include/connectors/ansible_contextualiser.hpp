@@ -25,6 +25,8 @@ struct AnsibleOptions {
     std::chrono::seconds node_time_limit{1800};  ///< one node's playbook run
     std::chrono::seconds connect_timeout{30};    ///< SSH connection to a server
     std::size_t output_cap = 64 * 1024;          ///< Ansible output kept per node run
+    /// Nodes configured at the same time (their dependencies done, on different servers).
+    std::size_t parallel_nodes = 4;
     /// Reads an interface playbook's URL; main gives the TOSCA engine's ReadUrl (the import
     /// mirror map and host allow-list), so a template never makes the orchestrator fetch from
     /// anywhere else. Unset: templates with interface playbooks are refused.
@@ -32,7 +34,8 @@ struct AnsibleOptions {
 };
 
 /// Native contextualisation with real Ansible: ansible-playbook (Debian ansible-core) over SSH
-/// with a per-deployment ed25519 key, one run per software node in dependency order, each
+/// with a per-deployment ed25519 key, one run per software node in dependency order (independent
+/// nodes on different servers side by side, up to `parallel_nodes`), each
 /// applying the node's Galaxy roles to the instances of its Compute host. Every value from the
 /// template reaches Ansible tagged !unsafe, so template text is never evaluated as Jinja on the
 /// orchestrator. ansible-playbook runs as a bounded child process (time limit, output cap, its

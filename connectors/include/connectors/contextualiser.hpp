@@ -32,6 +32,9 @@ struct ContextStep {
     std::vector<std::string> roles;          ///< Galaxy role names, e.g. "indigo-dc.docker"
     Json vars = Json::object();              ///< the resolved inputs, then the node's properties
     std::vector<ContextPlaybook> playbooks;  ///< in lifecycle order, after the roles
+    /// The steps (by node) configured before this one: those its node needs through HostedOn,
+    /// ConnectsTo, other requirements or depends_on, directly or through nodes without steps.
+    std::vector<std::string> after;
 };
 
 /// Everything one configuration run needs; steps are in dependency order (HostedOn/ConnectsTo).
@@ -69,6 +72,16 @@ class Contextualiser {
 /// ends at. kUserError for a dependency cycle or a node with roles and no Compute host. Nodes without roles are skipped
 /// (there is nothing to run for them).
 ConnectorResult<std::vector<ContextStep>> BuildContextSteps(const tosca::DeploymentSpec& spec);
+
+/// Evaluates, in place, the steps' variables and playbook inputs that read the deployment's
+/// attributes (`front_end_ip: {get_attribute: [lrms_server, private_address, 0]}`,
+/// `{get_attribute: [HOST, ...]}`, inside concat/join/token too) against the servers' addresses
+/// the observation reports, as IM does before it runs Ansible: SELF and HOST name the step's
+/// node and its server, a node hosted on a server reads its server's addresses. A value that
+/// cannot be computed becomes null (never the expression); the returned notes say which and why.
+std::vector<std::string> EvaluateStepValues(
+    const tosca::DeploymentSpec& spec, const Observation& observation, std::vector<ContextStep>& steps
+);
 
 /// The hosts of an observation: every instance of a Compute node, at its public address when it
 /// has one, else its private one. kRetryHere when an instance has no address yet.

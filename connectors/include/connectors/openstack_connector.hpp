@@ -6,12 +6,28 @@
 #include "connectors/site_client_factory.hpp"
 
 #include <chrono>
+#include <functional>
 #include <string>
+#include <thread>
 
 namespace orch::connectors {
 
 struct OpenStackOptions {
-    std::chrono::milliseconds call_timeout{20'000};  ///< each Nova/Glance/Neutron call
+    /// Each Nova/Glance/Neutron call (config `openstack.call_timeout`). A busy Nova has taken
+    /// 28 s to answer a server create.
+    std::chrono::milliseconds call_timeout{60'000};
+    /// A server create whose answer was lost (timeout, reset connection, 5xx) may still be made
+    /// by Nova after we gave up on it, and Nova lists it only once its API call ends. Before the
+    /// Create reports the failure (and is retried), it looks the server up by its name this long,
+    /// every `create_settle_interval`, and adopts it when it appears (config
+    /// `openstack.create_settle`; 0 turns the look-ups off).
+    std::chrono::milliseconds create_settle{60'000};
+    std::chrono::milliseconds create_settle_interval{3'000};
+    /// How the connector waits between those look-ups (on a workflow worker, never an I/O
+    /// thread); tests replace it so they do not sleep.
+    std::function<void(std::chrono::milliseconds)> sleep = [](std::chrono::milliseconds d) {
+        std::this_thread::sleep_for(d);
+    };
     /// Compute API microversion sent as `OpenStack-API-Version: compute <v>`; >= 2.37 so that
     /// "networks": "none"/"auto" is understood. Site option `compute_microversion` overrides it.
     std::string compute_microversion = "2.52";

@@ -5,11 +5,16 @@
 #include "connectors/bounded_process.hpp"
 
 #include <cctype>
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace orch::connectors {
 namespace {
@@ -75,6 +80,161 @@ Failure RunFailure(const std::string& node, const ProcessOutcome& run, std::chro
             "): " + ansible::AnsibleFailure(run.output, kFailureCap),
     };
 }
+
+std::string StepHeader(const ContextStep& step) {
+    std::string header = "== node " + step.node + " on " + step.host_node + ": roles";
+    for (const auto& role : step.roles) {
+        header += " " + role;
+    }
+    for (const auto& interface_playbook : step.playbooks) {
+        header += ", " + interface_playbook.operation + " " + interface_playbook.url;
+    }
+    return header + "\n";
+}
+
+/// Runs the steps' ansible-playbook processes side by side: a step starts once every step it
+/// comes after is configured, at most `parallel_nodes` at a time, and never beside another step
+/// on the same Compute node (both would contend for its package manager), where the plan's order
+/// is kept. Most of a deployment's configuration time is these runs, and independent nodes on
+/// different servers need not wait for each other. The first failure is the run's: the steps
+/// still running are stopped, none is started.
+class StepRunner {
+   public:
+    StepRunner(
+        const ContextPlan& plan,
+        const std::vector<ProcessSpec>& runs,
+        const AnsibleOptions& options,
+        const std::stop_token& stop
+    )
+        : plan_(plan),
+          runs_(runs),
+          options_(options),
+          state_(plan.steps.size(), State::kWaiting),
+          results_(plan.steps.size()),
+          forward_(stop, [this] { halt_.request_stop(); }) {
+        for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+            index_[plan.steps[i].node] = i;
+        }
+    }
+
+    ConnectorResult<ContextOutcome> Run() {
+        std::size_t finished = 0;
+        while (finished < runs_.size()) {
+            if (!failure_) {
+                LaunchReady();
+            }
+            if (running_ == 0) {
+                break;
+            }
+            Collect(WaitForOne());
+            ++finished;
+        }
+        for (auto& thread : threads_) {
+            thread.join();
+        }
+        if (failure_) {
+            return *failure_;
+        }
+        if (finished < runs_.size()) {  // only for a plan whose steps come after later ones
+            return Failure{FailureKind::kUserError, "the nodes' configuration order is a cycle"};
+        }
+        return outcome_;
+    }
+
+   private:
+    enum class State { kWaiting, kRunning, kDone };
+
+    bool Ready(std::size_t i) const {
+        const auto& step = plan_.steps[i];
+        for (const auto& before : step.after) {
+            const auto it = index_.find(before);
+            if (it != index_.end() && state_[it->second] != State::kDone) {
+                return false;
+            }
+        }
+        for (std::size_t j = 0; j < plan_.steps.size(); ++j) {
+            const bool busy = state_[j] == State::kRunning || (j < i && state_[j] == State::kWaiting);
+            if (j != i && busy && plan_.steps[j].host_node == step.host_node) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    void LaunchReady() {
+        const std::size_t parallel = std::max<std::size_t>(options_.parallel_nodes, 1);
+        for (std::size_t i = 0; i < runs_.size() && running_ < parallel; ++i) {
+            if (state_[i] != State::kWaiting || !Ready(i)) {
+                continue;
+            }
+            state_[i] = State::kRunning;
+            ++running_;
+            ORCH_LOG_INFO(
+                "contextualisation: configuring node",
+                {{"deployment_id", plan_.deployment_id},
+                 {"node", plan_.steps[i].node},
+                 {"host", plan_.steps[i].host_node}}
+            );
+            threads_.emplace_back([this, i] {
+                auto run = RunBounded(runs_[i], halt_.get_token());
+                const std::lock_guard lock(mutex_);
+                results_[i] = std::move(run);
+                done_.notify_all();
+            });
+        }
+    }
+
+    std::pair<std::size_t, ProcessOutcome> WaitForOne() {
+        std::unique_lock lock(mutex_);
+        std::size_t which = 0;
+        done_.wait(lock, [&] {
+            for (std::size_t i = 0; i < results_.size(); ++i) {
+                if (state_[i] == State::kRunning && results_[i]) {
+                    which = i;
+                    return true;
+                }
+            }
+            return false;
+        });
+        state_[which] = State::kDone;
+        --running_;
+        return {which, std::move(*results_[which])};
+    }
+
+    void Collect(const std::pair<std::size_t, ProcessOutcome>& finished) {
+        const auto& [i, run] = finished;
+        const auto& step = plan_.steps[i];
+        outcome_.log += StepHeader(step) + run.output;
+        if (run.started && !run.timed_out && !run.cancelled && run.exit_code == 0) {
+            outcome_.log += "== node " + step.node + ": configured\n";
+            return;
+        }
+        if (failure_) {
+            return;  // stopped because of the first failure, which is the run's
+        }
+        failure_ = RunFailure(step.node, run, options_.node_time_limit);
+        ORCH_LOG_WARN(
+            "contextualisation: node failed",
+            {{"deployment_id", plan_.deployment_id}, {"node", step.node}, {"reason", failure_->message}}
+        );
+        halt_.request_stop();
+    }
+
+    const ContextPlan& plan_;
+    const std::vector<ProcessSpec>& runs_;
+    const AnsibleOptions& options_;
+    std::map<std::string, std::size_t> index_;
+    std::vector<State> state_;  // touched by Run's thread only
+    std::size_t running_ = 0;
+    ContextOutcome outcome_;
+    std::optional<Failure> failure_;
+    std::mutex mutex_;
+    std::condition_variable done_;
+    std::vector<std::optional<ProcessOutcome>> results_;  // guarded by mutex_
+    std::stop_source halt_;
+    std::stop_callback<std::function<void()>> forward_;
+    std::vector<std::jthread> threads_;  // last: joined before what they use goes away
+};
 
 }  // namespace
 
@@ -270,11 +430,10 @@ ConnectorResult<ContextOutcome> AnsibleContextualiser::Configure(const ContextPl
     if (auto failure = InstallRoles(plan, dir, stop)) {
         return *failure;
     }
-    ContextOutcome outcome;
+    std::vector<ProcessSpec> runs;
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {
-        const auto& step = plan.steps[i];
         const std::string stem = "step-" + std::to_string(i);
-        auto playbook = StepPlaybook(step, dir, stem);
+        auto playbook = StepPlaybook(plan.steps[i], dir, stem);
         if (auto* failure = std::get_if<Failure>(&playbook)) {
             return *failure;
         }
@@ -288,31 +447,9 @@ ConnectorResult<ContextOutcome> AnsibleContextualiser::Configure(const ContextPl
         spec.cwd = dir;
         spec.time_limit = options_.node_time_limit;
         spec.output_cap = options_.output_cap;
-        outcome.log += "== node " + step.node + " on " + step.host_node + ": roles";
-        for (const auto& role : step.roles) {
-            outcome.log += " " + role;
-        }
-        for (const auto& interface_playbook : step.playbooks) {
-            outcome.log += ", " + interface_playbook.operation + " " + interface_playbook.url;
-        }
-        outcome.log += "\n";
-        ORCH_LOG_INFO(
-            "contextualisation: configuring node",
-            {{"deployment_id", plan.deployment_id}, {"node", step.node}, {"host", step.host_node}}
-        );
-        const auto run = RunBounded(spec, stop);
-        outcome.log += run.output;
-        if (!run.started || run.timed_out || run.cancelled || run.exit_code != 0) {
-            auto failure = RunFailure(step.node, run, options_.node_time_limit);
-            ORCH_LOG_WARN(
-                "contextualisation: node failed",
-                {{"deployment_id", plan.deployment_id}, {"node", step.node}, {"reason", failure.message}}
-            );
-            return failure;
-        }
-        outcome.log += "== node " + step.node + ": configured\n";
+        runs.push_back(std::move(spec));
     }
-    return outcome;
+    return StepRunner(plan, runs, options_, stop).Run();
 }
 
 void AnsibleContextualiser::Forget(const std::string& deployment_id) {

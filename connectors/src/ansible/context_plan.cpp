@@ -74,6 +74,25 @@ std::vector<std::string> Needs(const tosca::NodeSpec& node) {
     return needs;
 }
 
+// The nodes `node` needs, directly or not (bounded by the node count: each is visited once).
+std::set<std::string> AllNeeds(
+    const tosca::NodeSpec& node, const std::map<std::string, const tosca::NodeSpec*>& by_name
+) {
+    std::set<std::string> seen;
+    std::vector<const tosca::NodeSpec*> pending{&node};
+    while (!pending.empty()) {
+        const auto* current = pending.back();
+        pending.pop_back();
+        for (const auto& need : Needs(*current)) {
+            const auto it = by_name.find(need);
+            if (it != by_name.end() && need != node.name && seen.insert(need).second) {
+                pending.push_back(it->second);
+            }
+        }
+    }
+    return seen;
+}
+
 }  // namespace
 
 ConnectorResult<std::vector<ContextStep>> BuildContextSteps(const tosca::DeploymentSpec& spec) {
@@ -142,6 +161,17 @@ ConnectorResult<std::vector<ContextStep>> BuildContextSteps(const tosca::Deploym
         }
         step.playbooks = std::move(playbooks);
         steps.push_back(std::move(step));
+    }
+    std::set<std::string> with_steps;
+    for (const auto& step : steps) {
+        with_steps.insert(step.node);
+    }
+    for (auto& step : steps) {
+        for (const auto& need : AllNeeds(*by_name.at(step.node), by_name)) {
+            if (with_steps.count(need) != 0) {
+                step.after.push_back(need);
+            }
+        }
     }
     return steps;
 }

@@ -137,6 +137,10 @@ ConnectorResult<Observation> ContextualisingConnector::Poll(const Handle& handle
     plan.ssh_user = OptionString(handle.target, "ssh_user", options_.ssh_user);
     plan.hosts = std::move(std::get<std::vector<ContextHost>>(hosts));
     plan.steps = std::move(std::get<std::vector<ContextStep>>(steps));
+    // Values reading other nodes' addresses (a front end's IP) are known only now.
+    for (const auto& note : EvaluateStepValues(spec, *observation, plan.steps)) {
+        observation->log += "== " + note + "\n";
+    }
     std::stop_source stop;
     {
         const std::lock_guard lock(running_mutex_);

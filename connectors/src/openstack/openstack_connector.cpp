@@ -78,6 +78,59 @@ ConnectorResult<std::map<std::string, std::string>> LiveByName(
     return out;
 }
 
+/// The id of the live server named `name` made through `target`, if Nova lists one.
+ConnectorResult<std::optional<std::string>> FindByName(
+    OpenStackApi& api, const std::string& name, const SiteTarget& target
+) {
+    auto listed = api.ListServers(name);
+    if (auto* failure = std::get_if<Failure>(&listed)) {
+        return *failure;
+    }
+    for (const auto& server : std::get<std::vector<Json>>(listed)) {
+        if (server.value("name", "") == name && MadeThrough(server, target) &&
+            server.value("OS-EXT-STS:task_state", Json()) != "deleting") {
+            return std::optional<std::string>(server.value("id", ""));
+        }
+    }
+    return std::optional<std::string>();
+}
+
+/// POST /servers for `body`; when its answer is lost (kRetryHere: timeout, reset, 5xx) Nova may
+/// still make the server after we stopped waiting, and lists it only once its own call ends
+/// (found under load: Nova answered after 28 s, the retried Create did not see the server yet and
+/// made a second one, which then hit the project's quota). So the server is looked up by its name
+/// for `create_settle` and adopted if it appears; only then is the failure reported, and the
+/// retried Create starts by listing the deployment's servers again.
+ConnectorResult<std::string> CreateOrAdopt(
+    OpenStackApi& api,
+    const Json& body,
+    const std::string& name,
+    const SiteTarget& target,
+    const OpenStackOptions& options
+) {
+    auto id = api.CreateServer(body);
+    const auto* failure = std::get_if<Failure>(&id);
+    if (failure == nullptr || failure->kind != FailureKind::kRetryHere) {
+        return id;
+    }
+    const auto interval = std::max(options.create_settle_interval, std::chrono::milliseconds(1));
+    const auto checks = options.create_settle.count() > 0 ? options.create_settle / interval + 1 : 0;
+    for (std::int64_t check = 0; check < checks; ++check) {
+        if (check > 0) {
+            options.sleep(interval);
+        }
+        auto found = FindByName(api, name, target);
+        if (auto* listed = std::get_if<std::optional<std::string>>(&found); listed != nullptr && *listed) {
+            ORCH_LOG_WARN(
+                "openstack server create answered late; adopting the server Nova made",
+                {{"server", name}, {"id", **listed}, {"reason", failure->message}}
+            );
+            return **listed;
+        }
+    }
+    return *failure;
+}
+
 /// Creates the instances `indexes` of `node` that are not live yet. `out` receives every instance
 /// (found or new), `created` the new ones.
 std::optional<Failure> CreateInstances(
@@ -87,6 +140,7 @@ std::optional<Failure> CreateInstances(
     const std::vector<int>& indexes,
     const std::map<std::string, std::string>& live,
     const Json& networks,
+    const OpenStackOptions& options,
     std::vector<ServerRef>& out,
     std::vector<ServerRef>& created
 ) {
@@ -118,7 +172,7 @@ std::optional<Failure> CreateInstances(
         if (auto* failure = std::get_if<Failure>(&body)) {
             return *failure;
         }
-        auto id = api.CreateServer(std::get<Json>(body));
+        auto id = CreateOrAdopt(api, std::get<Json>(body), name, request.target, options);
         if (auto* failure = std::get_if<Failure>(&id)) {
             return *failure;
         }
@@ -200,6 +254,7 @@ ConnectorResult<Handle> OpenStackConnector::CreateUnguarded(const DeployRequest&
             indexes,
             std::get<std::map<std::string, std::string>>(live),
             std::get<Json>(networks),
+            options_,
             servers,
             created
         );
@@ -306,6 +361,7 @@ ConnectorResult<Handle> OpenStackConnector::UpdateUnguarded(const Handle& handle
             FirstFreeIndexes(used, missing),
             std::get<std::map<std::string, std::string>>(live),
             std::get<Json>(networks),
+            options_,
             servers,
             created
         );

@@ -16,6 +16,7 @@ std::set<std::string> ContextualisationConfigKeys() {
         "contextualisation.connect_timeout",
         "contextualisation.output_cap",
         "contextualisation.log_cap",
+        "contextualisation.parallel_nodes",
     };
 }
 
@@ -37,6 +38,11 @@ Result<ContextualisationConfig> ParseContextualisationConfig(const ConfigTree& t
     a.connect_timeout = std::chrono::duration_cast<std::chrono::seconds>(connect);
     ORCH_ASSIGN_OR_RETURN(const auto output, t.GetBytes("contextualisation.output_cap", a.output_cap));
     a.output_cap = static_cast<std::size_t>(output);
+    ORCH_ASSIGN_OR_RETURN(
+        const auto parallel,
+        t.GetInt("contextualisation.parallel_nodes", static_cast<std::int64_t>(a.parallel_nodes), 1, 64)
+    );
+    a.parallel_nodes = static_cast<std::size_t>(parallel);
     ORCH_ASSIGN_OR_RETURN(const auto log, t.GetBytes("contextualisation.log_cap", c.connector.log_cap));
     c.connector.log_cap = static_cast<std::size_t>(log);
     if (a.node_time_limit < std::chrono::seconds(1) || a.connect_timeout < std::chrono::seconds(1)) {

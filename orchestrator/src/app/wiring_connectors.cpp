@@ -12,6 +12,7 @@ namespace orch::app {
 ConnectorWiring MakeConnectors(
     http::Client& http,
     const connectors::ImOptions& im,
+    const connectors::OpenStackOptions& openstack,
     const ContextualisationConfig& contextualisation,
     const Clock& clock
 ) {
@@ -26,7 +27,7 @@ ConnectorWiring MakeConnectors(
     registry.Register(std::make_unique<connectors::KubernetesConnector>(site_clients));
     registry.Register(std::make_unique<connectors::SlurmConnector>(site_clients));
     wiring.contextualiser = std::make_unique<connectors::AnsibleContextualiser>(contextualisation.ansible);
-    wiring.native = std::make_unique<connectors::OpenStackConnector>(site_clients, clock);
+    wiring.native = std::make_unique<connectors::OpenStackConnector>(site_clients, clock, openstack);
     if (contextualisation.enabled) {
         wiring.native = std::make_unique<connectors::ContextualisingConnector>(
             std::move(wiring.native), *wiring.contextualiser, contextualisation.connector

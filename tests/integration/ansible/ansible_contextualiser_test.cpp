@@ -404,8 +404,11 @@ TEST_CASE(
     ContextualisingConnector connector(std::move(site), contextualiser, {});
 
     orch::tosca::DeploymentSpec spec;
-    spec.nodes = {Vm("vm", 1), Software("docker", "vm", "indigo-dc.docker")};
+    spec.nodes = {
+        Vm("vm", 1), Software("docker", "vm", "indigo-dc.docker"), Software("front", "vm", "indigo-dc.frontend_check")};
     spec.nodes[1].properties = {{"docker_data_root", "/srv/docker"}};
+    // Read from the servers' addresses once they are known, as IM does (elastic_cluster.yaml).
+    spec.nodes[2].properties = {{"front_end_ip", Json::parse(R"({"get_attribute": ["vm", "private_address", 0]})")}};
     spec.inputs = {{"deployment_label", "through-the-connector"}};
     orch::connectors::DeployRequest request;
     request.deployment_id = "6a1f0c3e-1111-4222-8333-" + std::to_string(100000000000 + ::getpid());
@@ -427,6 +430,7 @@ TEST_CASE(
         CHECK(observation.phase == orch::connectors::Phase::kReady);
         CHECK_THAT(observation.log, Catch::Contains("== node docker: configured") && Catch::Contains("PLAY RECAP"));
         CHECK(Json::parse(Read(sshd.server(0).root() + "/etc/docker/daemon.json"))["label"] == "through-the-connector");
+        CHECK(Read(sshd.server(0).root() + "/front_end_ip") == sshd.server(0).address() + "\n");
 
         const std::string key_dir =
             options.work_dir + "/" + orch::connectors::ContextId(request.deployment_id, "openstack-site-a");

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+
 using orch::Json;
 using orch::connectors::BuildContextSteps;
 using orch::connectors::ContextStep;
@@ -81,4 +83,38 @@ TEST_CASE("a node with only a playbook is configured, and one without a VM host 
     auto refused = BuildContextSteps(spec);
     REQUIRE(std::holds_alternative<Failure>(refused));
     CHECK(std::get<Failure>(refused).kind == orch::connectors::FailureKind::kUserError);
+}
+
+TEST_CASE("a step comes after the steps its node needs, also through nodes without steps", "[ansible]") {
+    // "client" on vm2 (which has roles of its own) connects to "db", which has no roles and
+    // depends on "hub": client comes after vm2, its host, and after hub through db.
+    orch::tosca::DeploymentSpec spec;
+    const Json role = {{"role", {{"type", "tosca.artifacts.AnsibleGalaxy.role"}, {"file", "indigo-dc.x"}}}};
+    auto hub = Hub();
+    hub.artifacts = role;
+    auto vm2 = Vm();
+    vm2.name = "vm2";
+    vm2.artifacts = role;
+    orch::tosca::NodeSpec db;
+    db.name = "db";
+    db.type = "tosca.nodes.SoftwareComponent";
+    db.host_node = "vm";
+    db.depends_on = {"hub"};
+    auto client = Hub();
+    client.name = "client";
+    client.artifacts = role;
+    client.host_node = "vm2";
+    client.requirements = {
+        {"host", "vm2", "host", "tosca.relationships.HostedOn", Json::object()},
+        {"database", "db", "", "tosca.relationships.ConnectsTo", Json::object()}};
+    spec.nodes = {client, db, hub, Vm(), vm2};
+    const auto steps = Steps(spec);
+    std::map<std::string, std::vector<std::string>> after;
+    for (const auto& step : steps) {
+        after[step.node] = step.after;
+    }
+    REQUIRE(after.size() == 3);
+    CHECK(after["hub"].empty());
+    CHECK(after["vm2"].empty());
+    CHECK(after["client"] == std::vector<std::string>{"hub", "vm2"});
 }

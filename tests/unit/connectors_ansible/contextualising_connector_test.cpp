@@ -101,3 +101,44 @@ TEST_CASE("a configured VM publishes its SSH access on the endpoint capability, 
     CHECK(creds["token"] == "ssh-ed25519 AAAAC3 orch");  // the private key stays with the orchestrator
     CHECK(observation.attributes.at("vm")["public_address"] == Json::array({"127.0.0.5"}));  // kept
 }
+
+TEST_CASE("values reading other nodes' addresses reach Ansible evaluated, as IM gives them", "[ansible]") {
+    // Before: the property reached the roles as the expression written and the inputs were left
+    // out, so a role configuring a cluster never learned its front end's address.
+    RecordingContextualiser contextualiser;
+    orch::connectors::ContextualisingConnector connector(std::make_unique<ReadySite>(), contextualiser, {});
+    auto spec = DockerHost();
+    auto& docker = spec.nodes[1];
+    docker.properties = {
+        {"front_end_ip", Json::parse(R"({"get_attribute": ["vm", "public_address", 0]})")},
+        {"label", "plain"},
+    };
+    docker.operations = {
+        {"configure",
+         {{"implementation", "https://mirror.example/conf.yml"},
+          {"inputs",
+           {{"kube_front_end_ip", Json::parse(R"({"get_attribute": ["HOST", "public_address", 0]})")},
+            {"docker_ip", Json::parse(R"({"get_attribute": ["SELF", "public_address", 0]})")},
+            {"url", Json::parse(R"({"concat": ["http://", {"get_attribute": ["vm", "public_address", 0]}, ":80"]})")},
+            {"wn_ips", Json::parse(R"({"get_attribute": ["vm", "public_address"]})")},
+            {"unknown", Json::parse(R"({"get_attribute": ["vm", "no_such_attribute", 0]})")}}}}},
+    };
+    orch::connectors::Handle handle;
+    handle.deployment_id = "dep-1";
+    auto polled = connector.Poll(handle, spec);
+    REQUIRE(std::holds_alternative<Observation>(polled));
+    REQUIRE(contextualiser.plans.size() == 1);
+    const auto& step = contextualiser.plans[0].steps.at(0);
+    REQUIRE(step.node == "docker");
+    CHECK(step.vars["front_end_ip"] == "127.0.0.5");
+    CHECK(step.vars["label"] == "plain");
+    REQUIRE(step.playbooks.size() == 1);
+    const Json& inputs = step.playbooks[0].inputs;
+    INFO(inputs.dump());
+    CHECK(inputs["kube_front_end_ip"] == "127.0.0.5");
+    CHECK(inputs["docker_ip"] == "127.0.0.5");  // a software node reads its server's address
+    CHECK(inputs["url"] == "http://127.0.0.5:80");
+    CHECK(inputs["wn_ips"] == Json::array({"127.0.0.5"}));
+    CHECK(inputs["unknown"].is_null());  // never the expression
+    CHECK_THAT(std::get<Observation>(polled).log, Catch::Contains("configure input 'unknown' has no value"));
+}

@@ -6,8 +6,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 
 using orch::Json;
 using orch::connectors::DeployRequest;
@@ -77,6 +79,17 @@ struct FakeNova {
     }
 };
 
+/// Default options whose waits between look-ups are counted instead of slept.
+orch::connectors::OpenStackOptions NoSleep(int* slept = nullptr) {
+    orch::connectors::OpenStackOptions options;
+    options.sleep = [slept](std::chrono::milliseconds) {
+        if (slept != nullptr) {
+            ++*slept;
+        }
+    };
+    return options;
+}
+
 struct Fixture {
     FakeClient client;
     FakeNova nova;
@@ -84,7 +97,8 @@ struct Fixture {
     DeployRequest request;
     orch::connectors::SharedClientFactory clients{client};
     orch::ManualClock clock;
-    OpenStackConnector connector{clients, clock};
+    orch::connectors::OpenStackOptions options = NoSleep();
+    OpenStackConnector connector{clients, clock, options};
 
     Fixture() {
         orch::test::AddKeystone(client);
@@ -238,6 +252,89 @@ TEST_CASE("when a later server is refused, the ones just created are deleted", "
     CHECK_THAT(std::get<Failure>(created).message, Catch::Contains("Quota exceeded"));
     CHECK(f.nova.servers.empty());
     CHECK(f.client.Requests("DELETE", "/v2.1/servers/srv-1").size() == 1);
+}
+
+TEST_CASE(
+    "a server create answered too late is adopted by name, never made twice", "[openstack][connector][reliability]"
+) {
+    // Found under load: Nova answered a create after 28 s, past the call timeout; Nova lists a
+    // server only once its create call ends, so the retried Create did not see it and made a
+    // second one. Here the first create of "vm" 0 times out while Nova makes the server, which
+    // Nova lists from the third look-up after it on.
+    Fixture f;
+    f.spec.nodes[0].count = 1;
+    int slept = 0;
+    OpenStackConnector connector{f.clients, f.clock, NoSleep(&slept)};
+    int posts = 0;
+    int lists_after_post = -1;
+    std::map<std::string, Json> pending;
+    f.client.Route(
+        "POST",
+        "/v2.1/servers",
+        [&](const orch::http::ClientRequest& r) -> orch::Result<orch::http::ClientResponse> {
+            auto body = orch::ParseJson(r.body);
+            REQUIRE(body);
+            Json server = (*body)["server"];
+            const std::string id = "srv-" + std::to_string(++posts);
+            server["id"] = id;
+            server["status"] = "BUILD";
+            if (posts == 1) {
+                pending[id] = server;
+                lists_after_post = 0;
+                return orch::Error::DeadlineExceeded("timed out after 60000 ms");
+            }
+            f.nova.servers[id] = server;
+            return JsonResponse(202, {{"server", {{"id", id}}}});
+        }
+    );
+    f.client.Route("GET", "/v2.1/servers/detail", [&](const orch::http::ClientRequest&) {
+        if (lists_after_post >= 0 && ++lists_after_post >= 3) {
+            f.nova.servers.merge(pending);
+        }
+        Json list = Json::array();
+        for (const auto& [id, server] : f.nova.servers) {
+            list.push_back(server);
+        }
+        return JsonResponse(200, {{"servers", list}});
+    });
+
+    // The workflow retries a Create that failed with kRetryHere; at most a few times.
+    std::optional<Handle> handle;
+    for (int attempt = 0; attempt < 3 && !handle; ++attempt) {
+        auto created = connector.Create(f.request);
+        if (auto* made = std::get_if<Handle>(&created)) {
+            handle = *made;
+        }
+    }
+    REQUIRE(handle);
+    CHECK(posts == 1);  // Nova made one server: before the fix the retried Create posted a second
+    REQUIRE(f.nova.servers.size() == 1);
+    CHECK(f.nova.servers.begin()->first == "srv-1");
+    REQUIRE(handle->state["servers"].size() == 1);
+    CHECK(handle->state["servers"][0]["id"] == "srv-1");
+    CHECK(slept == 2);  // the look-ups are spaced, not a busy loop
+}
+
+TEST_CASE("a lost server create Nova never made is reported after the settle time", "[openstack][connector]") {
+    {
+        Fixture g;
+        int waits = 0;
+        auto options = NoSleep(&waits);
+        options.create_settle = std::chrono::seconds(9);
+        OpenStackConnector bounded{g.clients, g.clock, options};
+        g.client.Route(
+            "POST",
+            "/v2.1/servers",
+            [](const orch::http::ClientRequest&) -> orch::Result<orch::http::ClientResponse> {
+                return orch::Error::DeadlineExceeded("timed out after 60000 ms");
+            }
+        );
+        auto created = bounded.Create(g.request);
+        REQUIRE(std::holds_alternative<Failure>(created));
+        CHECK(std::get<Failure>(created).kind == FailureKind::kRetryHere);
+        CHECK(waits == 3);  // 9 s at 3 s apart after the first look-up
+        CHECK(g.client.Requests("POST", "/v2.1/servers").size() == 1);
+    }
 }
 
 TEST_CASE("bad requests and unreachable APIs are told apart", "[openstack][connector]") {

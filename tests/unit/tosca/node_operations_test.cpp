@@ -83,6 +83,29 @@ TEST_CASE("the template's artifacts and operations replace the type's of the sam
     CHECK(hub.operations["create"]["implementation"] == "https://example.org/create.yml");
 }
 
+TEST_CASE("an operation input reading another node's attribute is kept as its expression", "[tosca][spec]") {
+    // Left out before: the Kubernetes types' kube_front_end_ip: {get_attribute: [HOST, ...]} never
+    // reached the playbook. Evaluated by the connector once the addresses are known.
+    const auto check =
+        Check(Template("    hub:\n"
+                       "      type: tosca.nodes.indigo.JupyterHub\n"
+                       "      interfaces:\n"
+                       "        Standard:\n"
+                       "          configure:\n"
+                       "            implementation: https://example.org/own.yml\n"
+                       "            inputs:\n"
+                       "              front_end_ip: { get_attribute: [ HOST, private_address, 0 ] }\n"
+                       "              label: { concat: [ 'at ', { get_attribute: [ vm, public_address, 0 ] } ] }\n"
+                       "      requirements:\n"
+                       "        - host: vm\n"
+                       "    vm:\n"
+                       "      type: tosca.nodes.indigo.Compute\n"));
+    const Json inputs = NodeOf(check, "hub").operations["configure"]["inputs"];
+    INFO(inputs.dump());
+    CHECK(inputs["front_end_ip"] == Json::parse(R"({"get_attribute": ["HOST", "private_address", 0]})"));
+    CHECK(inputs["label"]["concat"][1]["get_attribute"][0] == "vm");
+}
+
 TEST_CASE("ReadUrl reads through the import mirror and refuses any other URL", "[tosca][imports]") {
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / ("orch-readurl-" + std::to_string(::getpid()));

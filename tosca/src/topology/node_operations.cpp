@@ -60,7 +60,10 @@ void TopologyChecker::CollectOperations(NodeTemplate& node) {
                 for (const auto& input : inputs->entries) {
                     const std::size_t errors = quiet.error_count();
                     const Evaluated ev = evaluator.Evaluate(*input.value, scope, Path());
-                    if (quiet.error_count() == errors && ev.resolved && ev.value != nullptr) {
+                    // An input that needs the deployment's attributes (get_attribute, e.g. a
+                    // front end's address) is kept as its expression, as properties are: the
+                    // connector evaluates it once the servers' addresses are known.
+                    if (quiet.error_count() == errors && ev.value != nullptr) {
                         out["inputs"][input.key->text] = yaml::ToJson(*ev.value);
                     }
                 }

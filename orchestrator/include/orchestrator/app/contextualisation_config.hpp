@@ -17,7 +17,8 @@ struct ContextualisationConfig {
 };
 
 /// `contextualisation.*`: enabled, work_dir, role_dir, galaxy_server, ansible_playbook,
-/// ansible_galaxy, ssh_user, ssh_port, node_time_limit, connect_timeout, output_cap, log_cap.
+/// ansible_galaxy, ssh_user, ssh_port, node_time_limit, connect_timeout, output_cap, log_cap,
+/// parallel_nodes.
 /// Errors name the key; enabled without a role source (role_dir or galaxy_server) is refused.
 Result<ContextualisationConfig> ParseContextualisationConfig(const ConfigTree& tree);
 

@@ -5,6 +5,7 @@
 #include "connectors/ansible_contextualiser.hpp"
 #include "connectors/connector.hpp"
 #include "connectors/im_connector.hpp"
+#include "connectors/openstack_connector.hpp"
 #include "connectors/registry.hpp"
 #include "connectors/site_client_factory.hpp"
 #include "orchestrator/app/contextualisation_config.hpp"
@@ -30,6 +31,7 @@ struct ConnectorWiring {
 ConnectorWiring MakeConnectors(
     http::Client& http,
     const connectors::ImOptions& im,
+    const connectors::OpenStackOptions& openstack,
     const ContextualisationConfig& contextualisation,
     const Clock& clock
 );
