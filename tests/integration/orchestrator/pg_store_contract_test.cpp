@@ -84,3 +84,6 @@ TEST_CASE("pg stores: admission accounting", "[store][contract]") {
 TEST_CASE("pg stores: admission race", "[store][contract]") {
     AdmissionRace(kMake);
 }
+TEST_CASE("pg stores: admission queue", "[store][contract]") {
+    AdmissionQueue(kMake);
+}

@@ -67,3 +67,6 @@ TEST_CASE("in-memory stores: admission accounting", "[store][contract]") {
 TEST_CASE("in-memory stores: admission race", "[store][contract]") {
     AdmissionRace(kMake);
 }
+TEST_CASE("in-memory stores: admission queue", "[store][contract]") {
+    AdmissionQueue(kMake);
+}

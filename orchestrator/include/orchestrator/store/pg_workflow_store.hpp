@@ -26,6 +26,7 @@ class PgWorkflowStore final : public workflow::WorkflowStore {
     Result<std::vector<workflow::QuotaCounter>> QuotaCounters(
         const std::string& issuer, const std::vector<std::string>& groups
     ) override;
+    Result<std::vector<workflow::WaitingRequest>> WaitingRequests(const std::string& issuer, int limit) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
 
    private:

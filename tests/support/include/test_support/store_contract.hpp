@@ -54,5 +54,8 @@ void EventLog(const Factory& make);
 void AdmissionAccounting(const Factory& make);
 /// Eight commits racing for three GPUs admit exactly three.
 void AdmissionRace(const Factory& make);
+/// The deployments waiting for admission are listed per issuer, oldest first, with what they
+/// wait for, whether the step waited or its reservation did not fit; not once admitted or deleted.
+void AdmissionQueue(const Factory& make);
 
 }  // namespace orch::test::contract
