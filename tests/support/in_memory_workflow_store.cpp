@@ -2,7 +2,11 @@
 #include "common/uuid.hpp"
 #include "test_support/in_memory_stores.hpp"
 
+#include <orchestrator/workflow/admission_queue.hpp>
+
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 namespace orch::test {
 namespace {
@@ -311,6 +315,9 @@ Status InMemoryWorkflowStore::Commit(
                 j.lease_until.reset();
                 j.last_error = t.admit->queued_reason.substr(0, 2000);
                 j.run_at = now + t.admit->retry_delay;
+                if (!t.admit->waiting.is_null()) {
+                    j.job.payload[workflow::kWaitingMember] = t.admit->waiting;
+                }
             }
         }
         return Ok();
@@ -422,6 +429,37 @@ Result<std::vector<workflow::CallbackDelivery>> InMemoryWorkflowStore::ClaimCall
         c->lease_until = now + lease;
         ++c->delivery.attempts;
         out.push_back(c->delivery);
+    }
+    return out;
+}
+
+Result<std::vector<workflow::WaitingRequest>> InMemoryWorkflowStore::WaitingRequests(
+    const std::string& issuer, int limit
+) {
+    const Lock lock(db_.mutex());
+    std::vector<std::pair<domain::TimePoint, workflow::WaitingRequest>> found;
+    for (const auto& j : db_.jobs()) {
+        const auto row = db_.rows().find(j.job.deployment_id);
+        if (row == db_.rows().end() || !j.job.payload.contains(workflow::kWaitingMember)) {
+            continue;
+        }
+        const auto& d = row->second.deployment;
+        if ((d.owner ? d.owner->issuer : std::string()) != issuer || d.status != DStatus::kCreateInProgress) {
+            continue;
+        }
+        if (auto w = workflow::WaitingFromJson(d.id, j.job.payload[workflow::kWaitingMember])) {
+            found.emplace_back(d.created_at, std::move(*w));
+        }
+    }
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+        return std::tie(a.first, a.second.deployment_id) < std::tie(b.first, b.second.deployment_id);
+    });
+    std::vector<workflow::WaitingRequest> out;
+    for (auto& [created, w] : found) {
+        if (std::cmp_greater_equal(out.size(), limit)) {
+            break;
+        }
+        out.push_back(std::move(w));
     }
     return out;
 }

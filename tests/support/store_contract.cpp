@@ -4,6 +4,7 @@
 
 #include <common/uuid.hpp>
 #include <orchestrator/auth/principal.hpp>
+#include <orchestrator/workflow/admission_queue.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -885,6 +886,58 @@ void AdmissionRace(const Factory& make) {
         admitted += MustGet(*f, id).status_reason == "placed" ? 1 : 0;
     }
     CHECK(admitted == 3);
+}
+
+void AdmissionQueue(const Factory& make) {
+    auto f = make();
+    const std::string first = Add(*f, {.owner = kAlice, .group = "g"});
+    const std::string second = Add(*f, {.owner = kAlice, .offset = seconds(1), .group = "h"});
+    const std::string carols = Add(*f, {.owner = kCarol, .group = "g"});
+    const std::string placed = Add(*f, {.owner = kAlice, .offset = seconds(2), .group = "g"});
+    const auto record = [](const std::string& group, double gpus) {
+        workflow::WaitingRequest w;
+        w.group = group;
+        w.queued_at = std::chrono::system_clock::time_point(milliseconds(1'700'000'000'000));
+        w.demand.gpus = gpus;
+        return workflow::WaitingToJson(w);
+    };
+    // A place step that waits: its next deploy job carries the record.
+    const auto wait = [&](const std::string& group) {
+        workflow::Transition t;
+        t.status_reason = "queued: position 1 in group " + group + ", waiting for 1 × GPU";
+        t.next = workflow::NextJob{
+            workflow::JobKind::kDeploy, Json{{workflow::kWaitingMember, record(group, 1)}}, minutes(10), true};
+        return t;
+    };
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, first), "w1", wait("g")));
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, carols), "w1", wait("g")));
+    // A commit whose reservation does not fit: the queued job gets the admission's record.
+    auto over = Admit(5, 3);
+    over.admit->waiting = record("h", 5);
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, second), "w1", over));
+    // Admitted: not waiting.
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, placed), "w1", Admit(1, 3)));
+
+    const auto listed = f->workflow().WaitingRequests(kAlice.issuer, 100);
+    REQUIRE(listed);
+    REQUIRE(listed->size() == 2);  // oldest first, Carol's not among them
+    CHECK((*listed)[0].deployment_id == first);
+    CHECK((*listed)[0].group == "g");
+    CHECK((*listed)[0].demand.gpus == 1);
+    CHECK((*listed)[1].deployment_id == second);
+    CHECK((*listed)[1].group == "h");
+    CHECK((*listed)[1].demand.gpus == 5);
+    CHECK((*listed)[1].queued_at.time_since_epoch() == milliseconds(1'700'000'000'000));
+    CHECK(f->workflow().WaitingRequests(kAlice.issuer, 1).value().size() == 1);
+    const auto others = f->workflow().WaitingRequests(kCarol.issuer, 100).value();
+    REQUIRE(others.size() == 1);
+    CHECK(others[0].deployment_id == carols);
+
+    // A cancelled request leaves the queue with its job.
+    REQUIRE(f->deployments().BeginDelete(first, false));
+    const auto after = f->workflow().WaitingRequests(kAlice.issuer, 100).value();
+    REQUIRE(after.size() == 1);
+    CHECK(after[0].deployment_id == second);
 }
 
 }  // namespace orch::test::contract

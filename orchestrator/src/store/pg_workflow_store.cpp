@@ -1,6 +1,7 @@
 #include "orchestrator/store/pg_workflow_store.hpp"
 
 #include "common/uuid.hpp"
+#include "orchestrator/workflow/admission_queue.hpp"
 #include "pg_admission.hpp"
 #include "pg_rows.hpp"
 
@@ -355,10 +356,14 @@ Status Queue(pqxx::connection& conn, const Job& job, const std::string& owner, c
     );
     tx.exec_params(
         "UPDATE jobs SET lease_owner = NULL, lease_until = NULL, last_error = $2, "
-        "run_at = now() + make_interval(secs => $3 / 1000.0) WHERE id = $1",
+        "run_at = now() + make_interval(secs => $3 / 1000.0), "
+        "payload = CASE WHEN $4::jsonb = 'null'::jsonb THEN payload "
+        "ELSE payload || jsonb_build_object($5::text, $4::jsonb) END WHERE id = $1",
         job.id,
         admit.queued_reason.substr(0, 2000),
-        static_cast<std::int64_t>(admit.retry_delay.count())
+        static_cast<std::int64_t>(admit.retry_delay.count()),
+        admit.waiting.dump(),
+        std::string(workflow::kWaitingMember)
     );
     tx.commit();
     return Ok();
@@ -411,6 +416,30 @@ Result<std::vector<workflow::QuotaCounter>> PgWorkflowStore::QuotaCounters(
     return pool_.Run([&](pqxx::connection& conn) -> Result<std::vector<workflow::QuotaCounter>> {
         pqxx::read_transaction tx(conn);
         return admission::Counters(tx, issuer, groups);
+    });
+}
+
+Result<std::vector<workflow::WaitingRequest>> PgWorkflowStore::WaitingRequests(const std::string& issuer, int limit) {
+    return pool_.Run([&](pqxx::connection& conn) -> Result<std::vector<workflow::WaitingRequest>> {
+        pqxx::read_transaction tx(conn);
+        const auto rows = tx.exec_params(
+            "SELECT j.deployment_id::text, (j.payload -> $2::text)::text FROM jobs j "
+            "JOIN deployments d ON d.id = j.deployment_id "
+            "WHERE coalesce(d.owner_issuer, '') = $1 AND d.status = 'CREATE_IN_PROGRESS' AND j.payload ? $2::text "
+            "ORDER BY d.created_at, j.deployment_id LIMIT $3",
+            issuer,
+            std::string(workflow::kWaitingMember),
+            limit
+        );
+        std::vector<workflow::WaitingRequest> out;
+        out.reserve(rows.size());
+        for (const auto& row : rows) {
+            auto record = Json::parse(row[1].as<std::string>(), nullptr, false);
+            if (auto w = workflow::WaitingFromJson(row[0].as<std::string>(), record)) {
+                out.push_back(std::move(*w));
+            }
+        }
+        return out;
     });
 }
 

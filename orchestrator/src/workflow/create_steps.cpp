@@ -1,7 +1,9 @@
 // deploy (place, then create on the current candidate) and poll (until ready or failed).
 #include "create_steps.hpp"
 
+#include "orchestrator/workflow/admission_queue.hpp"
 #include "progress.hpp"
+#include "queue_position.hpp"
 
 #include <sstream>
 
@@ -36,8 +38,9 @@ Transition StartedAndFailed(const WorkflowState& st, int seq, Transition t) {
     return t;
 }
 
-// What a waiting deployment says (statusReason): the group and what it waits for.
-std::string QueuedReason(const std::string& group, const placement::ResourceTotals& request) {
+// What a waiting deployment says (statusReason): its place in the queue, the group and what it
+// waits for. Clients of the original read statusReason as free text.
+std::string QueuedReason(const std::string& group, const placement::ResourceTotals& request, QueuePlace place) {
     std::string waiting;
     if (request.gpus > 0) {
         waiting = std::to_string(request.gpus) + " × GPU";
@@ -48,37 +51,53 @@ std::string QueuedReason(const std::string& group, const placement::ResourceTota
     } else {
         waiting = std::to_string(request.instances) + " instance(s)";
     }
-    return "queued: waiting in group " + (group.empty() ? std::string("(none)") : group) + " for " + waiting;
+    return "queued: position " + std::to_string(place.position) + " in group " +
+           (group.empty() ? std::string("(none)") : group) + ", waiting for " + waiting;
 }
 
-// What admitting the placement reserves.
+// The deployment as a member of the admission queue; it waits since its creation.
+WaitingRequest AsWaiting(const WorkflowState& st, const std::string& group, const placement::ResourceTotals& request) {
+    WaitingRequest w;
+    w.deployment_id = st.deployment.id;
+    w.group = group;
+    w.queued_at = st.deployment.created_at;
+    w.demand = ShareVector{static_cast<double>(request.gpus), request.cpus, static_cast<double>(request.ram_mb)};
+    return w;
+}
+
+// What admitting the placement reserves; should it not fit after all, the job waits as `self`.
 std::optional<Admission> AdmissionOf(
     const StepServices& s,
     const placement::PlacementDecision& decision,
     const placement::Requester& requester,
-    const tosca::DeploymentSpec& spec
+    const placement::ResourceTotals& request,
+    const WaitingRequest& self,
+    QueuePlace place
 ) {
-    const auto request = placement::RequestedResources(spec);
     Admission admit;
     admit.claims = ClaimsFor(decision, requester, request);
     if (admit.claims.empty()) {
         return std::nullopt;
     }
-    admit.queued_reason = QueuedReason(decision.quota_group, request);
+    admit.queued_reason = QueuedReason(decision.quota_group, request, place);
     admit.retry_delay = s.options.admission_retry;
+    admit.waiting = WaitingToJson(self);
     return admit;
 }
 
-// Nothing fits now but something may later (a quota is full, a site's free GPUs are taken):
-// the deployment stays CREATE_IN_PROGRESS and is placed again after admission_retry, until
+// Nothing fits now but something may later (a quota is full, a site's free GPUs are taken), or
+// it fits but a request ahead of it in the fair-share order waits for the same: the deployment
+// stays CREATE_IN_PROGRESS, in the queue, and is placed again after admission_retry, until
 // admission_max_wait (then it fails with the reason it waited for and every site's).
 StepResult WaitForAdmission(
     const StepServices& s,
     const WorkflowState& st,
     const placement::PlacementDecision& decision,
-    const tosca::DeploymentSpec& spec
+    const placement::ResourceTotals& request,
+    const WaitingRequest& self,
+    QueuePlace place
 ) {
-    const std::string reason = QueuedReason(decision.quota_group, placement::RequestedResources(spec));
+    const std::string reason = QueuedReason(decision.quota_group, request, place);
     const auto max_wait = s.options.admission_max_wait;
     if (max_wait.count() > 0 && s.clock.now() - st.deployment.created_at >= max_wait) {
         return StepResult::Commit(FailCreate(
@@ -89,7 +108,7 @@ StepResult WaitForAdmission(
     }
     Transition t;
     t.status_reason = reason;
-    t.next = NextJob{JobKind::kDeploy, Json::object(), s.options.admission_retry, true};
+    t.next = NextJob{JobKind::kDeploy, Json{{kWaitingMember, WaitingToJson(self)}}, s.options.admission_retry, true};
     return StepResult::Commit(std::move(t));
 }
 
@@ -130,8 +149,20 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
     for (std::size_t i = 0; i < limit; ++i) {
         placement.candidates.push_back(CandidateToJson(decision->ranked[i]));
     }
-    if (placement.candidates.empty() && decision->waitable && s.options.admission_queue) {
-        return WaitForAdmission(s, st, *decision, spec);
+    const bool queued = s.options.admission_queue && (!placement.candidates.empty() || decision->waitable);
+    const auto resources = placement::RequestedResources(spec);
+    const WaitingRequest self = AsWaiting(st, decision->quota_group, resources);
+    QueuePlace place;
+    if (queued) {
+        // The next admitted is the fair-share first: one that fits now still waits behind it.
+        auto found = PlaceInQueue(s.store, request.requester.issuer, self, s.clock.now());
+        if (!found) {
+            return StepResult::Retry(Backoff(job.attempts), "admission queue: " + found.error().message);
+        }
+        place = *found;
+    }
+    if (queued && (placement.candidates.empty() || !place.first())) {
+        return WaitForAdmission(s, st, *decision, resources, self, place);
     }
     if (placement.candidates.empty()) {
         Transition t = FailCreate(st, decision->NoCandidateMessage());
@@ -139,7 +170,7 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
         return StepResult::Commit(std::move(t));
     }
     Transition t;
-    t.admit = AdmissionOf(s, *decision, request.requester, spec);
+    t.admit = AdmissionOf(s, *decision, request.requester, resources, self, place);
     progress::Placed(t, placement.candidates);
     t.placement = std::move(placement);
     t.candidate_index = 0;

@@ -1,8 +1,10 @@
 set(SOURCES
   ${AREA_DIR}/admission.cpp
+  ${AREA_DIR}/admission_queue.cpp
   ${AREA_DIR}/candidate_codec.cpp
   ${AREA_DIR}/engine.cpp
   ${AREA_DIR}/fair_share.cpp
+  ${AREA_DIR}/queue_position.cpp
   ${AREA_DIR}/job_kind.cpp
   ${AREA_DIR}/steps_common.cpp
   ${AREA_DIR}/create_steps.cpp

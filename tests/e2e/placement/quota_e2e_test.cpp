@@ -164,7 +164,7 @@ TEST_CASE("a request over the group's free GPU quota waits and is admitted when 
 
     // Fits the quota, not what is free of it now: it waits, saying for what.
     const std::string second = site.Create(1);
-    site.WaitFor(second, "CREATE_IN_PROGRESS", "queued: waiting in group demo for 1 × GPU");
+    site.WaitFor(second, "CREATE_IN_PROGRESS", "queued: position 1 in group demo, waiting for 1 × GPU");
 
     // More than the quota itself can never fit: refused at once, with the site's reason.
     const std::string never = site.Create(kQuotaGpus + 1);
@@ -194,7 +194,7 @@ TEST_CASE("a request over the group's free GPU quota waits and is admitted when 
 
     // A waiting request is cancelled by DELETE.
     const std::string waiting = site.Create(kQuotaGpus);
-    site.WaitFor(waiting, "CREATE_IN_PROGRESS", "queued: waiting in group demo for 2 × GPU");
+    site.WaitFor(waiting, "CREATE_IN_PROGRESS", "queued: position 1 in group demo, waiting for 2 × GPU");
     REQUIRE(site.Call("DELETE", "/deployments/" + waiting).status == 204);
     site.WaitFor(waiting + "?includeDeleted=true", "DELETE_COMPLETE");
 }

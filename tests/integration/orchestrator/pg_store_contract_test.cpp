@@ -87,3 +87,6 @@ TEST_CASE("pg stores: admission race", "[store][contract]") {
 TEST_CASE("pg stores: callback outbox", "[store][contract]") {
     CallbackOutbox(kMake);
 }
+TEST_CASE("pg stores: admission queue", "[store][contract]") {
+    AdmissionQueue(kMake);
+}

@@ -70,3 +70,6 @@ TEST_CASE("in-memory stores: admission race", "[store][contract]") {
 TEST_CASE("in-memory stores: callback outbox", "[store][contract]") {
     CallbackOutbox(kMake);
 }
+TEST_CASE("in-memory stores: admission queue", "[store][contract]") {
+    AdmissionQueue(kMake);
+}

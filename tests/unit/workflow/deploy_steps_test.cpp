@@ -65,9 +65,9 @@ struct Rig {
         return ran;
     }
 
-    std::string Create(Json body) {
+    std::string Create(Json body, const std::string& group = "users") {
         body["template"] = "tosca_definitions_version: x";
-        body["userGroup"] = "users";  // the harness' callers are members of "users"
+        body["userGroup"] = group;  // the harness' callers are members of "users"
         const auto res = api.Call("POST", "/deployments", body.dump());
         INFO(res.body);
         REQUIRE(res.status == 201);
@@ -384,7 +384,7 @@ TEST_CASE(
     CHECK(rig.connector.CreateCalls("SITE-A", first) == 1);
     CHECK(rig.connector.CreateCalls("SITE-A", second) == 0);
     CHECK(rig.Get(second).status == Status::kCreateInProgress);
-    CHECK(rig.Get(second).status_reason == "queued: waiting in group users for 1 × GPU");
+    CHECK(rig.Get(second).status_reason == "queued: position 1 in group users, waiting for 1 × GPU");
     rig.api.clock.Advance(seconds(5));  // workflow.admission_retry: still held by the first
     rig.RunDue();
     CHECK(rig.connector.CreateCalls("SITE-A", second) == 0);
@@ -407,7 +407,7 @@ TEST_CASE(
     const std::string id = rig.Create(Json::object());
     rig.RunDue();
     CHECK(rig.Get(id).status == Status::kCreateInProgress);
-    CHECK(rig.Get(id).status_reason == "queued: waiting in group users for 1 × GPU");
+    CHECK(rig.Get(id).status_reason == "queued: position 1 in group users, waiting for 1 × GPU");
     for (int i = 0; i < 11; ++i) {  // 55 s
         rig.api.clock.Advance(seconds(5));
         rig.RunDue();
@@ -418,7 +418,8 @@ TEST_CASE(
     const auto failed = rig.Get(id);
     CHECK(failed.status == Status::kCreateFailed);
     CHECK_THAT(
-        failed.status_reason, Catch::StartsWith("queued: waiting in group users for 1 × GPU; not admitted within 60 s")
+        failed.status_reason,
+        Catch::StartsWith("queued: position 1 in group users, waiting for 1 × GPU; not admitted within 60 s")
     );
 
     // Freed capacity before the limit: the waiting request goes on.
@@ -430,4 +431,45 @@ TEST_CASE(
     rig.api.clock.Advance(seconds(5));
     rig.RunDue();
     CHECK(rig.connector.CreateCalls("SITE-A", next) == 1);
+}
+
+TEST_CASE(
+    "freed capacity admits the waiting request first in the fair-share order, not the oldest job",
+    "[workflow][admission]"
+) {
+    Rig rig;
+    rig.api.principal().groups = std::vector<std::string>{"users", "physics"};
+    orch::placement::GroupQuota quota;
+    quota.group.gpus = 100;  // high enough never to bind: the counters record what each group holds
+    rig.placer.SetQuota(quota);
+    const std::string held = rig.Create(Json::object(), "users");
+    for (int i = 0; i < 10 && rig.Get(held).status != Status::kCreateComplete; ++i) {
+        rig.api.clock.Advance(seconds(1));
+        rig.RunDue();
+    }
+    REQUIRE(rig.Get(held).status == Status::kCreateComplete);  // "users" holds 1 GPU, "physics" none
+
+    rig.placer.SetFull(true);
+    const std::string users = rig.Create(Json::object(), "users");  // older: first in job order
+    rig.api.clock.Advance(seconds(1));
+    const std::string physics = rig.Create(Json::object(), "physics");
+    rig.RunDue();
+    CHECK(rig.Get(users).status_reason == "queued: position 1 in group users, waiting for 1 × GPU");
+    CHECK(rig.Get(physics).status_reason == "queued: position 1 in group physics, waiting for 1 × GPU");
+    rig.api.clock.Advance(seconds(5));
+    rig.RunDue();
+    // Both in the queue now: the group holding less goes first.
+    CHECK(rig.Get(users).status_reason == "queued: position 2 in group users, waiting for 1 × GPU");
+
+    rig.placer.SetFull(false);
+    rig.api.clock.Advance(seconds(5));
+    rig.RunDue();
+    CHECK(rig.connector.CreateCalls("SITE-A", physics) == 1);
+    CHECK(rig.connector.CreateCalls("SITE-A", users) == 0);  // it keeps waiting behind physics
+    CHECK(rig.Get(users).status == Status::kCreateInProgress);
+    CHECK(rig.Get(users).status_reason == "queued: position 2 in group users, waiting for 1 × GPU");
+
+    rig.api.clock.Advance(seconds(5));
+    rig.RunDue();
+    CHECK(rig.connector.CreateCalls("SITE-A", users) == 1);  // its turn once physics is admitted
 }

@@ -33,6 +33,7 @@ class PgWorkflowStore final : public workflow::WorkflowStore {
     Status RetryCallback(
         const workflow::CallbackDelivery& delivery, std::chrono::milliseconds delay, const std::string& error
     ) override;
+    Result<std::vector<workflow::WaitingRequest>> WaitingRequests(const std::string& issuer, int limit) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
 
    private:

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/json.hpp"
 #include "orchestrator/placement/placer.hpp"
 #include "orchestrator/placement/usage.hpp"
 
@@ -57,6 +58,9 @@ struct Admission {
     std::vector<QuotaClaim> claims;  ///< sorted by key (the lock order), amounts > 0
     std::string queued_reason;
     std::chrono::milliseconds retry_delay{0};
+    /// When it does not fit, the job's payload gets this record (admission_queue.hpp) so the
+    /// request is in the queue other admissions order themselves against.
+    Json waiting = nullptr;
 };
 
 /// Where a deployment's admitted resources are.

@@ -6,6 +6,7 @@
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/domain/event.hpp"
 #include "orchestrator/workflow/admission.hpp"
+#include "orchestrator/workflow/fair_share.hpp"
 #include "orchestrator/workflow/job_kind.hpp"
 
 #include <chrono>
@@ -170,6 +171,10 @@ class WorkflowStore {
     virtual Status RetryCallback(
         const CallbackDelivery& delivery, std::chrono::milliseconds delay, const std::string& error
     ) = 0;
+    /// The deployments of `issuer` (owner issuer; "" for unowned ones) still CREATE_IN_PROGRESS
+    /// whose deploy job waits for admission (its payload's kWaitingMember, admission_queue.hpp),
+    /// oldest first, at most `limit`: the queue the fair-share order is computed over.
+    virtual Result<std::vector<WaitingRequest>> WaitingRequests(const std::string& issuer, int limit) = 0;
     /// Jobs waiting (due or not) and leased now, for metrics.
     virtual Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() = 0;
 };

@@ -141,6 +141,7 @@ class InMemoryWorkflowStore final : public workflow::WorkflowStore {
     ) override;
     Result<std::int64_t> PurgeDeleted(std::chrono::milliseconds retention, int limit) override;
     Result<std::int64_t> PurgeEvents(std::chrono::milliseconds retention, int limit) override;
+    Result<std::vector<workflow::WaitingRequest>> WaitingRequests(const std::string& issuer, int limit) override;
     Result<std::vector<workflow::QuotaCounter>> QuotaCounters(
         const std::string& issuer, const std::vector<std::string>& groups
     ) override;

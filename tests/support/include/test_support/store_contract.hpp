@@ -57,5 +57,8 @@ void AdmissionRace(const Factory& make);
 /// A committed change queues one callback delivery (when the deployment has a URL), claimed by
 /// one claimer at a time under a lease, retried after a delay, taken over when the lease expires.
 void CallbackOutbox(const Factory& make);
+/// The deployments waiting for admission are listed per issuer, oldest first, with what they
+/// wait for, whether the step waited or its reservation did not fit; not once admitted or deleted.
+void AdmissionQueue(const Factory& make);
 
 }  // namespace orch::test::contract

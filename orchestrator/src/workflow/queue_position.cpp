@@ -1,0 +1,74 @@
+#include "queue_position.hpp"
+
+#include "orchestrator/workflow/admission_queue.hpp"
+
+#include <algorithm>
+
+namespace orch::workflow {
+namespace {
+
+// A GPU request waits for GPUs; letting a CPU-only request wait behind it would hold back a
+// request that does not need what is scarce.
+bool Competes(const WaitingRequest& a, const WaitingRequest& b) {
+    return (a.demand.gpus > 0) == (b.demand.gpus > 0);
+}
+
+void Add(ShareVector& v, QuotaResource resource, double amount) {
+    switch (resource) {
+        case QuotaResource::kGpus:
+            v.gpus += amount;
+            break;
+        case QuotaResource::kCpus:
+            v.cpus += amount;
+            break;
+        case QuotaResource::kRamMb:
+            v.ram_mb += amount;
+            break;
+        case QuotaResource::kInstances:
+            break;  // not a share dimension
+    }
+}
+
+}  // namespace
+
+Result<QueuePlace> PlaceInQueue(
+    WorkflowStore& store,
+    const std::string& issuer,
+    const WaitingRequest& self,
+    std::chrono::system_clock::time_point now
+) {
+    auto listed = store.WaitingRequests(issuer, kMaxWaitingListed);
+    if (!listed) {
+        return listed.error();
+    }
+    std::vector<WaitingRequest> waiting;
+    waiting.push_back(self);
+    for (auto& w : *listed) {
+        if (w.deployment_id != self.deployment_id && Competes(w, self)) {
+            waiting.push_back(std::move(w));
+        }
+    }
+    if (waiting.size() == 1) {
+        return QueuePlace{};
+    }
+    auto counters = store.QuotaCounters(issuer, {});
+    if (!counters) {
+        return counters.error();
+    }
+    std::map<std::string, GroupAccount, std::less<>> accounts;
+    ShareVector capacity;
+    for (const auto& c : *counters) {
+        if (c.key.scope == QuotaScope::kGroup) {
+            Add(accounts[c.key.group].usage, c.key.resource, c.reserved + c.in_use);
+            Add(capacity, c.key.resource, c.reserved + c.in_use);
+        }
+    }
+    for (const auto& w : waiting) {
+        capacity += w.demand;
+    }
+    const auto order = FairShareOrder(waiting, accounts, capacity, now);
+    const auto at = std::find(order.begin(), order.end(), std::size_t{0});
+    return QueuePlace{static_cast<std::size_t>(at - order.begin()) + 1};
+}
+
+}  // namespace orch::workflow

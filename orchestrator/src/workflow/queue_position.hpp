@@ -1,0 +1,27 @@
+#pragma once
+
+// Where a request stands in its issuer's admission queue (docs/admission.md, "Fair share").
+#include "orchestrator/workflow/fair_share.hpp"
+#include "orchestrator/workflow/workflow_store.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace orch::workflow {
+
+struct QueuePlace {
+    std::size_t position = 1;  ///< 1-based, in the fair-share order of the requests it competes with
+    bool first() const { return position == 1; }
+};
+
+/// `self`'s place among the waiting requests of `issuer` that compete with it (requests for GPUs
+/// with requests for GPUs, the others with the others), ordered by FairShareOrder over what
+/// each group holds now (its group quota counters) against the sum of that and every demand.
+Result<QueuePlace> PlaceInQueue(
+    WorkflowStore& store,
+    const std::string& issuer,
+    const WaitingRequest& self,
+    std::chrono::system_clock::time_point now
+);
+
+}  // namespace orch::workflow
