@@ -46,8 +46,9 @@ Json SiteDeployment(const SimProcess& sim, const std::string& id) {
 int LiveResources(orch::e2e::Api& api, const std::string& id, const std::string& node) {
     const auto listed = api.Call("GET", "/deployments/" + id + "/resources?size=50");
     REQUIRE(listed.status == 200);
+    const Json page = Json::parse(listed.body);  // outlives the loop (a temporary would not)
     int live = 0;
-    for (const auto& r : Json::parse(listed.body)["content"]) {
+    for (const auto& r : page["content"]) {
         live += r.value("toscaNodeName", "") == node && r.value("state", "") != "DELETED" ? 1 : 0;
     }
     return live;
@@ -101,7 +102,8 @@ TEST_CASE(
     int pods = -1;
     for (int i = 0; i < 100 && pods != 2; ++i) {
         pods = 0;
-        for (const auto& p : sim.Objects()["kubernetes"]["pods"]) {
+        const Json objects = sim.Objects();
+        for (const auto& p : objects["kubernetes"]["pods"]) {
             const std::string name = p.value("name", "");
             pods += name.find(id) != std::string::npos && name.find("inference") != std::string::npos &&
                             !p.value("terminating", false)
