@@ -151,6 +151,13 @@ enum class Deletion {
     kInProgress,  ///< removal accepted; Poll reports kGone once the site has finished it
 };
 
+/// What RollBack put back: the handle to keep from now on and, per node, the instance count the
+/// site runs again.
+struct Restored {
+    Handle handle;
+    std::map<std::string, int> counts;
+};
+
 /// One interface for every target. Every call is bounded by the connector's timeout; calls are
 /// idempotent by deployment id (a create re-run after a crash finds what it already created).
 class Connector {
@@ -167,6 +174,14 @@ class Connector {
     /// kInProgress; synchronous outcomes and "already gone" answer kComplete. `force` tolerates
     /// failures other than transient ones.
     virtual ConnectorResult<Deletion> Delete(const Handle& handle, bool force) = 0;
+    /// Puts back what the Update that returned `handle` changed, when that connector recorded how
+    /// (Kubernetes: each scaled-up Deployment's previous replica count). The workflow calls it
+    /// when the update failed on the site. Default, and when nothing was recorded: kUserError
+    /// (nothing rolled back; the workflow reports what the update left).
+    virtual ConnectorResult<Restored> RollBack(const Handle& handle) {
+        (void)handle;
+        return Failure{FailureKind::kUserError, "this target does not roll an update back"};
+    }
     /// Start/stop one instance where the target can (VMs); others answer kUserError.
     virtual ConnectorResult<bool> Act(
         const Handle& handle, const std::string& physical_id, const std::string& action

@@ -58,6 +58,10 @@ class KubernetesConnector final : public Connector {
     /// Foreground-deletes the workloads, then the namespace: kInProgress until Poll sees the
     /// namespace gone; kComplete only when every object was already gone (404).
     ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
+    /// Sets each Deployment the update scaled up back to the replica count it had before (the
+    /// handle's `rollback` entries, recorded by Update only when the update changed nothing but
+    /// replica counts); the surplus pods, Pending ones first, go. kUserError when none is recorded.
+    ConnectorResult<Restored> RollBack(const Handle& handle) override;
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
 
    private:

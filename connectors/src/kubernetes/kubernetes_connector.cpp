@@ -4,6 +4,7 @@
 #include "connectors/workload.hpp"
 #include "kubernetes/kubernetes_poll.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -52,6 +53,33 @@ void KeepAllocations(const Json& existing, Json& service) {
             }
         }
     }
+}
+
+// True when every Deployment kept its pod template (ObjectList marked it `scale`): only then is
+// putting the old replica counts back a rollback of the whole update.
+bool OnlyScaled(const Json& objects) {
+    return std::all_of(objects.begin(), objects.end(), [](const Json& o) {
+        return o.value("kind", "") != "Deployment" || o.value("scale", false);
+    });
+}
+
+// Sets one Deployment's replicas to `replicas`, keeping everything else as the site has it.
+ConnectorResult<bool> SetReplicas(RestClient& rest, const std::string& path, int replicas) {
+    ORCH_CONNECTOR_TRY(RestResponse current, rest.Call("GET", path));
+    if (!current.Ok()) {
+        return rest.StatusFailure(current, "reading " + path);
+    }
+    ORCH_CONNECTOR_TRY(Json body, rest.ParseBody(current, "reading " + path));
+    body["spec"]["replicas"] = replicas;
+    body.erase("status");
+    ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("PUT", path, &body));
+    if (r.status == 409) {
+        return Failure{FailureKind::kRetryHere, path + " changed while being scaled back; retrying"};
+    }
+    if (!r.Ok()) {
+        return rest.StatusFailure(r, "scaling back " + path);
+    }
+    return true;
 }
 
 }  // namespace
@@ -111,10 +139,14 @@ ConnectorResult<Handle> KubernetesConnector::Update(const Handle& handle, const 
         ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(handle.target));
         const std::string ns = manifests.front().name;
         std::set<std::string> wanted;
+        // Each Deployment scaled up, with the replica count it had: what RollBack puts back.
+        Json grown = Json::array();
+        bool only_scales = true;
         for (const auto& m : manifests) {
             wanted.insert(m.collection + "/" + m.name);
             ORCH_CONNECTOR_TRY(RestResponse current, rest.Call("GET", m.collection + "/" + m.name));
             if (current.status == 404) {
+                only_scales = false;
                 ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("POST", m.collection, &m.body));
                 if (!r.Ok() && r.status != 409) {
                     return rest.StatusFailure(r, "creating " + m.kind + " " + m.name);
@@ -128,6 +160,12 @@ ConnectorResult<Handle> KubernetesConnector::Update(const Handle& handle, const 
                 continue;  // nothing to change / a Job's template and a claim's spec are immutable
             }
             ORCH_CONNECTOR_TRY(Json existing, rest.ParseBody(current, "reading " + m.kind + " " + m.name));
+            if (m.kind == "Deployment") {
+                const int before = existing["spec"].value("replicas", 1);
+                if (m.body["spec"].value("replicas", 1) > before) {
+                    grown.push_back({{"node", m.node}, {"path", m.collection + "/" + m.name}, {"replicas", before}});
+                }
+            }
             Json body = m.body;
             body["metadata"]["resourceVersion"] = existing["metadata"].value("resourceVersion", "");
             if (m.kind == "Service") {
@@ -148,14 +186,18 @@ ConnectorResult<Handle> KubernetesConnector::Update(const Handle& handle, const 
             if (path.empty() || wanted.count(path) != 0) {
                 continue;
             }
+            only_scales = false;
             ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("DELETE", path, &ForegroundDelete()));
             if (!r.Ok() && r.status != 404) {
                 return rest.StatusFailure(r, "deleting " + path);
             }
         }
         Handle updated = handle;
-        updated.state = {
-            {"namespace", ns}, {"objects", ObjectList(manifests, handle.state.value("objects", Json::array()))}};
+        Json objects = ObjectList(manifests, handle.state.value("objects", Json::array()));
+        updated.state = {{"namespace", ns}, {"objects", objects}};
+        if (only_scales && !grown.empty() && OnlyScaled(objects)) {
+            updated.state["rollback"] = std::move(grown);
+        }
         return updated;
     });
 }
@@ -194,6 +236,30 @@ ConnectorResult<Deletion> KubernetesConnector::Delete(const Handle& handle, bool
         }
         ORCH_LOG_INFO("Kubernetes namespace deletion started", {{"namespace", ns}, {"site", handle.target.site_id}});
         return Deletion::kInProgress;
+    });
+}
+
+ConnectorResult<Restored> KubernetesConnector::RollBack(const Handle& handle) {
+    return GuardJson("Kubernetes site " + handle.target.site_id, [&]() -> ConnectorResult<Restored> {
+        const Json grown = handle.state.value("rollback", Json::array());
+        if (grown.empty()) {
+            return Failure{
+                FailureKind::kUserError, "the update changed more than replica counts; nothing was rolled back"};
+        }
+        ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(handle.target));
+        Restored restored;
+        for (const auto& entry : grown) {
+            const int replicas = entry.value("replicas", 1);
+            ORCH_CONNECTOR_TRY(bool done, SetReplicas(rest, entry.value("path", ""), replicas));
+            (void)done;
+            restored.counts[entry.value("node", "")] = replicas;
+        }
+        restored.handle = handle;
+        restored.handle.state.erase("rollback");  // done: a later failure must not repeat it
+        ORCH_LOG_INFO(
+            "Kubernetes scale rolled back", {{"namespace", handle.physical_id}, {"site", handle.target.site_id}}
+        );
+        return restored;
     });
 }
 

@@ -48,6 +48,9 @@ class MeteredConnector final : public connectors::Connector {
     ConnectorResult<connectors::Deletion> Delete(const connectors::Handle& handle, bool force) override {
         return Timed("delete", handle.target, [&] { return inner_.Delete(handle, force); });
     }
+    ConnectorResult<connectors::Restored> RollBack(const connectors::Handle& handle) override {
+        return Timed("rollback", handle.target, [&] { return inner_.RollBack(handle); });
+    }
     ConnectorResult<bool> Act(
         const connectors::Handle& handle, const std::string& physical_id, const std::string& action
     ) override {

@@ -157,6 +157,52 @@ std::optional<Transition> ActionDone(
     return t;
 }
 
+// "rolled back to 2 replicas" (one node) or "rolled back to 2 replicas of a, 1 replica of b".
+std::string RollbackNote(const std::map<std::string, int>& counts) {
+    std::string note = "rolled back to ";
+    bool first = true;
+    for (const auto& [node, count] : counts) {
+        note += (first ? "" : ", ") + std::to_string(count) + (count == 1 ? " replica" : " replicas") +
+                (counts.size() > 1 ? " of " + node : "");
+        first = false;
+    }
+    return note;
+}
+
+// An update the site failed: the connector puts back what it changed when it can, and the
+// instances the update added (CREATING rows of the nodes put back) are marked DELETED. When it
+// cannot (not supported, or nothing recorded) the deployment fails with what the update left, as
+// before; a transient failure of the rollback retries the step (which polls again first).
+StepResult FailUpdate(StepServices& s, const Job& job, const UpdateStep& step, const std::string& reason) {
+    const auto restored = step.current.connector->RollBack(step.current.handle);
+    if (const auto* failure = std::get_if<connectors::Failure>(&restored)) {
+        if (failure->kind == connectors::FailureKind::kRetryHere && job.attempts <= s.options.max_transient_retries) {
+            return StepResult::Retry(Backoff(job.attempts), failure->message);
+        }
+        ORCH_LOG_INFO("update not rolled back", {{"deployment_id", job.deployment_id}, {"why", failure->message}});
+        const bool unsupported = failure->kind == connectors::FailureKind::kUserError;
+        return StepResult::Commit(
+            UpdateFailed(unsupported ? reason : reason + "; rolling back failed: " + failure->message)
+        );
+    }
+    const auto& done = *Value(restored);
+    Transition t = UpdateFailed(reason + "; " + RollbackNote(done.counts));
+    t.handle = HandleToJson(done.handle);
+    // The node's instances are as before the update: the ones it added are gone, the ones it
+    // was to remove (a count read from `replicas` plans surplus rows) still run.
+    for (const auto& r : step.st.resources) {
+        if (done.counts.count(r.node_name) == 0) {
+            continue;
+        }
+        if (r.state == domain::NodeState::kCreating) {
+            t.resource_changes.push_back(StateOf(r.id, domain::NodeState::kDeleted));
+        } else if (r.state == domain::NodeState::kDeleting) {
+            t.resource_changes.push_back(StateOf(r.id, domain::NodeState::kStarted));
+        }
+    }
+    return StepResult::Commit(std::move(t));
+}
+
 }  // namespace
 
 StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
@@ -194,6 +240,7 @@ StepResult UpdatePoll(StepServices& s, const Job& job, const CancelToken& cancel
     if (auto* done = std::get_if<StepResult>(&begun)) {
         return std::move(*done);
     }
+    const UpdateStep& step = std::get<UpdateStep>(begun);
     Current* const current = &std::get<UpdateStep>(begun).current;
     const int polls = job.payload.value("polls", 0);
     const auto observed = current->connector->Poll(current->handle, current->spec);
@@ -215,6 +262,9 @@ StepResult UpdatePoll(StepServices& s, const Job& job, const CancelToken& cancel
         t.resource_changes = InstanceChanges(obs.instances, domain::NodeState::kStarted);
         t.callback = true;
         return StepResult::Commit(std::move(t));
+    }
+    if (obs.phase == connectors::Phase::kFailed) {
+        return FailUpdate(s, job, step, obs.reason.empty() ? "the update failed on the site" : obs.reason);
     }
     if (obs.phase != connectors::Phase::kInProgress) {
         return StepResult::Commit(UpdateFailed(obs.reason.empty() ? "the update failed on the site" : obs.reason));

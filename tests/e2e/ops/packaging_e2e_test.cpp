@@ -1,13 +1,20 @@
 // The built binaries against the packaging files: the compose configuration and the Kubernetes
 // manifests' configuration (deploy/kubernetes) are accepted by the real orchestrator, and every
 // shared library the binaries link directly comes from a package the Dockerfile's runtime stage
-// installs (or the base image's essentials).
+// installs (or the base image's essentials); `cmake --install` lays out a prefix the installed
+// binary runs from, types profile included.
+#include "test_support/process.hpp"
 #include "test_support/test_env.hpp"
 
+#include <common/http_client.hpp>
+#include <common/json.hpp>
+
 #include <catch2/catch.hpp>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -129,4 +136,81 @@ TEST_CASE("the runtime image has a package for every library the binaries link d
         }
         CHECK(checked >= 5);
     }
+}
+
+TEST_CASE(
+    "cmake --install lays out the binaries and the types profile, and the installed binary uses it", "[packaging]"
+) {
+    // A prefix outside the source tree, as a package or the image (Dockerfile) installs it.
+    const std::string prefix = orch::test::BinaryDir() + "/test-install-" + std::to_string(::getpid());
+    std::filesystem::remove_all(prefix);
+    const auto installed = Run("cmake --install " + orch::test::BinaryDir() + " --prefix " + prefix + " 2>&1");
+    INFO(installed.output);
+    REQUIRE(installed.status == 0);
+    const std::string profiles = prefix + "/share/orchestrator/tosca/profiles/";
+    const std::string profile = profiles + "v1/orchestrator.yaml";
+    REQUIRE(std::filesystem::exists(prefix + "/bin/orchestrator"));
+    REQUIRE(std::filesystem::exists(prefix + "/bin/tosca-check"));
+    REQUIRE(std::filesystem::exists(profile));
+    CHECK_FALSE(std::filesystem::exists(profiles + "examples"));  // examples are docs, not types
+    const std::string shipped = orch::test::ReadFile(profile);
+    CHECK(shipped == orch::test::ReadFile(orch::test::SourceDir() + "/tosca/profiles/v1/orchestrator.yaml"));
+
+    // The installed binary, its config mapping the profile's URL onto the installed folder (as
+    // docs/operations.md tells operators), run from the prefix.
+    orch::test::TestDatabase db;
+    const std::string etc = prefix + "/etc";
+    std::filesystem::create_directories(etc);
+    std::ofstream(etc + "/catalogue.yaml") << "providers: []\n";
+    std::ofstream(etc + "/sla.yaml") << "{}\n";
+    std::ofstream(etc + "/orchestrator.yaml")
+        << "auth:\n  mode: disabled\ntosca:\n  mirrors:\n    \"https://paas.example.org/types/\": " << profiles
+        << "\nplacement:\n  catalogue: {type: file, path: " << etc
+        << "/catalogue.yaml}\n  sla: {type: file, path: " << etc << "/sla.yaml}\n";
+    const int port = orch::test::FreePort();
+    const std::string base = "http://127.0.0.1:" + std::to_string(port);
+    orch::test::ChildProcess process(
+        prefix + "/bin/orchestrator",
+        {"--config", etc + "/orchestrator.yaml"},
+        {{"ORCHESTRATOR_DB_URL", db.dsn()}, {"ORCHESTRATOR_LISTEN", "127.0.0.1:" + std::to_string(port)}},
+        prefix + "/orchestrator.log"
+    );
+    INFO(process.Log());
+    REQUIRE(orch::test::WaitForStatus(base + "/readyz", 200, std::chrono::seconds(20)));
+    auto client = orch::http::MakeClient({});
+    REQUIRE(client);
+    const auto call = [&](const std::string& method, const std::string& path, const std::string& body) {
+        orch::http::ClientRequest request;
+        request.method = method;
+        request.url = base + path;
+        request.body = body;
+        request.headers = {{"Content-Type", "application/json"}};
+        request.timeout = std::chrono::seconds(10);
+        auto response = (*client)->Send(request);
+        REQUIRE(response);
+        return *response;
+    };
+    // It serves the same bytes the package installed...
+    const auto served = call("GET", "/types/v1/orchestrator.yaml", "");
+    CHECK(served.status == 200);
+    CHECK(served.body == shipped);
+    // ...and a template importing the profile by its URL is read from the installed folder.
+    const std::string tmpl =
+        "tosca_definitions_version: tosca_simple_yaml_1_0\nimports:\n"
+        "  - orchestrator: https://paas.example.org/types/v1/orchestrator.yaml\n"
+        "topology_template:\n  node_templates:\n    web:\n      type: tosca.nodes.indigo.Kubernetes.Deployment\n"
+        "      artifacts:\n        image: {file: nginx, type: tosca.artifacts.Deployment.Image.Container.Docker}\n";
+    const auto created =
+        call("POST", "/deployments", orch::Json{{"template", tmpl}, {"parameters", orch::Json::object()}}.dump());
+    INFO(created.body);
+    CHECK(created.status == 201);
+    // The installed tosca-check, from outside the source tree, resolves it the same way.
+    std::ofstream(prefix + "/web.yaml") << tmpl;
+    const auto checked =
+        Run("cd " + prefix + " && bin/tosca-check --mirror https://paas.example.org/types/=" + profiles +
+            " web.yaml 2>&1");
+    INFO(checked.output);
+    CHECK(checked.status == 0);
+    CHECK(checked.output.find("KUBERNETES") != std::string::npos);
+    std::filesystem::remove_all(prefix);
 }
