@@ -815,7 +815,9 @@ void AdmissionAccounting(const Factory& make) {
 
     // Success turns the reservation into usage; failure gives everything back.
     const auto user = [&] {
-        for (const auto& c : f->workflow().QuotaCounters(kAlice.issuer, {}).value()) {
+        // Named, so the loop does not run over a reference into a destroyed temporary Result.
+        const auto counters = f->workflow().QuotaCounters(kAlice.issuer, {});
+        for (const auto& c : counters.value()) {
             if (c.key.scope == workflow::QuotaScope::kUser) {
                 return c;
             }
