@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 using orch::ErrorCode;
@@ -71,6 +72,13 @@ TEST_CASE("a killed backend connection is replaced on the next call", "[store][p
         pqxx::connection admin(db.dsn());
         pqxx::nontransaction tx(admin);
         tx.exec_params("SELECT pg_terminate_backend($1)", *pid);
+        // pg_terminate_backend only signals the backend: until it has exited, the pool's next
+        // query can still succeed (seen once under ASan load). Wait, bounded, for it to be gone.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (tx.exec_params1("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", *pid)[0].as<int>() != 0 &&
+               std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
     }
     auto first = pool.Run([](pqxx::connection& c) {
         pqxx::nontransaction tx(c);
