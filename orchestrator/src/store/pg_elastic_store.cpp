@@ -9,7 +9,8 @@ namespace {
 // order, so a stream reading "after id n" never misses an elastic decision.
 constexpr std::int64_t kEventsLockKey = 0x4f524556;  // "OREV"
 
-// NULL travels as -1 µs: no stored time is that far in the past.
+// NULL travels as -1 µs: no stored time is that far in the past. The parameters are cast to
+// bigint: PostgreSQL would type them from the literal -1 as integer, too small for µs.
 constexpr std::int64_t kNoTime = -1;
 
 std::int64_t MicrosOr(const std::optional<workflow::ElasticTime>& t) { return t ? ToMicros(*t) : kNoTime; }
@@ -57,9 +58,9 @@ Result<std::optional<workflow::ElasticMemory>> PgElasticStore::ClaimTurn(
         // exactly one sees its WHERE hold. The deployment gone: no row inserted, no turn.
         const auto rows = tx.exec_params(
             "INSERT INTO elastic_state (deployment_id, checked_at) "
-            "SELECT id, to_timestamp($2 / 1000000.0) FROM deployments WHERE id = $1::uuid "
+            "SELECT id, to_timestamp($2::bigint / 1000000.0) FROM deployments WHERE id = $1::uuid "
             "ON CONFLICT (deployment_id) DO UPDATE SET checked_at = EXCLUDED.checked_at "
-            "WHERE elastic_state.checked_at <= EXCLUDED.checked_at - make_interval(secs => $3 / 1000.0) "
+            "WHERE elastic_state.checked_at <= EXCLUDED.checked_at - make_interval(secs => $3::bigint / 1000.0) "
             "RETURNING " +
                 Micros("high_since") + ", " + Micros("low_since") + ", " + Micros("last_scale_at"),
             deployment_id,
@@ -85,9 +86,9 @@ Status PgElasticStore::Save(
         pqxx::work tx(conn);
         tx.exec_params(
             "UPDATE elastic_state SET "
-            "high_since = CASE WHEN $2 = -1 THEN NULL ELSE to_timestamp($2 / 1000000.0) END, "
-            "low_since = CASE WHEN $3 = -1 THEN NULL ELSE to_timestamp($3 / 1000000.0) END, "
-            "last_scale_at = CASE WHEN $4 = -1 THEN NULL ELSE to_timestamp($4 / 1000000.0) END "
+            "high_since = CASE WHEN $2::bigint = -1 THEN NULL ELSE to_timestamp($2::bigint / 1000000.0) END, "
+            "low_since = CASE WHEN $3::bigint = -1 THEN NULL ELSE to_timestamp($3::bigint / 1000000.0) END, "
+            "last_scale_at = CASE WHEN $4::bigint = -1 THEN NULL ELSE to_timestamp($4::bigint / 1000000.0) END "
             "WHERE deployment_id = $1::uuid",
             deployment_id,
             MicrosOr(memory.high_since),
