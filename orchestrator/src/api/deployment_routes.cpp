@@ -3,9 +3,9 @@
 #include "common/log.hpp"
 #include "common/uuid.hpp"
 #include "orchestrator/api/deployment_request.hpp"
+#include "orchestrator/api/deployment_update.hpp"
 #include "orchestrator/api/input_checks.hpp"
 #include "orchestrator/api/links.hpp"
-#include "orchestrator/api/deployment_update.hpp"
 #include "orchestrator/api/views.hpp"
 #include "orchestrator/service/new_deployment.hpp"
 
@@ -183,9 +183,7 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
     ORCH_RETURN_IF_ERROR(CheckCallbackUrl(ctx.egress, body.callback));
     const DeploymentChange change{body.template_text, body.parameters, body.callback, body.options};
-    ORCH_RETURN_IF_ERROR(
-        BeginDeploymentUpdate(ctx, d, change, [&] { return EnrollCaller(ctx, request, principal); })
-    );
+    ORCH_RETURN_IF_ERROR(BeginDeploymentUpdate(ctx, d, change, [&] { return EnrollCaller(ctx, request, principal); }));
     // The deployment as GET shows it now, not the original's empty body: orchent decodes the
     // answer and reported "error updating deployment: EOF" for an update that went through.
     // The update is stored: a failed re-read must not turn it into an error, so the view is then

@@ -8,7 +8,9 @@
 namespace orch::api {
 namespace {
 
-bool Scalable(domain::Status s) { return s == domain::Status::kCreateComplete || s == domain::Status::kUpdateComplete; }
+bool Scalable(domain::Status s) {
+    return s == domain::Status::kCreateComplete || s == domain::Status::kUpdateComplete;
+}
 
 domain::Event DecisionEvent(
     const workflow::ElasticDecision& decision,
@@ -38,7 +40,9 @@ ElasticSweep::ElasticSweep(
 )
     : ctx_(ctx), store_(store), signal_(std::move(signal)), options_(options) {}
 
-ElasticSweep::~ElasticSweep() { Stop(); }
+ElasticSweep::~ElasticSweep() {
+    Stop();
+}
 
 void ElasticSweep::Start() {
     thread_ = std::thread([this] {
@@ -144,7 +148,9 @@ bool ElasticSweep::SweepOne(const std::string& id) {
     return true;
 }
 
-bool ElasticSweep::Apply(const domain::Deployment& d, const workflow::ElasticDecision& decision, const std::string& node) {
+bool ElasticSweep::Apply(
+    const domain::Deployment& d, const workflow::ElasticDecision& decision, const std::string& node
+) {
     auto edit = WithNodeCount(d.template_text, node, decision.target);
     if (!edit) {
         ORCH_LOG_WARN("elastic: cannot set the count", {{"deployment_id", d.id}, {"error", edit.error().message}});

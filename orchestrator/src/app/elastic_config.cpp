@@ -94,8 +94,7 @@ std::set<std::string> ElasticConfigKeys() {
 
 api::QueueSignal MakePrometheusQueueSignal(http::Client& http, const ElasticConfig& config) {
     auto client = std::make_shared<monitoring::PrometheusClient>(http, config.prometheus_url, config.timeout);
-    return [client, metric = config.metric, label = config.label](
-               const domain::Deployment& d
+    return [client, metric = config.metric, label = config.label](const domain::Deployment& d
            ) -> Result<std::optional<double>> {
         if (!IsUuidText(d.id)) {
             return Error::InvalidArgument("elastic: deployment id is not a UUID");

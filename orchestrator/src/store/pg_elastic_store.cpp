@@ -13,7 +13,9 @@ constexpr std::int64_t kEventsLockKey = 0x4f524556;  // "OREV"
 // bigint: PostgreSQL would type them from the literal -1 as integer, too small for µs.
 constexpr std::int64_t kNoTime = -1;
 
-std::int64_t MicrosOr(const std::optional<workflow::ElasticTime>& t) { return t ? ToMicros(*t) : kNoTime; }
+std::int64_t MicrosOr(const std::optional<workflow::ElasticTime>& t) {
+    return t ? ToMicros(*t) : kNoTime;
+}
 
 std::optional<workflow::ElasticTime> TimeOf(const pqxx::field& f) {
     if (f.is_null()) {

@@ -131,7 +131,8 @@ class RealPrometheus {
    public:
     explicit RealPrometheus(const std::string& target)
         : dir_(orch::test::BinaryDir() + "/prometheus-elastic-" + orch::RandomUuid().substr(0, 8)) {
-        const std::string command = orch::test::SourceDir() + "/scripts/prometheus/start " + dir_ + " " + target + " 1s";
+        const std::string command =
+            orch::test::SourceDir() + "/scripts/prometheus/start " + dir_ + " " + target + " 1s";
         started_ = std::system(command.c_str()) == 0;  // NOLINT(concurrency-mt-unsafe): test setup
         if (started_) {
             url_ = orch::test::ReadFile(dir_ + "/url");

@@ -14,11 +14,11 @@ using ElasticTime = std::chrono::system_clock::time_point;
 
 /// Operator defaults (config `elastic.*`), per group overridable from the SLA file.
 struct ElasticSettings {
-    double scale_out_above = 0;  ///< queue > this (sustained) asks for more workers
-    double scale_in_below = 0;   ///< queue <= this (sustained) lets workers go
-    double jobs_per_worker = 1;  ///< queued jobs one new worker is expected to take
-    int max_step = 1;            ///< workers added or removed by one decision, at most
-    std::chrono::milliseconds sustain{std::chrono::seconds(60)};    ///< how long a level must hold
+    double scale_out_above = 0;                                   ///< queue > this (sustained) asks for more workers
+    double scale_in_below = 0;                                    ///< queue <= this (sustained) lets workers go
+    double jobs_per_worker = 1;                                   ///< queued jobs one new worker is expected to take
+    int max_step = 1;                                             ///< workers added or removed by one decision, at most
+    std::chrono::milliseconds sustain{std::chrono::seconds(60)};  ///< how long a level must hold
     std::chrono::milliseconds cooldown{std::chrono::seconds(300)};  ///< quiet time after a scale
 };
 
