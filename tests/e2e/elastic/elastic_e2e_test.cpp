@@ -14,6 +14,7 @@
 #include <pqxx/pqxx>
 
 #include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <thread>
 
@@ -226,49 +227,44 @@ Json ElasticEvents(const std::string& dsn, const std::string& id) {
     return out;
 }
 
-}  // namespace
+// Prometheus on the exporter, PostgreSQL, the IM simulator, and the orchestrator configuration.
+struct ElasticRig {
+    ElasticRig()
+        : prometheus("127.0.0.1:" + std::to_string(exporter.server.port())),
+          sim("speed: 20\nim:\n  tosca_mirrors: \"https://raw.githubusercontent.com/indigo-dc/tosca-types/=" +
+              orch::test::SharedDir() + "/tosca-corpus/indigo-dc-tosca-types/refs/\"\n") {
+        REQUIRE(prometheus.started());  // fails, not skips, when the prometheus binary is missing
+        config = orch::e2e::WriteOrchestratorFiles(Catalogue(sim.Url("im")), kSla, "", TopLevel(prometheus.url()));
+    }
 
-TEST_CASE("elastic e2e: a cluster scales out under its queue and back in when it drains", "[e2e][elastic]") {
+    std::unique_ptr<orch::test::OrchestratorProcess> StartReplica() {
+        auto replica =
+            std::make_unique<orch::test::OrchestratorProcess>(db.dsn(), std::map<std::string, std::string>{}, config);
+        REQUIRE(orch::test::WaitForStatus(replica->BaseUrl() + "/readyz", 200, seconds(20)));
+        return replica;
+    }
+
+    // Creates the cluster through `api` and waits for it: one worker.
+    std::string CreateCluster(orch::e2e::Api& api) {
+        const std::string id = api.Create(kElasticCluster, Json::object());
+        REQUIRE_FALSE(id.empty());
+        const Json created = api.WaitFor(id, kCreateDone, seconds(30));
+        INFO(created.dump(2));
+        REQUIRE(created["status"] == "CREATE_COMPLETE");
+        REQUIRE(Workers(api, id) == 1);
+        return id;
+    }
+
     QueueExporter exporter;
-    RealPrometheus prometheus("127.0.0.1:" + std::to_string(exporter.server.port()));
-    REQUIRE(prometheus.started());  // fails, not skips, when the prometheus binary is missing
+    RealPrometheus prometheus;
     orch::test::TestDatabase db;
-    orch::e2e::SimProcess sim(
-        "speed: 20\nim:\n  tosca_mirrors: \"https://raw.githubusercontent.com/indigo-dc/tosca-types/=" +
-        orch::test::SharedDir() + "/tosca-corpus/indigo-dc-tosca-types/refs/\"\n"
-    );
-    orch::test::OrchestratorProcess orchestrator(
-        db.dsn(), {}, orch::e2e::WriteOrchestratorFiles(Catalogue(sim.Url("im")), kSla, "", TopLevel(prometheus.url()))
-    );
-    REQUIRE(orch::test::WaitForStatus(orchestrator.BaseUrl() + "/readyz", 200, seconds(20)));
-    orch::e2e::Api api(orchestrator.BaseUrl());
+    orch::e2e::SimProcess sim;
+    std::string config;
+};
 
-    const std::string id = api.Create(kElasticCluster, Json::object());
-    REQUIRE_FALSE(id.empty());
-    const Json created = api.WaitFor(id, kCreateDone, seconds(30));
-    INFO(created.dump(2));
-    REQUIRE(created["status"] == "CREATE_COMPLETE");
-    REQUIRE(Workers(api, id) == 1);
-
-    // Five jobs queue: one step of two workers (1 → 3, the maximum), not five.
-    exporter.Set(id, 5);
-    std::vector<int> seen;
-    REQUIRE(WaitForWorkers(api, id, 3, seen, seconds(30)));
-    // Still queued, at the maximum: it stays there.
-    std::this_thread::sleep_for(seconds(5));
-    CHECK(Workers(api, id) == 3);
-
-    // The queue drains: back to the minimum of one (one step of two), never below.
-    exporter.Set(id, 0);
-    REQUIRE(WaitForWorkers(api, id, 1, seen, seconds(30)));
-    std::this_thread::sleep_for(seconds(5));
-    CHECK(Workers(api, id) == 1);
-    CHECK(*std::max_element(seen.begin(), seen.end()) <= 3);
-    CHECK(*std::min_element(seen.begin(), seen.end()) >= 1);
-
-    const Json events = ElasticEvents(db.dsn(), id);
+void CheckDecisions(const Json& events) {
     INFO(events.dump(2));
-    REQUIRE(events.size() == 2);
+    REQUIRE(events.size() == 2);  // one decision each way: no replica decided twice
     CHECK(events[0]["action"] == "scale_out");
     CHECK(events[0]["from"] == 1);
     CHECK(events[0]["to"] == 3);
@@ -277,10 +273,59 @@ TEST_CASE("elastic e2e: a cluster scales out under its queue and back in when it
     CHECK(events[1]["from"] == 3);
     CHECK(events[1]["to"] == 1);
     CHECK(events[1]["queue"] == 0.0);
+}
+
+}  // namespace
+
+TEST_CASE("elastic e2e: a cluster scales out under its queue and back in when it drains", "[e2e][elastic]") {
+    ElasticRig rig;
+    const auto orchestrator = rig.StartReplica();
+    orch::e2e::Api api(orchestrator->BaseUrl());
+    const std::string id = rig.CreateCluster(api);
+
+    // Five jobs queue: one step of two workers (1 -> 3, the maximum), not five.
+    rig.exporter.Set(id, 5);
+    std::vector<int> seen;
+    REQUIRE(WaitForWorkers(api, id, 3, seen, seconds(30)));
+    // Still queued, at the maximum: it stays there.
+    std::this_thread::sleep_for(seconds(5));
+    CHECK(Workers(api, id) == 3);
+
+    // The queue drains: back to the minimum of one (one step of two), never below.
+    rig.exporter.Set(id, 0);
+    REQUIRE(WaitForWorkers(api, id, 1, seen, seconds(30)));
+    std::this_thread::sleep_for(seconds(5));
+    CHECK(Workers(api, id) == 1);
+    CHECK(*std::max_element(seen.begin(), seen.end()) <= 3);
+    CHECK(*std::min_element(seen.begin(), seen.end()) >= 1);
+    CheckDecisions(ElasticEvents(rig.db.dsn(), id));
 
     const auto res = api.Call("DELETE", "/deployments/" + id);
     CHECK(res.status == 204);
-    const Json rejected = sim.Rejections();
+    const Json rejected = rig.sim.Rejections();
     INFO(rejected.dump(2));
     CHECK(rejected.empty());
+}
+
+TEST_CASE(
+    "elastic e2e: two replicas share the sweep, and one killed with -9 loses nothing", "[e2e][elastic][reliability]"
+) {
+    ElasticRig rig;
+    auto a = rig.StartReplica();
+    const auto b = rig.StartReplica();
+    orch::e2e::Api api(b->BaseUrl());
+    const std::string id = rig.CreateCluster(api);
+
+    rig.exporter.Set(id, 5);
+    std::vector<int> seen;
+    REQUIRE(WaitForWorkers(api, id, 3, seen, seconds(30)));
+    // Replica A dies without a word while the queue drains: B's sweep takes over the memory.
+    rig.exporter.Set(id, 0);
+    a->process().Stop(SIGKILL, seconds(10));
+    REQUIRE(WaitForWorkers(api, id, 1, seen, seconds(40)));
+    std::this_thread::sleep_for(seconds(4));
+    CHECK(Workers(api, id) == 1);
+    CHECK(*std::max_element(seen.begin(), seen.end()) <= 3);
+    CHECK(*std::min_element(seen.begin(), seen.end()) >= 1);
+    CheckDecisions(ElasticEvents(rig.db.dsn(), id));
 }

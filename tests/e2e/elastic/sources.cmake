@@ -4,4 +4,3 @@ set(TEST_SOURCES
   ${TEST_DIR}/elastic_e2e_test.cpp
 )
 set(TEST_LIBS orch_rig_sites)
-set(TEST_LABELS reliability)
