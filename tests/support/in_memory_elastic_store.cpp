@@ -57,6 +57,7 @@ Status InMemoryElasticStore::Save(
         it->second.memory = memory;
     }
     if (event) {
+        db_.InsertCallback(deployment_id);
         db_.AppendEvents(deployment_id, {*event});
     }
     return Ok();

@@ -948,7 +948,7 @@ namespace orch::test::contract {
 
 void ElasticState(const Factory& make) {
     auto f = make();
-    const std::string running = Add(*f, {.owner = kAlice});
+    const std::string running = Add(*f, {.owner = kAlice, .callback = "https://hooks.example.org/elastic"});
     const std::string pending = Add(*f, {.owner = kAlice, .offset = seconds(1)});
     Complete(*f, running);
     // Only a complete deployment may be scaled.
@@ -980,6 +980,13 @@ void ElasticState(const Factory& make) {
     REQUIRE_FALSE(events.empty());
     CHECK(events.back().type == domain::EventType::kElasticScale);
     CHECK(events.back().data["queue"] == 7.5);
+    // The decision queued one callback delivery (Complete's transition asks for none), and a Save
+    // without an event queues none.
+    REQUIRE(f->elastic().Save(running, m, std::nullopt));
+    const auto deliveries = f->workflow().ClaimCallbacks("d1", 10, minutes(1)).value();
+    REQUIRE(deliveries.size() == 1);
+    CHECK(deliveries[0].deployment_id == running);
+    CHECK(deliveries[0].url == "https://hooks.example.org/elastic");
     // Swept most recently goes last: the other complete deployment (never swept) comes first.
     Complete(*f, pending);
     CHECK(f->elastic().Candidates(10).value() == std::vector{pending, running});

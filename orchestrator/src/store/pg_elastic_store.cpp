@@ -98,6 +98,13 @@ Status PgElasticStore::Save(
             MicrosOr(memory.last_scale)
         );
         if (event) {
+            // The owner's callback hears of the scale as of any workflow change: one outbox row,
+            // delivered (with the deployment as it is then) by the callback deliverer.
+            tx.exec_params(
+                "INSERT INTO callback_deliveries (deployment_id, url) SELECT id, callback FROM deployments "
+                "WHERE id = $1::uuid AND coalesce(callback, '') <> ''",
+                deployment_id
+            );
             tx.exec_params("SELECT pg_advisory_xact_lock($1)", kEventsLockKey);
             tx.exec_params(
                 "INSERT INTO events (deployment_id, owner_issuer, owner_subject, user_group, type, at, data) "
