@@ -154,6 +154,21 @@ topology_template:
     CHECK(by_input->template_text == with_input);
     CHECK(by_input->parameters == Json{{"workers", 4}});
     CHECK_FALSE(orch::api::WithNodeCount(with_input, "nope", 4));
+
+    // No scalable capability written (count 1 by default): the path is created.
+    const std::string bare = R"(tosca_definitions_version: tosca_simple_yaml_1_0
+imports:
+  - indigo_custom_types: https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml
+topology_template:
+  node_templates:
+    wn:
+      type: tosca.nodes.indigo.Compute
+)";
+    const auto created = orch::api::WithNodeCount(bare, "wn", 2);
+    REQUIRE(created);
+    const auto bare_spec = templates.Build(created->template_text, Json::object(), Json::object());
+    REQUIRE(bare_spec);
+    CHECK(bare_spec->FindNode("wn")->count == 2);
     CHECK_FALSE(orch::api::WithNodeCount("{ not: [yaml", "wn", 4));
 }
 
