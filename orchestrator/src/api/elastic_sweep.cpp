@@ -120,7 +120,9 @@ bool ElasticSweep::SweepOne(const std::string& id) {
         return false;
     }
     const workflow::ElasticInput input{target->count, target->min, target->max, **queue};
-    const auto decision = workflow::DecideElastic(options_.settings, input, seen, now);
+    const auto group = options_.by_group.find(d.user_group);
+    const auto& settings = group == options_.by_group.end() ? options_.settings : group->second;
+    const auto decision = workflow::DecideElastic(settings, input, seen, now);
     if (decision.action == workflow::ElasticAction::kHold) {
         if (!(decision.memory == seen)) {
             (void)store_.Save(id, decision.memory, std::nullopt);

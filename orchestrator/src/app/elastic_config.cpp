@@ -25,19 +25,44 @@ bool IsUuidText(const std::string& id) {
     });
 }
 
-Status ParseSettings(const ConfigTree& t, workflow::ElasticSettings& s) {
-    ORCH_ASSIGN_OR_RETURN(s.scale_out_above, t.GetDouble("elastic.scale_out_above", s.scale_out_above));
-    ORCH_ASSIGN_OR_RETURN(s.scale_in_below, t.GetDouble("elastic.scale_in_below", s.scale_in_below));
-    ORCH_ASSIGN_OR_RETURN(s.jobs_per_worker, t.GetDouble("elastic.jobs_per_worker", s.jobs_per_worker));
-    ORCH_ASSIGN_OR_RETURN(const auto step, t.GetInt("elastic.max_step", s.max_step, 1, 1000));
+// The policy keys under `prefix` ("elastic." in the configuration, "<group>.elastic." in the
+// SLA file), each defaulting to what `s` holds.
+Status ParseSettings(const ConfigTree& t, const std::string& prefix, workflow::ElasticSettings& s) {
+    ORCH_ASSIGN_OR_RETURN(s.scale_out_above, t.GetDouble(prefix + "scale_out_above", s.scale_out_above));
+    ORCH_ASSIGN_OR_RETURN(s.scale_in_below, t.GetDouble(prefix + "scale_in_below", s.scale_in_below));
+    ORCH_ASSIGN_OR_RETURN(s.jobs_per_worker, t.GetDouble(prefix + "jobs_per_worker", s.jobs_per_worker));
+    ORCH_ASSIGN_OR_RETURN(const auto step, t.GetInt(prefix + "max_step", s.max_step, 1, 1000));
     s.max_step = static_cast<int>(step);
-    ORCH_ASSIGN_OR_RETURN(s.sustain, t.GetDuration("elastic.sustain", s.sustain));
-    ORCH_ASSIGN_OR_RETURN(s.cooldown, t.GetDuration("elastic.cooldown", s.cooldown));
+    ORCH_ASSIGN_OR_RETURN(s.sustain, t.GetDuration(prefix + "sustain", s.sustain));
+    ORCH_ASSIGN_OR_RETURN(s.cooldown, t.GetDuration(prefix + "cooldown", s.cooldown));
     if (s.scale_in_below > s.scale_out_above) {
-        return Error::InvalidArgument("config key 'elastic.scale_in_below': must not exceed elastic.scale_out_above");
+        return Error::InvalidArgument(
+            "config key '" + prefix + "scale_in_below': must not exceed " + prefix + "scale_out_above"
+        );
     }
     if (!(s.jobs_per_worker > 0)) {
-        return Error::InvalidArgument("config key 'elastic.jobs_per_worker': must be positive");
+        return Error::InvalidArgument("config key '" + prefix + "jobs_per_worker': must be positive");
+    }
+    return Ok();
+}
+
+// Per-group policies from the local SLA file (placement.sla.type file): an `elastic:` mapping
+// beside a group's `preferences` and `sla`, with the keys of `elastic.*`, over the operator's
+// defaults. A group name with a dot cannot be a key path: such a group keeps the defaults.
+Status ReadGroupPolicies(const ConfigTree& t, ElasticConfig& c) {
+    ORCH_ASSIGN_OR_RETURN(const auto type, t.GetString("placement.sla.type", "file"));
+    ORCH_ASSIGN_OR_RETURN(const auto path, t.GetString("placement.sla.path", ""));
+    if (type != "file" || path.empty()) {
+        return Ok();
+    }
+    ORCH_ASSIGN_OR_RETURN(const auto slas, ConfigTree::FromFile(path));
+    for (const auto& group : slas.ChildKeys("")) {
+        if (group.find('.') != std::string::npos || !slas.Has(group + ".elastic")) {
+            continue;
+        }
+        workflow::ElasticSettings settings = c.sweep.settings;
+        ORCH_RETURN_IF_ERROR(ParseSettings(slas, group + ".elastic.", settings));
+        c.sweep.by_group.emplace(group, settings);
     }
     return Ok();
 }
@@ -55,7 +80,10 @@ Result<ElasticConfig> ParseElasticConfig(const ConfigTree& t) {
     ORCH_ASSIGN_OR_RETURN(c.sweep.interval, t.GetDuration("elastic.interval", c.sweep.interval));
     ORCH_ASSIGN_OR_RETURN(const auto batch, t.GetInt("elastic.batch", c.sweep.batch, 1, 10'000));
     c.sweep.batch = static_cast<int>(batch);
-    ORCH_RETURN_IF_ERROR(ParseSettings(t, c.sweep.settings));
+    ORCH_RETURN_IF_ERROR(ParseSettings(t, "elastic.", c.sweep.settings));
+    if (c.enabled) {
+        ORCH_RETURN_IF_ERROR(ReadGroupPolicies(t, c));
+    }
     if (!IsPromName(c.metric)) {
         return Error::InvalidArgument("config key 'elastic.queue_metric': not a Prometheus metric name");
     }

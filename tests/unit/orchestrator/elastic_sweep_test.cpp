@@ -7,13 +7,19 @@
 #include "test_support/in_memory_elastic_store.hpp"
 #include "test_support/in_memory_stores.hpp"
 
+#include <common/config.hpp>
+#include <common/uuid.hpp>
 #include <orchestrator/api/elastic_count.hpp>
 #include <orchestrator/api/elastic_sweep.hpp>
+#include <orchestrator/app/elastic_config.hpp>
 #include <orchestrator/service/new_deployment.hpp>
 #include <orchestrator/workflow/elastic_template.hpp>
 #include <orchestrator/workflow/tosca_template_service.hpp>
 
 #include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
 
 namespace {
 
@@ -241,4 +247,61 @@ TEST_CASE("elastic: a deployment that is not an elastic cluster is never touched
     }
     CHECK(rig.signal_reads == 0);
     CHECK(rig.StatusOf(id) == orch::domain::Status::kCreateComplete);
+}
+
+TEST_CASE("elastic: a group's policy in the SLA file overrides the operator's defaults", "[elastic][config]") {
+    const std::string dir = orch::test::BinaryDir() + "/elastic-sla-" + orch::RandomUuid().substr(0, 8);
+    std::filesystem::create_directories(dir);
+    const auto write = [&](const std::string& text) {
+        std::ofstream(dir + "/sla.yaml") << text;
+        return orch::ConfigTree::FromYaml(
+            "placement:\n  sla: {type: file, path: \"" + dir +
+                "/sla.yaml\"}\nelastic:\n  enabled: true\n  prometheus_url: http://127.0.0.1:9\n  max_step: 2\n"
+                "  cooldown: 60s\n",
+            "test"
+        );
+    };
+    auto tree = write(
+        "batch:\n  preferences: []\n  sla: []\n  elastic: {max_step: 1, cooldown: 10s, scale_out_above: 4}\n"
+        "other:\n  preferences: []\n  sla: []\n"
+    );
+    REQUIRE(tree);
+    const auto config = orch::app::ParseElasticConfig(*tree);
+    REQUIRE(config);
+    CHECK(config->sweep.settings.max_step == 2);
+    REQUIRE(config->sweep.by_group.count("batch") == 1);
+    CHECK(config->sweep.by_group.count("other") == 0);  // the defaults
+    const auto& batch = config->sweep.by_group.at("batch");
+    CHECK(batch.max_step == 1);
+    CHECK(batch.cooldown == seconds(10));
+    CHECK(batch.scale_out_above == 4);
+    CHECK(batch.sustain == config->sweep.settings.sustain);  // not written: the operator's
+
+    tree = write("batch:\n  elastic: {max_step: many}\n");
+    REQUIRE(tree);
+    const auto bad = orch::app::ParseElasticConfig(*tree);
+    REQUIRE_FALSE(bad);
+    CHECK_THAT(bad.error().message, Catch::Contains("batch.elastic.max_step"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("elastic: the sweep applies the deployment's group policy", "[elastic]") {
+    Rig rig;
+    orch::workflow::ElasticSettings slow = rig.options.settings;
+    slow.max_step = 1;
+    rig.options.by_group.emplace("batch", slow);
+    orch::service::DeploymentDraft draft{CorpusFile(kK8sElastic), Json{{"wn_num", 3}}};
+    draft.owner = orch::domain::Owner{"https://iam.example/", "alice"};
+    draft.user_group = "batch";
+    auto created = orch::service::BuildNewDeployment(rig.templates, draft, {}, rig.clock.now());
+    REQUIRE(created);
+    REQUIRE(rig.stores.deployments.Create(*created));
+    rig.Complete();
+    const std::string id = created->deployment.id;
+    auto sweep = rig.Sweep();
+    rig.queue = 5;
+    sweep.RunOnce();
+    rig.clock.Advance(seconds(20));
+    CHECK(sweep.RunOnce() == 1);
+    CHECK(rig.LiveWorkers(id) == 1);  // the group's step of one, not the default two
 }

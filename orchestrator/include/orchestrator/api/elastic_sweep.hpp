@@ -13,6 +13,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -24,8 +25,9 @@ using QueueSignal = std::function<Result<std::optional<double>>(const domain::De
 
 struct ElasticSweepOptions {
     std::chrono::milliseconds interval{std::chrono::seconds(30)};
-    int batch = 100;  ///< deployments looked at per sweep, at most
-    workflow::ElasticSettings settings;
+    int batch = 100;                                            ///< deployments looked at per sweep, at most
+    workflow::ElasticSettings settings;                         ///< the operator's defaults
+    std::map<std::string, workflow::ElasticSettings> by_group;  ///< a group's own policy (SLA file)
 };
 
 class ElasticSweep {
