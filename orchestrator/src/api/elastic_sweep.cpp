@@ -5,6 +5,8 @@
 #include "orchestrator/api/elastic_count.hpp"
 #include "orchestrator/workflow/elastic_template.hpp"
 
+#include <utility>
+
 namespace orch::api {
 namespace {
 
@@ -38,7 +40,7 @@ domain::Event DecisionEvent(
 ElasticSweep::ElasticSweep(
     ApiContext& ctx, workflow::ElasticStore& store, QueueSignal signal, ElasticSweepOptions options
 )
-    : ctx_(ctx), store_(store), signal_(std::move(signal)), options_(options) {}
+    : ctx_(ctx), store_(store), signal_(std::move(signal)), options_(std::move(options)) {}
 
 ElasticSweep::~ElasticSweep() {
     Stop();
