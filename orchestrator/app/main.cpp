@@ -15,6 +15,7 @@
 #include "orchestrator/app/app_config.hpp"
 #include "orchestrator/app/config_credentials.hpp"
 #include "orchestrator/app/contextualisation_config.hpp"
+#include "orchestrator/app/elastic_config.hpp"
 #include "orchestrator/app/im_config.hpp"
 #include "orchestrator/app/openstack_config.hpp"
 #include "orchestrator/app/routes.hpp"
@@ -33,6 +34,7 @@
 #include "orchestrator/server/http_server.hpp"
 #include "orchestrator/store/database_supervisor.hpp"
 #include "orchestrator/store/pg_deployment_store.hpp"
+#include "orchestrator/store/pg_elastic_store.hpp"
 #include "orchestrator/store/pg_event_store.hpp"
 #include "orchestrator/store/pg_schedule_store.hpp"
 #include "orchestrator/store/pg_side_stores.hpp"
@@ -181,6 +183,10 @@ int main(int argc, char** argv) {
     if (auto parsed = app::ParseWorkflowConfig(config->tree, engine_options, step_options); !parsed) {
         return Fail("workflow configuration error", parsed.error());
     }
+    auto elastic_config = app::ParseElasticConfig(config->tree);
+    if (!elastic_config) {
+        return Fail("elastic configuration error", elastic_config.error());
+    }
     if (args->check_only) {
         std::printf("configuration OK\n");
         return 0;
@@ -244,6 +250,15 @@ int main(int argc, char** argv) {
     api::HttpFileNotificationSource file_notifications(router, api_context);
     file_notifications.Start(schedule_events);
 
+    // Elastic clusters: a sweep that scales them from their queue signal through the PUT path.
+    store::PgElasticStore elastic_store(pool);
+    std::optional<api::ElasticSweep> elastic;
+    if (elastic_config->enabled) {
+        elastic.emplace(
+            api_context, elastic_store, app::MakePrometheusQueueSignal(**http, *elastic_config), elastic_config->sweep
+        );
+    }
+
     server::HttpServer server(config->server, router);
     server.SetObserver(ops::MakeRequestMetricsObserver(metrics_registry));
     if (auto started = server.Start(); !started) {
@@ -252,6 +267,9 @@ int main(int argc, char** argv) {
     }
     engine.Start();
     callbacks.Start();
+    if (elastic) {
+        elastic->Start();
+    }
     ORCH_LOG_INFO(
         "listening", {{"address", config->server.listen}, {"port", server.port()}, {"instance", config->instance_id}}
     );
@@ -266,6 +284,9 @@ int main(int argc, char** argv) {
 
     server.Run();
     file_notifications.Stop();
+    if (elastic) {
+        elastic->Stop();
+    }
     engine.Stop();
     callbacks.Stop();
     database.Stop();

@@ -3,10 +3,9 @@
 #include "common/log.hpp"
 #include "common/uuid.hpp"
 #include "orchestrator/api/deployment_request.hpp"
+#include "orchestrator/api/deployment_update.hpp"
 #include "orchestrator/api/input_checks.hpp"
 #include "orchestrator/api/links.hpp"
-#include "orchestrator/api/scaling.hpp"
-#include "orchestrator/api/update_capacity.hpp"
 #include "orchestrator/api/views.hpp"
 #include "orchestrator/service/new_deployment.hpp"
 
@@ -183,33 +182,8 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     }
     ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
     ORCH_RETURN_IF_ERROR(CheckCallbackUrl(ctx.egress, body.callback));
-    Json merged = d.parameters.is_object() ? d.parameters : Json::object();
-    merged.update(body.parameters);
-    // The stored parameters were accepted with the deployment: only the body's are checked anew.
-    ORCH_ASSIGN_OR_RETURN(
-        const tosca::DeploymentSpec spec, ctx.templates.Build(body.template_text, merged, d.parameters)
-    );
-    // Scaling up is bounded as creating is.
-    ORCH_RETURN_IF_ERROR(service::CheckInstanceCap(spec, ctx.deployment_limits));
-    // A scale the site cannot hold is refused now, with placement's reason, instead of failing
-    // on the site minutes later.
-    ORCH_RETURN_IF_ERROR(CheckUpdateFitsSite(ctx, d, spec));
-    ORCH_ASSIGN_OR_RETURN(auto existing, ctx.store.ListResources(d.id, std::nullopt, 0, 100000, {}));
-    ORCH_ASSIGN_OR_RETURN(const ScalingPlan plan, PlanScaling(spec, existing.items, d.id, ctx.clock.now()));
-    ORCH_RETURN_IF_ERROR(EnrollCaller(ctx, request, principal));
-    store::UpdateRequest update;
-    update.id = d.id;
-    update.template_text = body.template_text;
-    update.parameters = std::move(merged);
-    update.callback = body.callback;
-    update.options = body.options;
-    update.added = plan.added;
-    update.removed_resource_ids = plan.removed;
-    service::SummariseRequest(spec, update.req_cpus, update.req_mem_mb, update.req_gpus, update.req_instances);
-    ORCH_RETURN_IF_ERROR(ctx.store.BeginUpdate(update));
-    if (ctx.wake_workflow) {
-        ctx.wake_workflow();
-    }
+    const DeploymentChange change{body.template_text, body.parameters, body.callback, body.options};
+    ORCH_RETURN_IF_ERROR(BeginDeploymentUpdate(ctx, d, change, [&] { return EnrollCaller(ctx, request, principal); }));
     // The deployment as GET shows it now, not the original's empty body: orchent decodes the
     // answer and reported "error updating deployment: EOF" for an update that went through.
     // The update is stored: a failed re-read must not turn it into an error, so the view is then

@@ -8,6 +8,9 @@ set(SOURCES
   ${AREA_DIR}/api_context.cpp
   ${AREA_DIR}/scaling.cpp
   ${AREA_DIR}/update_capacity.cpp
+  ${AREA_DIR}/deployment_update.cpp
+  ${AREA_DIR}/elastic_sweep.cpp
+  ${AREA_DIR}/elastic_count.cpp
   ${AREA_DIR}/deployment_routes.cpp
   ${AREA_DIR}/resource_routes.cpp
 )

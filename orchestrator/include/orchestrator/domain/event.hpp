@@ -20,6 +20,7 @@ enum class EventType {
     kSiteMessage,       ///< site_message : the site's own latest message
     kCompleted,         ///< completed : the status reached a *_COMPLETE state
     kFailed,            ///< failed : the status reached a *_FAILED state, with the real cause
+    kElasticScale,      ///< elastic : the autoscaler asked for a new worker count, with the signal
     kUnknown,
 };
 std::string_view EventTypeName(EventType type);

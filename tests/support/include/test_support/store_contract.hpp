@@ -6,6 +6,7 @@
 // drifts from the real store fails here, not in a handler test that trusted it.
 #include <orchestrator/store/deployment_store.hpp>
 #include <orchestrator/store/event_store.hpp>
+#include <orchestrator/workflow/elastic_store.hpp>
 #include <orchestrator/workflow/workflow_store.hpp>
 
 #include <chrono>
@@ -22,6 +23,7 @@ class StoreFixture {
     virtual store::DeploymentStore& deployments() = 0;
     virtual workflow::WorkflowStore& workflow() = 0;
     virtual store::EventStore& events() = 0;
+    virtual workflow::ElasticStore& elastic() = 0;
     /// The stores' notion of now (creation times of the rows the suite writes).
     virtual domain::TimePoint Now() = 0;
     /// Lets `d` pass for the stores: sleeps for the database, moves a ManualClock for a fake.
@@ -60,5 +62,8 @@ void CallbackOutbox(const Factory& make);
 /// The deployments waiting for admission are listed per issuer, oldest first, with what they
 /// wait for, whether the step waited or its reservation did not fit; not once admitted or deleted.
 void AdmissionQueue(const Factory& make);
+/// The elastic autoscaler's turns (one per gap, of two sweeps at once exactly one), its memory
+/// kept to the microsecond, its event in the log, and the deployments it may scale.
+void ElasticState(const Factory& make);
 
 }  // namespace orch::test::contract

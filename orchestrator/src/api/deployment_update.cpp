@@ -1,0 +1,47 @@
+#include "orchestrator/api/deployment_update.hpp"
+
+#include "orchestrator/api/scaling.hpp"
+#include "orchestrator/api/update_capacity.hpp"
+#include "orchestrator/service/new_deployment.hpp"
+
+namespace orch::api {
+
+Status BeginDeploymentUpdate(
+    ApiContext& ctx,
+    const domain::Deployment& d,
+    const DeploymentChange& change,
+    const std::function<Status()>& before_commit
+) {
+    Json merged = d.parameters.is_object() ? d.parameters : Json::object();
+    merged.update(change.parameters);
+    // The stored parameters were accepted with the deployment: only the new ones are checked anew.
+    ORCH_ASSIGN_OR_RETURN(
+        const tosca::DeploymentSpec spec, ctx.templates.Build(change.template_text, merged, d.parameters)
+    );
+    // Scaling up is bounded as creating is.
+    ORCH_RETURN_IF_ERROR(service::CheckInstanceCap(spec, ctx.deployment_limits));
+    // A scale the site cannot hold is refused now, with placement's reason, instead of failing
+    // on the site minutes later.
+    ORCH_RETURN_IF_ERROR(CheckUpdateFitsSite(ctx, d, spec));
+    ORCH_ASSIGN_OR_RETURN(auto existing, ctx.store.ListResources(d.id, std::nullopt, 0, 100000, {}));
+    ORCH_ASSIGN_OR_RETURN(const ScalingPlan plan, PlanScaling(spec, existing.items, d.id, ctx.clock.now()));
+    if (before_commit) {
+        ORCH_RETURN_IF_ERROR(before_commit());
+    }
+    store::UpdateRequest update;
+    update.id = d.id;
+    update.template_text = change.template_text;
+    update.parameters = std::move(merged);
+    update.callback = change.callback;
+    update.options = change.options;
+    update.added = plan.added;
+    update.removed_resource_ids = plan.removed;
+    service::SummariseRequest(spec, update.req_cpus, update.req_mem_mb, update.req_gpus, update.req_instances);
+    ORCH_RETURN_IF_ERROR(ctx.store.BeginUpdate(update));
+    if (ctx.wake_workflow) {
+        ctx.wake_workflow();
+    }
+    return Ok();
+}
+
+}  // namespace orch::api
