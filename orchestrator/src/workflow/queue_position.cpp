@@ -35,7 +35,9 @@ Result<QueuePlace> PlaceInQueue(
     WorkflowStore& store,
     const std::string& issuer,
     const WaitingRequest& self,
-    std::chrono::system_clock::time_point now
+    std::chrono::system_clock::time_point now,
+    const FairShareWeights& weights,
+    const FairShareOptions& options
 ) {
     auto listed = store.WaitingRequests(issuer, kMaxWaitingListed);
     if (!listed) {
@@ -65,8 +67,9 @@ Result<QueuePlace> PlaceInQueue(
     }
     for (const auto& w : waiting) {
         capacity += w.demand;
+        accounts[w.group].weight = weights.For(w.group);
     }
-    const auto order = FairShareOrder(waiting, accounts, capacity, now);
+    const auto order = FairShareOrder(waiting, accounts, capacity, now, options);
     const auto at = std::find(order.begin(), order.end(), std::size_t{0});
     return QueuePlace{static_cast<std::size_t>(at - order.begin()) + 1};
 }
