@@ -161,8 +161,12 @@ class Cycle {
                 borrowing.push_back(index);
             }
         }
-        for (const auto index : borrowing) {
-            Try(index, true);
+        // A lender whose request waits for its lent quota to come back must not see a smaller
+        // borrower take what came back first: no borrowing while one waits.
+        if (!lender_waits_) {
+            for (const auto index : borrowing) {
+                Try(index, true);
+            }
         }
         return std::move(result_);
     }
@@ -171,6 +175,7 @@ class Cycle {
     void Try(std::size_t index, bool borrows) {
         const auto& w = (*in_.waiting)[index];
         if (!books_.Fits(w.group, w.demand.gpus)) {
+            lender_waits_ = lender_waits_ || !borrows;
             return;  // waits for its cohort's quota; it holds no reservation meanwhile
         }
         std::optional<std::size_t> site = free_.BestFit(w.demand.gpus);
@@ -235,6 +240,7 @@ class Cycle {
     FreeSites free_;
     std::vector<RunningGpus> running_;
     std::optional<Reservation> reservation_;
+    bool lender_waits_ = false;
     CycleResult result_;
 };
 

@@ -166,6 +166,11 @@ TEST_CASE(
     in.held = {{"a", 6}};  // 2 of a's borrowed GPUs came back
     result = Run(second, in);
     CHECK(AdmittedIds(second, result) == std::vector<std::string>{"b-1"});
+
+    // b needs 3 of its own back but only 2 came back: a may not borrow the 2 meanwhile.
+    const std::vector<WaitingRequest> third{Request("b-2", "b", 3), Request("a-5", "a", 1)};
+    result = Run(third, in);
+    CHECK(result.admitted.empty());
 }
 
 TEST_CASE("admission cycle: borrowing and lending limits", "[admission][cycle][cohort]") {

@@ -74,7 +74,8 @@ struct CycleResult {
 /// Walks `order` twice, placing each GPU request on the site with the fewest free GPUs that fit
 /// (best fit):
 ///  1. requests within their group's nominal quota (a lender's own requests come first);
-///  2. then requests that must borrow, while the cohort has unused lendable quota.
+///  2. then requests that must borrow, while the cohort has unused lendable quota, and only when
+///     no request of pass 1 waits for the cohort's quota (a lender waiting for its lent GPUs).
 /// The first request that is within quota but fits nowhere becomes the head and gets a
 /// reservation: on the site where it can start soonest given the running deployments' estimated
 /// ends. A later request may start on that site only if it ends (now + its estimate) before the
