@@ -31,6 +31,7 @@ Status ParseFairShare(const ConfigTree& t, workflow::StepOptions& s) {
         return Error::InvalidArgument("config key 'workflow.admission_default_weight': must be in (0, 1000000]");
     }
     s.admission_weights.default_weight = fallback;
+    ORCH_ASSIGN_OR_RETURN(s.admission_half_life, t.GetDuration("workflow.admission_half_life", s.admission_half_life));
     ORCH_ASSIGN_OR_RETURN(
         s.admission_fair_share.starvation_age,
         t.GetDuration("workflow.admission_starvation_age", s.admission_fair_share.starvation_age)

@@ -161,7 +161,8 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
             self,
             s.clock.now(),
             s.options.admission_weights,
-            s.options.admission_fair_share
+            s.options.admission_fair_share,
+            s.options.admission_half_life
         );
         if (!found) {
             return StepResult::Retry(Backoff(job.attempts), "admission queue: " + found.error().message);

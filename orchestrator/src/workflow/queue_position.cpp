@@ -37,7 +37,8 @@ Result<QueuePlace> PlaceInQueue(
     const WaitingRequest& self,
     std::chrono::system_clock::time_point now,
     const FairShareWeights& weights,
-    const FairShareOptions& options
+    const FairShareOptions& options,
+    std::chrono::milliseconds half_life
 ) {
     auto listed = store.WaitingRequests(issuer, kMaxWaitingListed);
     if (!listed) {
@@ -57,7 +58,14 @@ Result<QueuePlace> PlaceInQueue(
     if (!counters) {
         return counters.error();
     }
+    auto history = store.FairShareUsage(issuer, half_life);
+    if (!history) {
+        return history.error();
+    }
     std::map<std::string, GroupAccount, std::less<>> accounts;
+    for (const auto& [group, usage] : *history) {
+        accounts[group].usage = usage;
+    }
     ShareVector capacity;
     for (const auto& c : *counters) {
         if (c.key.scope == QuotaScope::kGroup) {

@@ -23,7 +23,8 @@ Result<QueuePlace> PlaceInQueue(
     const WaitingRequest& self,
     std::chrono::system_clock::time_point now,
     const FairShareWeights& weights = {},
-    const FairShareOptions& options = {}
+    const FairShareOptions& options = {},
+    std::chrono::milliseconds half_life = std::chrono::hours(24 * 7)
 );
 
 }  // namespace orch::workflow

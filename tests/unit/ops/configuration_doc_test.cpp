@@ -124,6 +124,7 @@ TEST_CASE("documented defaults of server, database, workflow and tosca keys are 
     CHECK(steps.default_provider_timeout_mins == step_defaults.default_provider_timeout_mins);
     CHECK(steps.admission_weights.default_weight == step_defaults.admission_weights.default_weight);
     CHECK(steps.admission_fair_share.starvation_age == step_defaults.admission_fair_share.starvation_age);
+    CHECK(steps.admission_half_life == step_defaults.admission_half_life);
     auto tosca = orch::tosca::EngineOptionsFromConfig(config->tree);
     REQUIRE(tosca);
     const orch::tosca::EngineOptions tosca_defaults;

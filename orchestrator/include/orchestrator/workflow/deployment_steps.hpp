@@ -67,6 +67,8 @@ struct StepOptions {
     /// anti-starvation age (workflow.admission_starvation_age).
     FairShareWeights admission_weights;
     FairShareOptions admission_fair_share;
+    /// How fast a group's past resource-hours are forgotten (workflow.admission_half_life).
+    std::chrono::milliseconds admission_half_life{std::chrono::hours(24 * 7)};
 };
 
 struct StepServices {
