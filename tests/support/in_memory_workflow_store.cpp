@@ -5,6 +5,7 @@
 #include <orchestrator/workflow/admission_queue.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 #include <utility>
 
@@ -136,15 +137,27 @@ void ApplyAttempt(InMemoryDatabase::Row& row, const workflow::Attempt& a, domain
     }
 }
 
-// Gives back what the deployment holds on the quota counters (as admission::Release does).
+std::int64_t DayOf(domain::TimePoint t) {
+    return std::chrono::duration_cast<std::chrono::hours>(t.time_since_epoch()).count() / 24;
+}
+
+// Gives back what the deployment holds on the quota counters and records its group claims'
+// resource-hours in the day's history (as admission::Release does).
 void ReleaseClaims(InMemoryDatabase& db, const std::string& deployment_id) {
     const auto it = db.claims().find(deployment_id);
     if (it == db.claims().end()) {
         return;
     }
+    const auto now = db.clock().now();
     for (const auto& claim : it->second) {
         auto& counter = db.counters()[claim.key];
         (claim.state == workflow::AdmissionState::kInUse ? counter.in_use : counter.reserved) -= claim.amount;
+        if (claim.key.scope == workflow::QuotaScope::kGroup) {
+            const double hours =
+                std::max(0.0, std::chrono::duration<double, std::ratio<3600>>(now - claim.since).count());
+            db.fair_share_usage()[{claim.key.issuer, claim.key.group, claim.key.resource, DayOf(now)}] +=
+                claim.amount * hours;
+        }
     }
     db.claims().erase(it);
 }
@@ -174,7 +187,7 @@ bool ReserveClaims(InMemoryDatabase& db, const std::string& deployment_id, const
         auto& counter = db.counters()[claim.key];
         counter.key = claim.key;
         counter.reserved += claim.amount;
-        mine.push_back({claim.key, claim.amount, workflow::AdmissionState::kReserved});
+        mine.push_back({claim.key, claim.amount, workflow::AdmissionState::kReserved, db.clock().now()});
     }
     return true;
 }
@@ -392,6 +405,32 @@ Result<std::int64_t> InMemoryWorkflowStore::PurgeEvents(std::chrono::millisecond
         return false;
     });
     return purged;
+}
+
+Result<std::map<std::string, workflow::ShareVector, std::less<>>> InMemoryWorkflowStore::FairShareUsage(
+    const std::string& issuer, std::chrono::milliseconds half_life
+) {
+    const Lock lock(db_.mutex());
+    const std::int64_t today = DayOf(db_.clock().now());
+    const double half_life_days = static_cast<double>(half_life.count()) / 86'400'000.0;
+    std::map<std::string, workflow::ShareVector, std::less<>> out;
+    for (const auto& [key, amount] : db_.fair_share_usage()) {
+        const auto& [owner, group, resource, day] = key;
+        if (owner != issuer || day <= today - 366) {
+            continue;
+        }
+        const double age = static_cast<double>(today - day);
+        const double decayed = half_life_days > 0 ? amount * std::pow(0.5, age / half_life_days) : amount;
+        auto& usage = out[group];
+        if (resource == workflow::QuotaResource::kGpus) {
+            usage.gpus += decayed;
+        } else if (resource == workflow::QuotaResource::kCpus) {
+            usage.cpus += decayed;
+        } else if (resource == workflow::QuotaResource::kRamMb) {
+            usage.ram_mb += decayed;
+        }
+    }
+    return out;
 }
 
 Result<std::vector<workflow::QuotaCounter>> InMemoryWorkflowStore::QuotaCounters(

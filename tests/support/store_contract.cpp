@@ -18,6 +18,7 @@ namespace {
 
 using domain::NodeState;
 using DStatus = domain::Status;
+using std::chrono::hours;
 using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
@@ -852,6 +853,33 @@ void AdmissionAccounting(const Factory& make) {
     CHECK(GroupGpus(*f) == std::make_pair(0.0, 0.0));
     CHECK(user().reserved == 0);
     CHECK(user().in_use == 0);
+}
+
+void FairShareHistory(const Factory& make) {
+    auto f = make();
+    const std::string id = Add(*f, {.owner = kAlice, .group = "g"});
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, id), "w1", Admit(2, 3)));
+    CHECK(f->workflow().FairShareUsage(kAlice.issuer, hours(24 * 7)).value().empty());  // held, not ended
+    auto jobs = f->workflow().Claim("w2", 10, minutes(1)).value();
+    REQUIRE(jobs.size() == 1);
+    REQUIRE(f->workflow().Commit(jobs[0], "w2", WithStatus(DStatus::kCreateComplete)));
+    f->Elapse(milliseconds(300));
+    REQUIRE(f->deployments().BeginDelete(id, false));
+    jobs = f->workflow().Claim("w2", 10, minutes(1)).value();
+    REQUIRE(jobs.size() == 1);
+    REQUIRE(f->workflow().Commit(jobs[0], "w2", WithStatus(DStatus::kDeleteComplete)));
+
+    // 2 GPUs for at least 0.3 s (a database's own clock may add a little): GPU-hours of group g.
+    const auto usage = f->workflow().FairShareUsage(kAlice.issuer, hours(24 * 7)).value();
+    REQUIRE(usage.count("g") == 1);
+    CHECK(usage.at("g").gpus >= 2 * 0.3 / 3600 * 0.99);
+    CHECK(usage.at("g").gpus <= 2 * 60.0 / 3600);
+    CHECK(usage.at("g").cpus == 0);
+    // Ended today: no decay yet, whatever the half-life.
+    CHECK(
+        f->workflow().FairShareUsage(kAlice.issuer, milliseconds(0)).value().at("g").gpus == Approx(usage.at("g").gpus)
+    );
+    CHECK(f->workflow().FairShareUsage(kCarol.issuer, hours(24)).value().empty());
 }
 
 void AdmissionRace(const Factory& make) {

@@ -1,6 +1,45 @@
 #include "orchestrator/app/workflow_config.hpp"
 
+#include <cstdlib>
+
 namespace orch::app {
+
+namespace {
+
+// A group's share weight: a positive number, bounded so one group cannot be made infinite.
+constexpr double kMaxWeight = 1e6;
+
+Result<double> Weight(const std::string& key, const std::string& text) {
+    char* end = nullptr;
+    const double w = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !(w > 0) || w > kMaxWeight) {
+        return Error::InvalidArgument("config key '" + key + "': a weight must be a number in (0, 1000000]");
+    }
+    return w;
+}
+
+Status ParseFairShare(const ConfigTree& t, workflow::StepOptions& s) {
+    const std::string key = "workflow.admission_weights";
+    ORCH_ASSIGN_OR_RETURN(const auto weights, t.GetStringMap(key));
+    for (const auto& [group, text] : weights) {
+        ORCH_ASSIGN_OR_RETURN(s.admission_weights.groups[group], Weight(key + "." + group, text));
+    }
+    ORCH_ASSIGN_OR_RETURN(
+        const double fallback, t.GetDouble("workflow.admission_default_weight", s.admission_weights.default_weight)
+    );
+    if (!(fallback > 0) || fallback > kMaxWeight) {
+        return Error::InvalidArgument("config key 'workflow.admission_default_weight': must be in (0, 1000000]");
+    }
+    s.admission_weights.default_weight = fallback;
+    ORCH_ASSIGN_OR_RETURN(s.admission_half_life, t.GetDuration("workflow.admission_half_life", s.admission_half_life));
+    ORCH_ASSIGN_OR_RETURN(
+        s.admission_fair_share.starvation_age,
+        t.GetDuration("workflow.admission_starvation_age", s.admission_fair_share.starvation_age)
+    );
+    return Ok();
+}
+
+}  // namespace
 
 Status ParseWorkflowConfig(const ConfigTree& t, workflow::EngineOptions& e, workflow::StepOptions& s) {
     ORCH_ASSIGN_OR_RETURN(const auto workers, t.GetInt("workflow.workers", e.workers, 1, 256));
@@ -13,6 +52,7 @@ Status ParseWorkflowConfig(const ConfigTree& t, workflow::EngineOptions& e, work
     ORCH_ASSIGN_OR_RETURN(s.admission_retry, t.GetDuration("workflow.admission_retry", s.admission_retry));
     ORCH_ASSIGN_OR_RETURN(s.admission_max_wait, t.GetDuration("workflow.admission_max_wait", s.admission_max_wait));
     ORCH_ASSIGN_OR_RETURN(s.admission_queue, t.GetBool("workflow.admission_queue", s.admission_queue));
+    ORCH_RETURN_IF_ERROR(ParseFairShare(t, s));
     ORCH_ASSIGN_OR_RETURN(const auto retries, t.GetInt("workflow.transient_retries", s.max_transient_retries, 0, 100));
     s.max_transient_retries = static_cast<int>(retries);
     ORCH_ASSIGN_OR_RETURN(const auto callbacks, t.GetInt("workflow.callback_retries", s.callback_retries, 1, 10'000));

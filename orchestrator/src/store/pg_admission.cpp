@@ -139,8 +139,56 @@ void Release(pqxx::transaction_base& tx, const std::string& deployment_id) {
         AddTo(tx, h.key, in_use ? 0 : -h.amount, in_use ? -h.amount : 0);
     }
     if (!held.empty()) {
+        // In resource order, so two releases of one group meet the history rows in one order.
+        tx.exec_params(
+            "INSERT INTO fair_share_usage (issuer, user_group, resource, day, amount) "
+            "SELECT issuer, user_group, resource, current_date, "
+            "       sum(amount * greatest(extract(epoch FROM now() - since)::float8, 0) / 3600.0) "
+            "FROM admission_claims WHERE deployment_id = $1::uuid AND scope = 'group' "
+            "GROUP BY issuer, user_group, resource ORDER BY issuer, user_group, resource "
+            "ON CONFLICT (issuer, user_group, resource, day) "
+            "DO UPDATE SET amount = fair_share_usage.amount + excluded.amount",
+            deployment_id
+        );
         tx.exec_params("DELETE FROM admission_claims WHERE deployment_id = $1::uuid", deployment_id);
     }
+}
+
+std::map<std::string, workflow::ShareVector, std::less<>> FairShareUsage(
+    pqxx::transaction_base& tx, const std::string& issuer, std::chrono::milliseconds half_life
+) {
+    // Days older than a year count for nothing at any sensible half-life; they are not read.
+    const double half_life_days = static_cast<double>(half_life.count()) / 86'400'000.0;
+    const auto rows = tx.exec_params(
+        "SELECT user_group, resource, sum(CASE WHEN $2::float8 > 0 "
+        "THEN amount * power(0.5::float8, (current_date - day) / $2::float8) ELSE amount END) "
+        "FROM fair_share_usage WHERE issuer = $1 AND day > current_date - 366 GROUP BY user_group, resource",
+        issuer,
+        half_life_days
+    );
+    std::map<std::string, workflow::ShareVector, std::less<>> out;
+    for (const auto& row : rows) {
+        const auto resource = workflow::ParseQuotaResource(row[1].as<std::string>());
+        if (!resource) {
+            continue;
+        }
+        auto& usage = out[row[0].as<std::string>()];
+        const double amount = row[2].as<double>();
+        switch (*resource) {
+            case workflow::QuotaResource::kGpus:
+                usage.gpus += amount;
+                break;
+            case workflow::QuotaResource::kCpus:
+                usage.cpus += amount;
+                break;
+            case workflow::QuotaResource::kRamMb:
+                usage.ram_mb += amount;
+                break;
+            case workflow::QuotaResource::kInstances:
+                break;  // not a share dimension
+        }
+    }
+    return out;
 }
 
 std::vector<workflow::QuotaCounter> Counters(

@@ -419,6 +419,15 @@ Result<std::vector<workflow::QuotaCounter>> PgWorkflowStore::QuotaCounters(
     });
 }
 
+Result<std::map<std::string, workflow::ShareVector, std::less<>>> PgWorkflowStore::FairShareUsage(
+    const std::string& issuer, std::chrono::milliseconds half_life
+) {
+    return pool_.Run([&](pqxx::connection& conn) -> Result<std::map<std::string, workflow::ShareVector, std::less<>>> {
+        pqxx::read_transaction tx(conn);
+        return admission::FairShareUsage(tx, issuer, half_life);
+    });
+}
+
 Result<std::vector<workflow::WaitingRequest>> PgWorkflowStore::WaitingRequests(const std::string& issuer, int limit) {
     return pool_.Run([&](pqxx::connection& conn) -> Result<std::vector<workflow::WaitingRequest>> {
         pqxx::read_transaction tx(conn);

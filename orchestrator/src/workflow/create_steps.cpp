@@ -155,7 +155,15 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
     QueuePlace place;
     if (queued) {
         // The next admitted is the fair-share first: one that fits now still waits behind it.
-        auto found = PlaceInQueue(s.store, request.requester.issuer, self, s.clock.now());
+        auto found = PlaceInQueue(
+            s.store,
+            request.requester.issuer,
+            self,
+            s.clock.now(),
+            s.options.admission_weights,
+            s.options.admission_fair_share,
+            s.options.admission_half_life
+        );
         if (!found) {
             return StepResult::Retry(Backoff(job.attempts), "admission queue: " + found.error().message);
         }

@@ -43,6 +43,11 @@ ShareVector& ShareVector::operator+=(const ShareVector& other) {
     return *this;
 }
 
+double FairShareWeights::For(std::string_view group) const {
+    const auto it = groups.find(group);
+    return it != groups.end() ? it->second : default_weight;
+}
+
 ShareVector DecayedUsage(
     const ShareVector& usage, std::chrono::milliseconds elapsed, std::chrono::milliseconds half_life
 ) {

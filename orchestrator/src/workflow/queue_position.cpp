@@ -35,7 +35,10 @@ Result<QueuePlace> PlaceInQueue(
     WorkflowStore& store,
     const std::string& issuer,
     const WaitingRequest& self,
-    std::chrono::system_clock::time_point now
+    std::chrono::system_clock::time_point now,
+    const FairShareWeights& weights,
+    const FairShareOptions& options,
+    std::chrono::milliseconds half_life
 ) {
     auto listed = store.WaitingRequests(issuer, kMaxWaitingListed);
     if (!listed) {
@@ -55,7 +58,14 @@ Result<QueuePlace> PlaceInQueue(
     if (!counters) {
         return counters.error();
     }
+    auto history = store.FairShareUsage(issuer, half_life);
+    if (!history) {
+        return history.error();
+    }
     std::map<std::string, GroupAccount, std::less<>> accounts;
+    for (const auto& [group, usage] : *history) {
+        accounts[group].usage = usage;
+    }
     ShareVector capacity;
     for (const auto& c : *counters) {
         if (c.key.scope == QuotaScope::kGroup) {
@@ -65,8 +75,9 @@ Result<QueuePlace> PlaceInQueue(
     }
     for (const auto& w : waiting) {
         capacity += w.demand;
+        accounts[w.group].weight = weights.For(w.group);
     }
-    const auto order = FairShareOrder(waiting, accounts, capacity, now);
+    const auto order = FairShareOrder(waiting, accounts, capacity, now, options);
     const auto at = std::find(order.begin(), order.end(), std::size_t{0});
     return QueuePlace{static_cast<std::size_t>(at - order.begin()) + 1};
 }

@@ -15,13 +15,16 @@ struct QueuePlace {
 };
 
 /// `self`'s place among the waiting requests of `issuer` that compete with it (requests for GPUs
-/// with requests for GPUs, the others with the others), ordered by FairShareOrder over what
-/// each group holds now (its group quota counters) against the sum of that and every demand.
+/// with requests for GPUs, the others with the others), ordered by FairShareOrder (with `weights` and `options`) over
+/// what each group holds now (its group quota counters) against the sum of that and every demand.
 Result<QueuePlace> PlaceInQueue(
     WorkflowStore& store,
     const std::string& issuer,
     const WaitingRequest& self,
-    std::chrono::system_clock::time_point now
+    std::chrono::system_clock::time_point now,
+    const FairShareWeights& weights = {},
+    const FairShareOptions& options = {},
+    std::chrono::milliseconds half_life = std::chrono::hours(24 * 7)
 );
 
 }  // namespace orch::workflow

@@ -1,6 +1,7 @@
 set(SOURCES
   ${AREA_DIR}/admission.cpp
   ${AREA_DIR}/admission_queue.cpp
+  ${AREA_DIR}/admission_cycle.cpp
   ${AREA_DIR}/candidate_codec.cpp
   ${AREA_DIR}/engine.cpp
   ${AREA_DIR}/fair_share.cpp

@@ -87,6 +87,9 @@ TEST_CASE("pg stores: admission accounting", "[store][contract]") {
 TEST_CASE("pg stores: admission race", "[store][contract]") {
     AdmissionRace(kMake);
 }
+TEST_CASE("pg stores: fair-share history", "[store][contract]") {
+    FairShareHistory(kMake);
+}
 TEST_CASE("pg stores: callback outbox", "[store][contract]") {
     CallbackOutbox(kMake);
 }

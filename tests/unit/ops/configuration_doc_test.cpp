@@ -122,6 +122,9 @@ TEST_CASE("documented defaults of server, database, workflow and tosca keys are 
     CHECK(steps.callback_max_age == step_defaults.callback_max_age);
     CHECK(steps.create_call_timeout == step_defaults.create_call_timeout);
     CHECK(steps.default_provider_timeout_mins == step_defaults.default_provider_timeout_mins);
+    CHECK(steps.admission_weights.default_weight == step_defaults.admission_weights.default_weight);
+    CHECK(steps.admission_fair_share.starvation_age == step_defaults.admission_fair_share.starvation_age);
+    CHECK(steps.admission_half_life == step_defaults.admission_half_life);
     auto tosca = orch::tosca::EngineOptionsFromConfig(config->tree);
     REQUIRE(tosca);
     const orch::tosca::EngineOptions tosca_defaults;
@@ -168,4 +171,24 @@ TEST_CASE("documented defaults of the auth keys are the code's", "[config][auth]
     CHECK(documented->max_concurrent_idp_calls == defaults->max_concurrent_idp_calls);
     CHECK(documented->refresh_margin == defaults->refresh_margin);
     CHECK(documented->admins_operate_on_any == defaults->admins_operate_on_any);
+}
+
+TEST_CASE("fair-share weights are read per group and a weight that is not a positive number is refused", "[config]") {
+    const auto parse = [](const std::string& yaml) {
+        auto tree = orch::ConfigTree::FromYaml(yaml, "test.yaml");
+        REQUIRE(tree);
+        orch::workflow::EngineOptions engine;
+        orch::workflow::StepOptions steps;
+        auto parsed = orch::app::ParseWorkflowConfig(*tree, engine, steps);
+        return std::make_pair(static_cast<bool>(parsed), steps);
+    };
+    const auto [ok, steps] =
+        parse("workflow:\n  admission_weights:\n    physics: 2\n    bio: 0.5\n  admission_default_weight: 3\n");
+    REQUIRE(ok);
+    CHECK(steps.admission_weights.For("physics") == 2);
+    CHECK(steps.admission_weights.For("bio") == 0.5);
+    CHECK(steps.admission_weights.For("other") == 3);
+    CHECK_FALSE(parse("workflow:\n  admission_weights:\n    physics: -1\n").first);
+    CHECK_FALSE(parse("workflow:\n  admission_weights:\n    physics: lots\n").first);
+    CHECK_FALSE(parse("workflow:\n  admission_default_weight: 0\n").first);
 }

@@ -70,6 +70,9 @@ TEST_CASE("in-memory stores: admission accounting", "[store][contract]") {
 TEST_CASE("in-memory stores: admission race", "[store][contract]") {
     AdmissionRace(kMake);
 }
+TEST_CASE("in-memory stores: fair-share history", "[store][contract]") {
+    FairShareHistory(kMake);
+}
 TEST_CASE("in-memory stores: callback outbox", "[store][contract]") {
     CallbackOutbox(kMake);
 }

@@ -16,6 +16,7 @@ using orch::Json;
 using orch::connectors::FailureKind;
 using orch::domain::AttemptOutcome;
 using orch::domain::Status;
+using std::chrono::hours;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
@@ -472,4 +473,70 @@ TEST_CASE(
     rig.api.clock.Advance(seconds(5));
     rig.RunDue();
     CHECK(rig.connector.CreateCalls("SITE-A", users) == 1);  // its turn once physics is admitted
+}
+
+TEST_CASE("the operator's group weights order the queue (workflow.admission_weights)", "[workflow][admission]") {
+    // users and physics hold one GPU each: equal shares, so by name physics would go first; with
+    // weight 3 users' share is a third of physics' and users goes first.
+    Rig rig;
+    rig.services.options.admission_weights.groups = {{"users", 3}};
+    rig.api.principal().groups = std::vector<std::string>{"users", "physics"};
+    orch::placement::GroupQuota quota;
+    quota.group.gpus = 100;
+    rig.placer.SetQuota(quota);
+    for (const char* group : {"users", "physics"}) {
+        const std::string held = rig.Create(Json::object(), group);
+        for (int i = 0; i < 10 && rig.Get(held).status != Status::kCreateComplete; ++i) {
+            rig.api.clock.Advance(seconds(1));
+            rig.RunDue();
+        }
+        REQUIRE(rig.Get(held).status == Status::kCreateComplete);
+    }
+    rig.placer.SetFull(true);
+    const std::string physics = rig.Create(Json::object(), "physics");  // older
+    rig.api.clock.Advance(seconds(1));
+    const std::string users = rig.Create(Json::object(), "users");
+    rig.RunDue();
+    rig.api.clock.Advance(seconds(5));
+    rig.RunDue();
+    CHECK(rig.Get(users).status_reason == "queued: position 1 in group users, waiting for 1 × GPU");
+    CHECK(rig.Get(physics).status_reason == "queued: position 2 in group physics, waiting for 1 × GPU");
+    rig.placer.SetFull(false);
+    rig.api.clock.Advance(seconds(5));
+    rig.RunDue();
+    CHECK(rig.connector.CreateCalls("SITE-A", users) == 1);
+    CHECK(rig.connector.CreateCalls("SITE-A", physics) == 0);
+}
+
+TEST_CASE("a group's past GPU-hours put it behind in the queue (the fair-share history)", "[workflow][admission]") {
+    // physics ran a GPU deployment for 10 h and deleted it; users never ran one. Both hold
+    // nothing now: by name physics would go first; its history puts users first.
+    Rig rig;
+    rig.api.principal().groups = std::vector<std::string>{"users", "physics"};
+    orch::placement::GroupQuota quota;
+    quota.group.gpus = 100;
+    rig.placer.SetQuota(quota);
+    const std::string past = rig.Create(Json::object(), "physics");
+    for (int i = 0; i < 10 && rig.Get(past).status != Status::kCreateComplete; ++i) {
+        rig.api.clock.Advance(seconds(1));
+        rig.RunDue();
+    }
+    REQUIRE(rig.Get(past).status == Status::kCreateComplete);
+    rig.api.clock.Advance(hours(10));
+    REQUIRE(rig.api.Call("DELETE", "/deployments/" + past).status == 204);
+    for (int i = 0; i < 20 && rig.Get(past).status != Status::kDeleteComplete; ++i) {
+        rig.api.clock.Advance(seconds(5));
+        rig.RunDue();
+    }
+    REQUIRE(rig.Get(past).status == Status::kDeleteComplete);
+
+    rig.placer.SetFull(true);
+    const std::string physics = rig.Create(Json::object(), "physics");  // older
+    rig.api.clock.Advance(seconds(1));
+    const std::string users = rig.Create(Json::object(), "users");
+    rig.RunDue();
+    rig.api.clock.Advance(seconds(5));
+    rig.RunDue();
+    CHECK(rig.Get(users).status_reason == "queued: position 1 in group users, waiting for 1 × GPU");
+    CHECK(rig.Get(physics).status_reason == "queued: position 2 in group physics, waiting for 1 × GPU");
 }

@@ -3,6 +3,7 @@
 set(TEST_SOURCES
   ${TEST_DIR}/deploy_steps_test.cpp
   ${TEST_DIR}/fair_share_test.cpp
+  ${TEST_DIR}/admission_cycle_test.cpp
   ${TEST_DIR}/callback_deliverer_test.cpp
   ${TEST_DIR}/admission_queue_test.cpp
   ${TEST_DIR}/elastic_policy_test.cpp

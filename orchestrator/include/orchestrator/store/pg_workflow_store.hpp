@@ -26,6 +26,9 @@ class PgWorkflowStore final : public workflow::WorkflowStore {
     Result<std::vector<workflow::QuotaCounter>> QuotaCounters(
         const std::string& issuer, const std::vector<std::string>& groups
     ) override;
+    Result<std::map<std::string, workflow::ShareVector, std::less<>>> FairShareUsage(
+        const std::string& issuer, std::chrono::milliseconds half_life
+    ) override;
     Result<std::vector<workflow::CallbackDelivery>> ClaimCallbacks(
         const std::string& owner, int max, std::chrono::milliseconds lease
     ) override;

@@ -6,6 +6,7 @@
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/placement/placer.hpp"
 #include "orchestrator/workflow/engine.hpp"
+#include "orchestrator/workflow/fair_share.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 #include "orchestrator/workflow/workflow_store.hpp"
 #include "tosca/outputs.hpp"
@@ -61,6 +62,13 @@ struct StepOptions {
     /// (workflow.admission_max_wait; 0: until the deployment's own timeout).
     bool admission_queue = true;
     std::chrono::milliseconds admission_max_wait{0};
+    /// The fair-share order of the queue (docs/admission.md, "Fair share"): each group's weight
+    /// (workflow.admission_weights; a group not listed has admission_default_weight) and the
+    /// anti-starvation age (workflow.admission_starvation_age).
+    FairShareWeights admission_weights;
+    FairShareOptions admission_fair_share;
+    /// How fast a group's past resource-hours are forgotten (workflow.admission_half_life).
+    std::chrono::milliseconds admission_half_life{std::chrono::hours(24 * 7)};
 };
 
 struct StepServices {

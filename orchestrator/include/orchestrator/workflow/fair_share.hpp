@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace orch::workflow {
@@ -27,6 +29,9 @@ struct WaitingRequest {
     int priority = 0;  ///< higher first, within the group
     std::chrono::system_clock::time_point queued_at;
     ShareVector demand;  ///< what it asks for (GPUs weighted by class)
+    /// How long it is expected to run once started (nullopt: unknown); only the admission
+    /// cycle's backfill rule reads it (admission_cycle.hpp).
+    std::optional<std::chrono::milliseconds> estimate;
 };
 
 /// A group's entitlement and its history.
@@ -39,6 +44,14 @@ struct FairShareOptions {
     /// A request waiting at least this long is ordered before every younger one, oldest first,
     /// whatever its group's share: the anti-starvation rule (0 disables it).
     std::chrono::milliseconds starvation_age{std::chrono::hours(6)};
+};
+
+/// The operator's weights per group (2:1:1 → 50/25/25 %), and the weight of every other group.
+struct FairShareWeights {
+    std::map<std::string, double, std::less<>> groups;
+    double default_weight = 1;
+
+    double For(std::string_view group) const;
 };
 
 /// `usage` decayed by half every `half_life` over `elapsed`, the DIRAC/Slurm way: last week's

@@ -10,6 +10,7 @@
 #include "orchestrator/workflow/job_kind.hpp"
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -159,6 +160,12 @@ class WorkflowStore {
     /// admitted deployments hold, for GET /quotas and the tests.
     virtual Result<std::vector<QuotaCounter>> QuotaCounters(
         const std::string& issuer, const std::vector<std::string>& groups
+    ) = 0;
+    /// Each group's resource-hours of `issuer` held by deployments that ended (their group
+    /// counters × how long), decayed by age with `half_life` (0: not decayed): the fair-share
+    /// history (docs/admission.md; migration 0015).
+    virtual Result<std::map<std::string, ShareVector, std::less<>>> FairShareUsage(
+        const std::string& issuer, std::chrono::milliseconds half_life
     ) = 0;
     /// Claims up to `max` due callback deliveries (FOR UPDATE SKIP LOCKED), leased to `owner`
     /// for `lease`; each claim counts as an attempt.

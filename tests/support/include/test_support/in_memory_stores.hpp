@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace orch::test {
@@ -45,7 +46,10 @@ class InMemoryDatabase {
         workflow::CounterKey key;
         double amount = 0;
         workflow::AdmissionState state = workflow::AdmissionState::kReserved;
+        domain::TimePoint since{};  ///< admitted at (migration 0015)
     };
+    /// fair_share_usage: (issuer, group, resource, day since the epoch) → resource-hours.
+    using UsageKey = std::tuple<std::string, std::string, workflow::QuotaResource, std::int64_t>;
 
     struct CallbackRow {
         workflow::CallbackDelivery delivery;  ///< lease_owner empty = not leased
@@ -70,6 +74,7 @@ class InMemoryDatabase {
     /// Quota counters and each deployment's claims on them (migration 0009's tables).
     std::map<workflow::CounterKey, workflow::QuotaCounter>& counters() { return counters_; }
     std::map<std::string, std::vector<ClaimRow>>& claims() { return claims_; }
+    std::map<UsageKey, double>& fair_share_usage() { return fair_share_usage_; }
     std::vector<CallbackRow>& callbacks() { return callbacks_; }
     /// Queues a delivery of the deployment's callback, if it has one (the caller holds the mutex).
     void InsertCallback(const std::string& deployment_id);
@@ -89,6 +94,7 @@ class InMemoryDatabase {
     std::vector<EventRow> events_;
     std::map<workflow::CounterKey, workflow::QuotaCounter> counters_;
     std::map<std::string, std::vector<ClaimRow>> claims_;
+    std::map<UsageKey, double> fair_share_usage_;
     std::vector<CallbackRow> callbacks_;
     std::int64_t next_job_id_ = 1;
     std::int64_t next_callback_id_ = 1;
@@ -142,6 +148,9 @@ class InMemoryWorkflowStore final : public workflow::WorkflowStore {
     Result<std::int64_t> PurgeDeleted(std::chrono::milliseconds retention, int limit) override;
     Result<std::int64_t> PurgeEvents(std::chrono::milliseconds retention, int limit) override;
     Result<std::vector<workflow::WaitingRequest>> WaitingRequests(const std::string& issuer, int limit) override;
+    Result<std::map<std::string, workflow::ShareVector, std::less<>>> FairShareUsage(
+        const std::string& issuer, std::chrono::milliseconds half_life
+    ) override;
     Result<std::vector<workflow::QuotaCounter>> QuotaCounters(
         const std::string& issuer, const std::vector<std::string>& groups
     ) override;

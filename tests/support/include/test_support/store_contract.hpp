@@ -54,6 +54,9 @@ void EventLog(const Factory& make);
 /// A place step's quota reservation commits with it or, over a limit, only queues the job; it
 /// becomes usage at CREATE_COMPLETE and is released at CREATE_FAILED and DELETE_COMPLETE.
 void AdmissionAccounting(const Factory& make);
+/// A deployment that ends adds what it held on its group counters × how long to the group's
+/// fair-share history (resource-hours), per issuer.
+void FairShareHistory(const Factory& make);
 /// Eight commits racing for three GPUs admit exactly three.
 void AdmissionRace(const Factory& make);
 /// A committed change queues one callback delivery (when the deployment has a URL), claimed by
