@@ -53,6 +53,9 @@ void ApplyDeployment(InMemoryDatabase::Row& row, const workflow::Transition& t, 
     if (t.log) {
         row.log = *t.log;
     }
+    if (t.deadline) {
+        row.deadline = *t.deadline;
+    }
 }
 
 // One ResourceChange on the resource it names (by id, or by node and instance index).

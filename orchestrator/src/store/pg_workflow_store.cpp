@@ -120,6 +120,10 @@ void ApplyDeployment(pqxx::work& tx, const std::string& id, const Transition& t)
     if (t.log) {
         add("log", *t.log);
     }
+    if (t.deadline) {
+        params.push_back(std::to_string(ToMicros(*t.deadline)));
+        set += ", deadline = to_timestamp($" + std::to_string(params.size()) + "::bigint / 1e6)";
+    }
     tx.exec_params(
         "UPDATE deployments SET " + set + " WHERE id = $1::uuid", pqxx::prepare::make_dynamic_params(params)
     );

@@ -6,6 +6,7 @@
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/placement/placer.hpp"
 #include "orchestrator/workflow/engine.hpp"
+#include "orchestrator/workflow/self_heal_options.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 #include "orchestrator/workflow/workflow_store.hpp"
 #include "tosca/outputs.hpp"
@@ -61,6 +62,7 @@ struct StepOptions {
     /// (workflow.admission_max_wait; 0: until the deployment's own timeout).
     bool admission_queue = true;
     std::chrono::milliseconds admission_max_wait{0};
+    SelfHealOptions self_heal;
 };
 
 struct StepServices {
@@ -79,7 +81,7 @@ struct StepServices {
 };
 
 /// Registers every deployment step (deploy, poll, delete, delete_poll, cleanup, update,
-/// update_poll, action, action_poll, and callback: a job of an older version, moved to the outbox
+/// update_poll, action, action_poll, health, and callback: a job of an older version, moved to the outbox
 /// that CallbackDeliverer sends) on the engine. `services` must outlive it.
 void RegisterDeploymentSteps(Engine& engine, StepServices& services);
 

@@ -98,6 +98,8 @@ struct Transition {
     std::optional<PlacementRecord> placement;
     std::optional<int> candidate_index;
     std::optional<Json> handle;  ///< null clears it
+    /// A new deadline: a self-healing redeploy gets its timeoutMins again, counted from now.
+    std::optional<domain::TimePoint> deadline;
     std::optional<std::string> log;
     std::optional<domain::NodeState> resources_state;  ///< every resource not DELETED
     std::vector<ResourceChange> resource_changes;
