@@ -128,7 +128,8 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(
     const std::string key = Key(handle.target.site_id, handle.deployment_id);
     const std::lock_guard lock(mutex_);
     if (behaviour_[handle.target.site_id].unreachable) {
-        return connectors::Failure{connectors::FailureKind::kRetryHere, "connection refused by " + handle.target.site_id};
+        return connectors::Failure{
+            connectors::FailureKind::kRetryHere, "connection refused by " + handle.target.site_id};
     }
     connectors::Observation obs;
     if (live_.count(key) == 0 && listed_after_delete_.count(key) == 0) {
@@ -183,7 +184,8 @@ connectors::ConnectorResult<connectors::Deletion> FakeConnector::Delete(const co
     const std::string key = Key(handle.target.site_id, handle.deployment_id);
     auto& b = behaviour_[handle.target.site_id];
     if (b.unreachable) {
-        return connectors::Failure{connectors::FailureKind::kRetryHere, "connection refused by " + handle.target.site_id};
+        return connectors::Failure{
+            connectors::FailureKind::kRetryHere, "connection refused by " + handle.target.site_id};
     }
     if (b.deletes_without_effect > 0) {
         --b.deletes_without_effect;

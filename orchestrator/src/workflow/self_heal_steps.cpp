@@ -68,8 +68,9 @@ Finding Check(StepServices& s, const WorkflowState& st, const Attempt& a) {
     const auto observed = connector->Poll(*with_creds, spec ? *spec : empty);
     if (const auto* failure = std::get_if<connectors::Failure>(&observed)) {
         // A refused call (an expired token) says nothing about whether the site is there.
-        return {failure->kind == connectors::FailureKind::kUserError ? Health::kUnknown : Health::kUnreachable,
-                failure->message};
+        return {
+            failure->kind == connectors::FailureKind::kUserError ? Health::kUnknown : Health::kUnreachable,
+            failure->message};
     }
     const connectors::Observation& obs = *Value(observed);
     switch (obs.phase) {
@@ -112,7 +113,9 @@ Transition Recovered(const StepServices& s, const Job& job) {
     Transition t = Then(Again(s, Json::object()));
     if (job.payload.value(kMarkedMember, false)) {
         t.status_reason = "";
-        progress::Note(t, domain::EventType::kProgress, Json{{"statusReason", ""}, {"selfHealing", "site answers again"}});
+        progress::Note(
+            t, domain::EventType::kProgress, Json{{"statusReason", ""}, {"selfHealing", "site answers again"}}
+        );
         t.callback = true;
     }
     return t;
@@ -161,7 +164,9 @@ Json CandidatesAfter(const WorkflowState& st, const Attempt& lost, const placeme
     return candidates;
 }
 
-StepResult Redeploy(StepServices& s, const Job& job, const WorkflowState& st, const Attempt& lost, const std::string& why) {
+StepResult Redeploy(
+    StepServices& s, const Job& job, const WorkflowState& st, const Attempt& lost, const std::string& why
+) {
     auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters, st.deployment.parameters);
     if (!spec) {
         return StepResult::Commit(MarkLost(s, job, why, "cannot redeploy: " + spec.error().message));
@@ -197,9 +202,8 @@ StepResult Redeploy(StepServices& s, const Job& job, const WorkflowState& st, co
         t.deadline = s.clock.now() + std::chrono::minutes(*st.deployment.options.timeout_mins);
     }
     // The old site's objects are leftovers: deleted once it answers again (OrphanStillUnreachable).
-    t.side_jobs.push_back(
-        NextJob{JobKind::kCleanup, Json{{"seq", lost.seq}, {"orphan", true}, {"since_ms", NowMs(s)}}, {}, false}
-    );
+    t.side_jobs.push_back(NextJob{
+        JobKind::kCleanup, Json{{"seq", lost.seq}, {"orphan", true}, {"since_ms", NowMs(s)}}, {}, false});
     t.next = NextJob{JobKind::kDeploy, Json::object(), {}, true};
     t.callback = true;
     ORCH_LOG_WARN("self-healing: deployment lost, redeploying", {{"seq", lost.seq}, {"reason", why}});

@@ -90,3 +90,6 @@ TEST_CASE("pg stores: callback outbox", "[store][contract]") {
 TEST_CASE("pg stores: admission queue", "[store][contract]") {
     AdmissionQueue(kMake);
 }
+TEST_CASE("pg stores: self-healing option and redeploy deadline", "[store][contract]") {
+    SelfHealing(kMake);
+}

@@ -73,3 +73,6 @@ TEST_CASE("in-memory stores: callback outbox", "[store][contract]") {
 TEST_CASE("in-memory stores: admission queue", "[store][contract]") {
     AdmissionQueue(kMake);
 }
+TEST_CASE("in-memory stores: self-healing option and redeploy deadline", "[store][contract]") {
+    SelfHealing(kMake);
+}

@@ -60,5 +60,8 @@ void CallbackOutbox(const Factory& make);
 /// The deployments waiting for admission are listed per issuer, oldest first, with what they
 /// wait for, whether the step waited or its reservation did not fit; not once admitted or deleted.
 void AdmissionQueue(const Factory& make);
+/// `selfHealing` is stored as said (or not said), kept by an update that does not say it; a
+/// commit may set a new deadline (a self-healing redeploy).
+void SelfHealing(const Factory& make);
 
 }  // namespace orch::test::contract
