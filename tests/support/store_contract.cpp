@@ -958,8 +958,11 @@ void SelfHealing(const Factory& make) {
         workflow::Transition t;
         t.status = DStatus::kCreateComplete;
         t.deadline = deadline;
+        t.side_jobs.push_back({workflow::JobKind::kHealth, Json::object(), minutes(1), false});
         REQUIRE(f->workflow().Commit(job, "w1", t));
     }
+    // The health watch it queued is not a backlog: only the other deployment's deploy job waits.
+    CHECK(f->workflow().QueueDepth().value() == std::make_pair(std::int64_t{1}, std::int64_t{0}));
     const auto st = f->workflow().Load(said).value().value();
     REQUIRE(st.deadline);
     CHECK(std::chrono::abs(*st.deadline - deadline) < seconds(1));

@@ -531,7 +531,7 @@ Result<std::pair<std::int64_t, std::int64_t>> PgWorkflowStore::QueueDepth() {
     return pool_.Run([&](pqxx::connection& conn) {
         pqxx::read_transaction tx(conn);
         const auto r = tx.exec1(
-            "SELECT count(*) FILTER (WHERE lease_until IS NULL OR lease_until < now()), "
+            "SELECT count(*) FILTER (WHERE (lease_until IS NULL OR lease_until < now()) AND kind <> 'health'), "
             "count(*) FILTER (WHERE lease_until >= now()) FROM jobs"
         );
         return std::make_pair(r[0].as<std::int64_t>(), r[1].as<std::int64_t>());
