@@ -113,7 +113,8 @@ struct Rig {
 }  // namespace
 
 TEST_CASE(
-    "a self-healing deployment whose site stops answering moves to the next site, and its leftovers go when the site returns",
+    "a self-healing deployment whose site stops answering moves to the next site, and its leftovers go when the site "
+    "returns",
     "[workflow][self-heal]"
 ) {
     Rig rig;
