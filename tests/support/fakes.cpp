@@ -93,6 +93,11 @@ void FakeConnector::SetBehaviour(const std::string& site, FakeSiteBehaviour beha
     behaviour_[site] = behaviour;
 }
 
+void FakeConnector::Forget(const std::string& site) {
+    const std::lock_guard lock(mutex_);
+    std::erase_if(live_, [&](const std::string& key) { return key.rfind(site + "/", 0) == 0; });
+}
+
 connectors::ConnectorResult<connectors::Handle> FakeConnector::Create(const connectors::DeployRequest& request) {
     FakeSiteBehaviour b;
     const std::string key = Key(request.target.site_id, request.deployment_id);
@@ -122,6 +127,10 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(
     (void)spec;
     const std::string key = Key(handle.target.site_id, handle.deployment_id);
     const std::lock_guard lock(mutex_);
+    if (behaviour_[handle.target.site_id].unreachable) {
+        return connectors::Failure{
+            connectors::FailureKind::kRetryHere, "connection refused by " + handle.target.site_id};
+    }
     connectors::Observation obs;
     if (live_.count(key) == 0 && listed_after_delete_.count(key) == 0) {
         obs.phase = connectors::Phase::kGone;
@@ -174,6 +183,10 @@ connectors::ConnectorResult<connectors::Deletion> FakeConnector::Delete(const co
     const std::lock_guard lock(mutex_);
     const std::string key = Key(handle.target.site_id, handle.deployment_id);
     auto& b = behaviour_[handle.target.site_id];
+    if (b.unreachable) {
+        return connectors::Failure{
+            connectors::FailureKind::kRetryHere, "connection refused by " + handle.target.site_id};
+    }
     if (b.deletes_without_effect > 0) {
         --b.deletes_without_effect;
         return connectors::Deletion::kInProgress;

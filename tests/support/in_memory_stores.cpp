@@ -293,7 +293,9 @@ Status InMemoryDeploymentStore::BeginUpdate(const store::UpdateRequest& u) {
     // The target is the create's (the PostgreSQL update leaves its columns alone).
     const std::string target_provider = d.options.target_provider;
     const std::string target_region = d.options.target_region;
+    const auto self_healing = d.options.self_healing;  // an update that does not say keeps it
     d.options = u.options;
+    d.options.self_healing = u.options.self_healing ? u.options.self_healing : self_healing;
     d.options.target_provider = target_provider;
     d.options.target_region = target_region;
     d.req_cpus = u.req_cpus;

@@ -54,6 +54,9 @@ void ApplyDeployment(InMemoryDatabase::Row& row, const workflow::Transition& t, 
     if (t.log) {
         row.log = *t.log;
     }
+    if (t.deadline) {
+        row.deadline = *t.deadline;
+    }
 }
 
 // One ResourceChange on the resource it names (by id, or by node and instance index).
@@ -548,7 +551,7 @@ Result<std::pair<std::int64_t, std::int64_t>> InMemoryWorkflowStore::QueueDepth(
     std::int64_t leased = 0;
     for (const auto& j : db_.jobs()) {
         if (!j.lease_until || *j.lease_until < now) {
-            ++waiting;
+            waiting += j.job.kind == workflow::JobKind::kHealth ? 0 : 1;  // a watch, not a backlog
         } else {
             ++leased;
         }

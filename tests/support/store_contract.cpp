@@ -56,6 +56,7 @@ struct Spec {
     std::optional<int> timeout_mins;
     std::string callback;
     std::string target_region;
+    std::optional<bool> self_healing;
 };
 
 std::string Add(StoreFixture& f, const Spec& spec) {
@@ -73,6 +74,7 @@ std::string Add(StoreFixture& f, const Spec& spec) {
     d.callback = spec.callback;
     d.options.target_region = spec.target_region;
     d.options.target_provider = spec.target_region.empty() ? "" : "RECAS-BARI";
+    d.options.self_healing = spec.self_healing;
     d.kind = tosca::DeploymentKind::kMarathon;
     for (int i = 0; i < spec.resources; ++i) {
         domain::Resource r;
@@ -968,6 +970,39 @@ void AdmissionQueue(const Factory& make) {
     const auto after = f->workflow().WaitingRequests(kAlice.issuer, 100).value();
     REQUIRE(after.size() == 1);
     CHECK(after[0].deployment_id == second);
+}
+
+void SelfHealing(const Factory& make) {
+    auto f = make();
+    const std::string said = Add(*f, {.self_healing = true});
+    const std::string silent = Add(*f, {});
+    CHECK(MustGet(*f, said).options.self_healing == std::optional<bool>(true));
+    CHECK_FALSE(MustGet(*f, silent).options.self_healing.has_value());
+
+    // A redeploy's commit sets a new deadline (timeoutMins counted again).
+    const auto deadline = Base(*f) + minutes(90);
+    {
+        const auto job = ClaimFor(*f, said);
+        workflow::Transition t;
+        t.status = DStatus::kCreateComplete;
+        t.deadline = deadline;
+        t.side_jobs.push_back({workflow::JobKind::kHealth, Json::object(), minutes(1), false});
+        REQUIRE(f->workflow().Commit(job, "w1", t));
+    }
+    // The health watch it queued is not a backlog: only the other deployment's deploy job waits.
+    CHECK(f->workflow().QueueDepth().value() == std::make_pair(std::int64_t{1}, std::int64_t{0}));
+    const auto st = f->workflow().Load(said).value().value();
+    REQUIRE(st.deadline);
+    CHECK(std::chrono::abs(*st.deadline - deadline) < seconds(1));
+
+    // An update that does not say keeps the stored choice; one that says replaces it.
+    REQUIRE(f->deployments().BeginUpdate({.id = said, .parameters = Json::object()}));
+    CHECK(MustGet(*f, said).options.self_healing == std::optional<bool>(true));
+    Complete(*f, silent);
+    store::UpdateRequest off{.id = silent, .parameters = Json::object()};
+    off.options.self_healing = false;
+    REQUIRE(f->deployments().BeginUpdate(off));
+    CHECK(MustGet(*f, silent).options.self_healing == std::optional<bool>(false));
 }
 
 }  // namespace orch::test::contract

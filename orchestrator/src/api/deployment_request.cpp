@@ -135,6 +135,7 @@ Result<DeploymentRequest> ParseDeploymentRequest(const server::Request& request)
     ORCH_RETURN_IF_ERROR(ParseTarget(body, out));
     ORCH_ASSIGN_OR_RETURN(const auto keep, ReadLenientBool(body, "keepLastAttempt"));
     out.options.keep_last_attempt = keep.value_or(false);
+    ORCH_ASSIGN_OR_RETURN(out.options.self_healing, ReadLenientBool(body, "selfHealing"));
     ORCH_ASSIGN_OR_RETURN(out.user_group, ReadString(body, "userGroup"));
     out.raw = std::move(body);
     return out;

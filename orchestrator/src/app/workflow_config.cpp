@@ -70,6 +70,18 @@ Status ParseWorkflowConfig(const ConfigTree& t, workflow::EngineOptions& e, work
         t.GetInt("workflow.default_provider_timeout_mins", s.default_provider_timeout_mins, 1, 1'000'000)
     );
     s.default_provider_timeout_mins = static_cast<int>(provider);
+    ORCH_ASSIGN_OR_RETURN(s.self_heal.default_enabled, t.GetBool("self_healing.default", s.self_heal.default_enabled));
+    ORCH_ASSIGN_OR_RETURN(
+        s.self_heal.check_interval, t.GetDuration("self_healing.check_interval", s.self_heal.check_interval)
+    );
+    ORCH_ASSIGN_OR_RETURN(s.self_heal.lost_after, t.GetDuration("self_healing.lost_after", s.self_heal.lost_after));
+    ORCH_ASSIGN_OR_RETURN(
+        s.self_heal.cleanup_max_backoff,
+        t.GetDuration("self_healing.cleanup_max_backoff", s.self_heal.cleanup_max_backoff)
+    );
+    ORCH_ASSIGN_OR_RETURN(
+        s.self_heal.cleanup_max_age, t.GetDuration("self_healing.cleanup_max_age", s.self_heal.cleanup_max_age)
+    );
     ORCH_ASSIGN_OR_RETURN(e.deleted_retention, t.GetDuration("deployments.deleted_retention", e.deleted_retention));
     ORCH_ASSIGN_OR_RETURN(e.event_retention, t.GetDuration("events.retention", e.event_retention));
     if (e.lease < std::chrono::seconds(1)) {

@@ -298,11 +298,11 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created) 
         "WITH d AS (INSERT INTO deployments (id, created_at, updated_at, status, task, callback, user_group, "
         "owner_issuer, owner_subject, template, parameters, timeout_mins, provider_timeout_mins, max_providers_retry, "
         "keep_last_attempt, kind, deadline, req_cpus, req_mem_mb, req_gpus, req_instances, target_provider, "
-        "target_region) VALUES ("
+        "target_region, self_healing) VALUES ("
         "$1::uuid, to_timestamp($2::bigint / 1e6), to_timestamp($2::bigint / 1e6), $3, 'NONE', NULLIF($4, ''), $5, $6, "
         "$7, $8, $9::jsonb, NULLIF($10::int, -1), NULLIF($11::int, -1), NULLIF($12::int, -1), $13::boolean, $14, "
         "CASE WHEN $10::int = -1 THEN NULL ELSE to_timestamp($2::bigint / 1e6) + make_interval(mins => $10::int) END, "
-        "$15::float8, $16::bigint, $17::int, $18::int, NULLIF($21, ''), NULLIF($22, '')) RETURNING id), "
+        "$15::float8, $16::bigint, $17::int, $18::int, NULLIF($21, ''), NULLIF($22, ''), $23::boolean) RETURNING id), "
         "r AS (INSERT INTO resources (id, deployment_id, created_at, updated_at, state, node_type, node_name, "
         "type_chain, instance_index, metadata) "
         "SELECT (r->>'id')::uuid, d.id, to_timestamp((r->>'created_us')::bigint / 1e6), "
@@ -340,7 +340,8 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created) 
         ResourcesJson(first_batch).dump(),
         WithRequestId(Json::object()).dump(),
         d.options.target_provider,
-        d.options.target_region
+        d.options.target_region,
+        d.options.self_healing
     );
     InsertResources(tx, d.id, created.resources, first_batch.size());
 }
@@ -481,7 +482,7 @@ Status PgDeploymentStore::BeginUpdate(const UpdateRequest& u) {
             "updated_at = now(), template = $2, parameters = $3::jsonb, callback = COALESCE(NULLIF($4, ''), callback), "
             "timeout_mins = NULLIF($5, -1), provider_timeout_mins = NULLIF($6, -1), "
             "max_providers_retry = NULLIF($7, -1), keep_last_attempt = $8, req_cpus = $9, req_mem_mb = $10, "
-            "req_gpus = $11, req_instances = $12, "
+            "req_gpus = $11, req_instances = $12, self_healing = COALESCE($13::boolean, self_healing), "
             "deadline = CASE WHEN $5 = -1 THEN NULL ELSE now() + make_interval(mins => $5) END "
             "WHERE id = $1::uuid AND status IN ('CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_FAILED') RETURNING id",
             u.id,
@@ -495,7 +496,8 @@ Status PgDeploymentStore::BeginUpdate(const UpdateRequest& u) {
             u.req_cpus,
             u.req_mem_mb,
             u.req_gpus,
-            u.req_instances
+            u.req_instances,
+            u.options.self_healing
         );
         if (r.empty()) {
             auto status = CurrentStatus(tx, u.id);

@@ -120,6 +120,10 @@ void ApplyDeployment(pqxx::work& tx, const std::string& id, const Transition& t)
     if (t.log) {
         add("log", *t.log);
     }
+    if (t.deadline) {
+        params.push_back(std::to_string(ToMicros(*t.deadline)));
+        set += ", deadline = to_timestamp($" + std::to_string(params.size()) + "::bigint / 1e6)";
+    }
     tx.exec_params(
         "UPDATE deployments SET " + set + " WHERE id = $1::uuid", pqxx::prepare::make_dynamic_params(params)
     );
@@ -536,7 +540,7 @@ Result<std::pair<std::int64_t, std::int64_t>> PgWorkflowStore::QueueDepth() {
     return pool_.Run([&](pqxx::connection& conn) {
         pqxx::read_transaction tx(conn);
         const auto r = tx.exec1(
-            "SELECT count(*) FILTER (WHERE lease_until IS NULL OR lease_until < now()), "
+            "SELECT count(*) FILTER (WHERE (lease_until IS NULL OR lease_until < now()) AND kind <> 'health'), "
             "count(*) FILTER (WHERE lease_until >= now()) FROM jobs"
         );
         return std::make_pair(r[0].as<std::int64_t>(), r[1].as<std::int64_t>());

@@ -363,6 +363,9 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
             t.finish_attempt = done;
             progress::AttemptEnded(t, st, seq, done.outcome, "");
             t.callback = true;
+            if (auto watch = WatchHealth(s.options)) {
+                t.side_jobs.push_back(std::move(*watch));
+            }
             return StepResult::Commit(std::move(t));
         }
         case connectors::Phase::kInProgress: {

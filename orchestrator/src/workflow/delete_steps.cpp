@@ -221,6 +221,10 @@ StepResult Cleanup(StepServices& s, const Job& job, const CancelToken& cancel) {
         failure != nullptr && job.attempts <= s.options.max_transient_retries) {
         return StepResult::Retry(Backoff(job.attempts), failure->message);
     }
+    // What a lost deployment left on a site that is down: tried again until the site answers.
+    if (auto waiting = OrphanStillUnreachable(s, job, deleted)) {
+        return std::move(*waiting);
+    }
     if (Completed(deleted)) {
         return StepResult::Commit(Removed(s, job, *a, false));
     }

@@ -18,6 +18,7 @@ void RegisterDeploymentSteps(Engine& engine, StepServices& services) {
         {JobKind::kAction, steps::Action},
         {JobKind::kActionPoll, steps::ActionPoll},
         {JobKind::kCallback, steps::Callback},
+        {JobKind::kHealth, steps::Health},
     };
     for (const auto& [kind, step] : steps_by_kind) {
         // An init-capture: clang 14 (clang-tidy) rejects capturing a structured binding.

@@ -24,6 +24,8 @@ std::string_view JobKindName(JobKind kind) {
             return "action_poll";
         case JobKind::kCallback:
             return "callback";
+        case JobKind::kHealth:
+            return "health";
         case JobKind::kUnknown:
             break;
     }

@@ -10,6 +10,7 @@ set(SOURCES
   ${AREA_DIR}/steps_common.cpp
   ${AREA_DIR}/create_steps.cpp
   ${AREA_DIR}/delete_steps.cpp
+  ${AREA_DIR}/self_heal_steps.cpp
   ${AREA_DIR}/change_steps.cpp
   ${AREA_DIR}/deployment_steps.cpp
   ${AREA_DIR}/callback_deliverer.cpp

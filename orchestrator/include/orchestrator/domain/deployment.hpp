@@ -52,6 +52,9 @@ struct RequestOptions {
     std::optional<int> provider_timeout_mins;
     std::optional<int> max_providers_retry;
     bool keep_last_attempt = false;
+    /// `selfHealing` (docs/lifecycle.md "Self-healing"): redeploy elsewhere when the site or the
+    /// workload is lost. None: the request did not say (the group's SLA or the operator decides).
+    std::optional<bool> self_healing;
     /// Optional forced target (create only): placement considers only this provider (id or
     /// name) and/or region. Empty = any.
     std::string target_provider;

@@ -7,6 +7,7 @@
 #include "orchestrator/placement/placer.hpp"
 #include "orchestrator/workflow/engine.hpp"
 #include "orchestrator/workflow/fair_share.hpp"
+#include "orchestrator/workflow/self_heal_options.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 #include "orchestrator/workflow/workflow_store.hpp"
 #include "tosca/outputs.hpp"
@@ -69,6 +70,7 @@ struct StepOptions {
     FairShareOptions admission_fair_share;
     /// How fast a group's past resource-hours are forgotten (workflow.admission_half_life).
     std::chrono::milliseconds admission_half_life{std::chrono::hours(24 * 7)};
+    SelfHealOptions self_heal;
 };
 
 struct StepServices {
@@ -87,7 +89,7 @@ struct StepServices {
 };
 
 /// Registers every deployment step (deploy, poll, delete, delete_poll, cleanup, update,
-/// update_poll, action, action_poll, and callback: a job of an older version, moved to the outbox
+/// update_poll, action, action_poll, health, and callback: a job of an older version, moved to the outbox
 /// that CallbackDeliverer sends) on the engine. `services` must outlive it.
 void RegisterDeploymentSteps(Engine& engine, StepServices& services);
 

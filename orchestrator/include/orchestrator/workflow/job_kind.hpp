@@ -17,11 +17,12 @@ enum class JobKind {
     kAction,  ///< start/stop a node
     kActionPoll,
     kCallback,  ///< tell the deployment's callback URL (side job)
+    kHealth,    ///< watch a running deployment's site and workload; self-heal (side job)
     kUnknown,   ///< a row whose kind this build does not know (the engine drops it)
 };
 
 /// "deploy", "poll", "delete", "delete_poll", "cleanup", "update", "update_poll", "action",
-/// "action_poll", "callback"; "unknown" for kUnknown.
+/// "action_poll", "callback", "health"; "unknown" for kUnknown.
 std::string_view JobKindName(JobKind kind);
 
 /// The kind named `name`; kUnknown for any other text.

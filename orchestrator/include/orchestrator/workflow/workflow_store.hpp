@@ -99,6 +99,8 @@ struct Transition {
     std::optional<PlacementRecord> placement;
     std::optional<int> candidate_index;
     std::optional<Json> handle;  ///< null clears it
+    /// A new deadline: a self-healing redeploy gets its timeoutMins again, counted from now.
+    std::optional<domain::TimePoint> deadline;
     std::optional<std::string> log;
     std::optional<domain::NodeState> resources_state;  ///< every resource not DELETED
     std::vector<ResourceChange> resource_changes;
@@ -182,7 +184,8 @@ class WorkflowStore {
     /// whose deploy job waits for admission (its payload's kWaitingMember, admission_queue.hpp),
     /// oldest first, at most `limit`: the queue the fair-share order is computed over.
     virtual Result<std::vector<WaitingRequest>> WaitingRequests(const std::string& issuer, int limit) = 0;
-    /// Jobs waiting (due or not) and leased now, for metrics.
+    /// Jobs waiting (due or not) and leased now, for metrics. A waiting health watch (one per
+    /// running deployment, docs/lifecycle.md "Self-healing") is not a backlog: not counted.
     virtual Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() = 0;
 };
 

@@ -75,6 +75,9 @@ struct FakeSiteBehaviour {
     /// Delete removes everything at once (Deletion::kComplete) while Poll keeps reporting the
     /// finished deployment as ready, as Slurm lists completed jobs long after they ended.
     bool ended_work_stays_listed = false;
+    /// The site does not answer (killed, network cut): Poll and Delete fail with kRetryHere and
+    /// change nothing; what lives there stays.
+    bool unreachable = false;
 };
 
 /// A Marathon-kind connector whose sites are plain in-memory maps.
@@ -94,6 +97,8 @@ class FakeConnector final : public connectors::Connector {
     ) override;
 
     void SetBehaviour(const std::string& site, FakeSiteBehaviour behaviour);
+    /// Everything on `site` vanishes without a Delete (a wiped site, a workload lost).
+    void Forget(const std::string& site);
     /// Objects alive per site ("site/deployment").
     std::set<std::string> Live() const;
     /// How many Create calls reached each deployment on each site.

@@ -1,0 +1,286 @@
+// health: a side job per running deployment that polls its site and, when the site or the
+// workload is lost, redeploys it on the next suitable site (self-healing) or says it was lost.
+// Everything it remembers (since when the site is silent, whether the loss was told) rides in
+// its payload, so the watch survives restarts and moves between replicas with the job.
+#include "create_steps.hpp"
+#include "progress.hpp"
+
+namespace orch::workflow::steps {
+namespace {
+
+constexpr const char* kSinceMember = "unreachable_since_ms";
+constexpr const char* kMarkedMember = "lost_marked";
+
+std::int64_t NowMs(const StepServices& s) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now().time_since_epoch()).count();
+}
+
+enum class Watch { kCheck, kWait, kStop };
+
+// A deployment running on a site is checked; one being changed is looked at again later; one
+// being created again (a redeploy: its poll starts a new watch), failed or deleted is not.
+Watch WatchFor(domain::Status status) {
+    switch (status) {
+        case domain::Status::kCreateComplete:
+        case domain::Status::kUpdateComplete:
+        case domain::Status::kUpdateFailed:
+            return Watch::kCheck;
+        case domain::Status::kUpdateInProgress:
+            return Watch::kWait;
+        default:
+            return Watch::kStop;
+    }
+}
+
+NextJob Again(const StepServices& s, Json payload) {
+    return NextJob{JobKind::kHealth, std::move(payload), s.options.self_heal.check_interval, false};
+}
+
+enum class Health { kRunning, kUnreachable, kLost, kUnknown };
+
+struct Finding {
+    Health health = Health::kUnknown;
+    std::string why;
+};
+
+// The attempt the deployment runs on: the one its candidate index names, once it succeeded.
+const Attempt* Running(const WorkflowState& st) {
+    for (const auto& a : st.attempts) {
+        if (a.seq == st.candidate_index && a.outcome == domain::AttemptOutcome::kSucceeded) {
+            return &a;
+        }
+    }
+    return nullptr;
+}
+
+Finding Check(StepServices& s, const WorkflowState& st, const Attempt& a) {
+    auto handle = HandleOf(a, st.deployment.id);
+    if (!handle) {
+        return {Health::kUnknown, handle.error().message};
+    }
+    auto with_creds = WithCredentials(s, *handle, st.deployment.owner);
+    connectors::Connector* connector = s.connectors.Find(handle->target.kind);
+    if (!with_creds || connector == nullptr) {
+        return {Health::kUnknown, with_creds ? "no connector for the site" : with_creds.error().message};
+    }
+    auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters, st.deployment.parameters);
+    const tosca::DeploymentSpec empty;
+    const auto observed = connector->Poll(*with_creds, spec ? *spec : empty);
+    if (const auto* failure = std::get_if<connectors::Failure>(&observed)) {
+        // A refused call (an expired token) says nothing about whether the site is there.
+        return {
+            failure->kind == connectors::FailureKind::kUserError ? Health::kUnknown : Health::kUnreachable,
+            failure->message};
+    }
+    const connectors::Observation& obs = *Value(observed);
+    switch (obs.phase) {
+        case connectors::Phase::kGone:
+            return {Health::kLost, "the deployment disappeared from site " + a.provider_id};
+        case connectors::Phase::kFailed:
+            // The user's own failure would follow the deployment to any site: not a lost site.
+            if (obs.failure == connectors::FailureKind::kUserError) {
+                return {Health::kUnknown, obs.reason};
+            }
+            return {Health::kLost, "site " + a.provider_id + " reports the deployment failed: " + obs.reason};
+        case connectors::Phase::kReady:
+        case connectors::Phase::kInProgress:
+            break;
+    }
+    return {Health::kRunning, ""};
+}
+
+// The request's `selfHealing` wins; without it the operator's default decides.
+bool Allowed(const StepServices& s, const domain::Deployment& d) {
+    return d.options.self_healing.value_or(s.options.self_heal.default_enabled);
+}
+
+// Lost but not moved: told once (statusReason, event, callback), then watched as before.
+Transition MarkLost(const StepServices& s, const Job& job, const std::string& reason, const std::string& outcome) {
+    Json payload = job.payload;
+    payload[kMarkedMember] = true;
+    Transition t = Then(Again(s, payload));
+    if (job.payload.value(kMarkedMember, false)) {
+        return t;
+    }
+    progress::Say(t, progress::Shorten("Self-healing: " + reason) + "; " + outcome);
+    t.callback = true;
+    ORCH_LOG_WARN("self-healing: deployment lost, not moved", {{"reason", reason}, {"outcome", outcome}});
+    return t;
+}
+
+// Running again (the site came back before anything moved): what the loss said is withdrawn.
+Transition Recovered(const StepServices& s, const Job& job) {
+    Transition t = Then(Again(s, Json::object()));
+    if (job.payload.value(kMarkedMember, false)) {
+        t.status_reason = "";
+        progress::Note(
+            t, domain::EventType::kProgress, Json{{"statusReason", ""}, {"selfHealing", "site answers again"}}
+        );
+        t.callback = true;
+    }
+    return t;
+}
+
+placement::PlacementRequest RequestFor(StepServices& s, const WorkflowState& st, const tosca::DeploymentSpec& spec) {
+    const auto& d = st.deployment;
+    placement::PlacementRequest request;
+    request.spec = &spec;
+    request.deployment_id = d.id;
+    request.limits = {
+        d.options.target_provider,
+        d.options.target_region,
+        d.options.max_providers_retry,
+        d.options.provider_timeout_mins,
+        d.options.timeout_mins};
+    request.requester.user_group = d.user_group;
+    if (d.owner) {
+        request.requester.issuer = d.owner->issuer;
+        request.requester.subject = d.owner->subject;
+        if (auto token = s.credentials.OwnerAccessToken(d.owner)) {
+            request.requester.access_token = std::move(token).value();
+        }
+    }
+    return request;
+}
+
+// The candidates of the redeploy: those already tried (attempt seq is a candidate index, so
+// they stay where they are), then the new placement's, without the lost site.
+Json CandidatesAfter(const WorkflowState& st, const Attempt& lost, const placement::PlacementDecision& decision) {
+    Json candidates = Json::array();
+    for (int i = 0; i <= lost.seq && i < CandidateCount(st); ++i) {
+        candidates.push_back(st.candidates[static_cast<std::size_t>(i)]);
+    }
+    std::size_t limit = decision.ranked.size();
+    if (st.deployment.options.max_providers_retry) {
+        limit = std::min(limit, static_cast<std::size_t>(*st.deployment.options.max_providers_retry));
+    }
+    std::size_t added = 0;
+    for (const auto& c : decision.ranked) {
+        if (added < limit && c.target.site_id != lost.provider_id) {
+            candidates.push_back(CandidateToJson(c));
+            ++added;
+        }
+    }
+    return candidates;
+}
+
+StepResult Redeploy(
+    StepServices& s, const Job& job, const WorkflowState& st, const Attempt& lost, const std::string& why
+) {
+    auto spec = s.templates.Build(st.deployment.template_text, st.deployment.parameters, st.deployment.parameters);
+    if (!spec) {
+        return StepResult::Commit(MarkLost(s, job, why, "cannot redeploy: " + spec.error().message));
+    }
+    auto decision = s.placer.Place(RequestFor(s, st, *spec));
+    if (!decision) {
+        return StepResult::Retry(Backoff(job.attempts), "self-healing placement: " + decision.error().message);
+    }
+    Json candidates = CandidatesAfter(st, lost, *decision);
+    const int next = std::min(lost.seq + 1, CandidateCount(st));
+    if (static_cast<int>(candidates.size()) <= next) {
+        return StepResult::Commit(
+            MarkLost(s, job, why, "no other suitable site; looking again at the next health check")
+        );
+    }
+    Transition t;
+    t.status = domain::Status::kCreateInProgress;
+    t.task = domain::Task::kNone;
+    Attempt ended;
+    ended.seq = lost.seq;
+    ended.outcome = domain::AttemptOutcome::kFailed;
+    ended.cause = domain::FailureCause::kSite;
+    ended.reason = "lost: " + why;
+    t.finish_attempt = ended;
+    progress::AttemptEnded(t, st, lost.seq, ended.outcome, ended.reason);
+    progress::Say(t, progress::Shorten("Self-healing: " + why) + "; redeploying on the next suitable site");
+    t.placement = PlacementRecord{decision->ToJsonText(), std::move(candidates)};
+    t.candidate_index = next;
+    t.physical_id = "";
+    t.handle = Json(nullptr);
+    t.resources_state = domain::NodeState::kInitial;
+    if (st.deployment.options.timeout_mins) {
+        t.deadline = s.clock.now() + std::chrono::minutes(*st.deployment.options.timeout_mins);
+    }
+    // The old site's objects are leftovers: deleted once it answers again (OrphanStillUnreachable).
+    t.side_jobs.push_back(NextJob{
+        JobKind::kCleanup, Json{{"seq", lost.seq}, {"orphan", true}, {"since_ms", NowMs(s)}}, {}, false});
+    t.next = NextJob{JobKind::kDeploy, Json::object(), {}, true};
+    t.callback = true;
+    ORCH_LOG_WARN("self-healing: deployment lost, redeploying", {{"seq", lost.seq}, {"reason", why}});
+    return StepResult::Commit(std::move(t));
+}
+
+}  // namespace
+
+std::optional<NextJob> WatchHealth(const StepOptions& o) {
+    if (o.self_heal.check_interval.count() <= 0) {
+        return std::nullopt;
+    }
+    return NextJob{JobKind::kHealth, Json::object(), o.self_heal.check_interval, false};
+}
+
+StepResult Health(StepServices& s, const Job& job, const CancelToken& cancel) {
+    (void)cancel;
+    auto loaded = s.store.Load(job.deployment_id);
+    if (!loaded) {
+        return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
+    }
+    if (!*loaded || s.options.self_heal.check_interval.count() <= 0) {
+        return StepResult::Commit({});
+    }
+    const WorkflowState& st = **loaded;
+    const Watch watch = WatchFor(st.deployment.status);
+    if (watch == Watch::kStop) {
+        return StepResult::Commit({});
+    }
+    const Attempt* running = Running(st);
+    if (watch == Watch::kWait || running == nullptr) {
+        return StepResult::Commit(Then(Again(s, job.payload)));
+    }
+    Finding found = Check(s, st, *running);
+    switch (found.health) {
+        case Health::kRunning:
+            return StepResult::Commit(Recovered(s, job));
+        case Health::kUnknown:
+            return StepResult::Commit(Then(Again(s, job.payload)));
+        case Health::kUnreachable: {
+            const std::int64_t since = job.payload.value(kSinceMember, NowMs(s));
+            const std::chrono::milliseconds silent(NowMs(s) - since);
+            if (silent < s.options.self_heal.lost_after) {
+                Json payload = job.payload;
+                payload[kSinceMember] = since;
+                return StepResult::Commit(Then(Again(s, std::move(payload))));
+            }
+            found.why = "site " + running->provider_id + " has not answered for " +
+                        std::to_string(silent.count() / 1000) + " s (" + found.why + ")";
+            break;
+        }
+        case Health::kLost:
+            break;
+    }
+    if (!Allowed(s, st.deployment)) {
+        return StepResult::Commit(
+            MarkLost(s, job, found.why, "the deployment is not moved (selfHealing is not enabled)")
+        );
+    }
+    return Redeploy(s, job, st, *running, found.why);
+}
+
+std::optional<StepResult> OrphanStillUnreachable(
+    const StepServices& s, const Job& job, const connectors::ConnectorResult<connectors::Deletion>& deleted
+) {
+    const auto* failure = std::get_if<connectors::Failure>(&deleted);
+    if (failure == nullptr || !job.payload.value("orphan", false)) {
+        return std::nullopt;
+    }
+    const std::int64_t since = job.payload.value("since_ms", NowMs(s));
+    if (std::chrono::milliseconds(NowMs(s) - since) > s.options.self_heal.cleanup_max_age) {
+        return std::nullopt;  // the site never came back: the usual checks give up on it
+    }
+    return StepResult::Retry(
+        Backoff(job.attempts, s.options.self_heal.cleanup_max_backoff),
+        "leftovers of a lost deployment, site not answering: " + failure->message
+    );
+}
+
+}  // namespace orch::workflow::steps

@@ -1,0 +1,215 @@
+// Self-healing (docs/lifecycle.md "Self-healing"): the health side job of a running deployment,
+// driven one due job at a time over the in-memory stores, a fake connector and a ManualClock, so
+// "silent for longer than lost_after" and the cleanup's backoff are decided by the clock.
+#include "test_support/handler_harness.hpp"
+
+#include <common/http_client.hpp>
+#include <orchestrator/auth/principal.hpp>
+#include <orchestrator/workflow/deployment_steps.hpp>
+#include <orchestrator/workflow/engine.hpp>
+
+#include <catch2/catch.hpp>
+
+namespace {
+
+using orch::Json;
+using orch::domain::AttemptOutcome;
+using orch::domain::Status;
+using std::chrono::seconds;
+
+orch::workflow::StepOptions Options() {
+    orch::workflow::StepOptions o;
+    o.first_poll = seconds(1);
+    o.max_poll = seconds(30);
+    o.max_transient_retries = 2;
+    o.self_heal.check_interval = seconds(10);
+    o.self_heal.lost_after = seconds(30);
+    o.self_heal.cleanup_max_backoff = seconds(5);
+    return o;
+}
+
+struct Rig {
+    orch::test::HandlerHarness api;
+    orch::test::FakePlacer placer;
+    orch::test::FakeConnector connector;
+    orch::test::FakeRegistry registry{connector};
+    orch::test::FakeCredentials credentials;
+    std::unique_ptr<orch::http::Client> http = std::move(*orch::http::MakeClient({}));
+    orch::workflow::StepServices services{
+        api.stores.workflow,
+        api.templates,
+        placer,
+        registry,
+        credentials,
+        *http,
+        api.clock,
+        nullptr,
+        nullptr,
+        Options()};
+    orch::workflow::Engine engine{api.stores.workflow, {.owner = "unit-test"}};
+
+    explicit Rig(std::vector<std::string> sites = {"SITE-A", "SITE-B"}) : placer(std::move(sites)) {
+        services.resolve_outputs = [](const auto&, const auto&) {
+            return orch::tosca::OutputValues{};
+        };
+        orch::workflow::RegisterDeploymentSteps(engine, services);
+    }
+
+    int RunDue() {
+        int ran = 0;
+        while (engine.RunOneDue().value()) {
+            REQUIRE(++ran < 100);
+        }
+        return ran;
+    }
+
+    /// Moves the clock in steps of `step`, running what is due after each.
+    void Pass(std::chrono::seconds total, std::chrono::seconds step = seconds(1)) {
+        for (auto passed = seconds(0); passed < total; passed += step) {
+            api.clock.Advance(step);
+            RunDue();
+        }
+    }
+
+    /// A deployment created with `body` and run to CREATE_COMPLETE on SITE-A.
+    std::string Running(Json body) {
+        body["template"] = "tosca_definitions_version: x";
+        body["userGroup"] = "users";
+        const auto res = api.Call("POST", "/deployments", body.dump());
+        INFO(res.body);
+        REQUIRE(res.status == 201);
+        const std::string id = Json::parse(res.body).value("uuid", "");
+        RunDue();
+        Pass(seconds(1));
+        REQUIRE(Get(id).status == Status::kCreateComplete);
+        REQUIRE(Get(id).cloud_provider_name == "SITE-A");
+        return id;
+    }
+
+    orch::domain::Deployment Get(const std::string& id) { return api.stores.deployments.Get(id).value().value(); }
+    std::vector<orch::domain::Attempt> Attempts(const std::string& id) {
+        return api.stores.deployments.ListAttempts(id).value();
+    }
+    /// The statusReason texts of the deployment's progress events that mention self-healing.
+    std::vector<std::string> SelfHealingEvents(const std::string& id) {
+        orch::auth::Principal local;
+        local.local = true;
+        const auto events =
+            api.stores.events
+                .After({.owner = orch::auth::OwnerFilter::VisibleTo(local), .deployment_id = id, .limit = 1000})
+                .value();
+        std::vector<std::string> out;
+        for (const auto& e : events) {
+            const std::string reason = e.data.value("statusReason", std::string());
+            if (reason.rfind("Self-healing", 0) == 0) {
+                out.push_back(reason);
+            }
+        }
+        return out;
+    }
+    bool LiveOn(const std::string& site, const std::string& id) { return connector.Live().count(site + "/" + id) > 0; }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "a self-healing deployment whose site stops answering moves to the next site, and its leftovers go when the site "
+    "returns",
+    "[workflow][self-heal]"
+) {
+    Rig rig;
+    const std::string id = rig.Running(Json{{"selfHealing", true}});
+    rig.connector.SetBehaviour("SITE-A", {.unreachable = true});
+
+    rig.Pass(seconds(29));  // silent for less than lost_after: still where it was
+    CHECK(rig.Get(id).status == Status::kCreateComplete);
+    CHECK(rig.connector.CreateCalls("SITE-B", id) == 0);
+
+    rig.Pass(seconds(20));  // the check that finds it silent for 30 s moves it
+    CHECK(rig.connector.CreateCalls("SITE-B", id) == 1);
+    const auto healed = rig.Get(id);
+    CHECK(healed.status == Status::kCreateComplete);
+    CHECK(healed.cloud_provider_name == "SITE-B");
+    const auto attempts = rig.Attempts(id);
+    REQUIRE(attempts.size() == 2);
+    CHECK(attempts[0].outcome == AttemptOutcome::kFailed);
+    CHECK(attempts[0].reason.find("lost: site SITE-A has not answered for") == 0);
+    CHECK(attempts[1].outcome == AttemptOutcome::kSucceeded);
+    const auto said = rig.SelfHealingEvents(id);
+    REQUIRE(said.size() == 1);
+    CHECK(said[0].find("redeploying on the next suitable site") != std::string::npos);
+
+    // The old site is down: its copy is still there, and the cleanup keeps trying.
+    rig.Pass(seconds(60), seconds(5));
+    CHECK(rig.LiveOn("SITE-A", id));
+    rig.connector.SetBehaviour("SITE-A", {});
+    rig.Pass(seconds(30), seconds(5));  // within cleanup_max_backoff of its return, then the poll
+    CHECK_FALSE(rig.LiveOn("SITE-A", id));
+    CHECK(rig.LiveOn("SITE-B", id));
+    CHECK(rig.Get(id).cloud_provider_name == "SITE-B");
+}
+
+TEST_CASE("a workload the site no longer has is redeployed at the next health check", "[workflow][self-heal]") {
+    Rig rig;
+    const std::string id = rig.Running(Json{{"selfHealing", true}});
+    rig.connector.Forget("SITE-A");
+    rig.Pass(seconds(12));
+    CHECK(rig.connector.CreateCalls("SITE-B", id) == 1);
+    CHECK(rig.Get(id).cloud_provider_name == "SITE-B");
+    CHECK(rig.Attempts(id).at(0).reason == "lost: the deployment disappeared from site SITE-A");
+}
+
+TEST_CASE("a deployment not opted in is marked as lost once, and not moved", "[workflow][self-heal]") {
+    Rig rig;
+    SECTION("no selfHealing and the operator default off") {}
+    SECTION("selfHealing false wins over the operator default") {
+        rig.services.options.self_heal.default_enabled = true;
+    }
+    const bool opt_out = rig.services.options.self_heal.default_enabled;
+    const std::string id = rig.Running(opt_out ? Json{{"selfHealing", false}} : Json::object());
+    rig.connector.Forget("SITE-A");
+    rig.Pass(seconds(60));
+    const auto d = rig.Get(id);
+    CHECK(d.status == Status::kCreateComplete);
+    CHECK(d.cloud_provider_name == "SITE-A");
+    CHECK(rig.connector.CreateCalls("SITE-B", id) == 0);
+    CHECK(
+        d.status_reason ==
+        "Self-healing: the deployment disappeared from site SITE-A; the deployment is not moved (selfHealing is not "
+        "enabled)"
+    );
+    CHECK(rig.SelfHealingEvents(id).size() == 1);  // six checks, one event
+}
+
+TEST_CASE("the operator default moves a deployment whose request did not say", "[workflow][self-heal]") {
+    Rig rig;
+    rig.services.options.self_heal.default_enabled = true;
+    const std::string id = rig.Running(Json::object());
+    rig.connector.Forget("SITE-A");
+    rig.Pass(seconds(12));
+    CHECK(rig.Get(id).cloud_provider_name == "SITE-B");
+}
+
+TEST_CASE("a site that answers again before lost_after is not left", "[workflow][self-heal]") {
+    Rig rig;
+    const std::string id = rig.Running(Json{{"selfHealing", true}});
+    rig.connector.SetBehaviour("SITE-A", {.unreachable = true});
+    rig.Pass(seconds(25));
+    rig.connector.SetBehaviour("SITE-A", {});
+    rig.Pass(seconds(10));  // a check sees it running: the silence starts over
+    rig.connector.SetBehaviour("SITE-A", {.unreachable = true});
+    rig.Pass(seconds(25));
+    CHECK(rig.connector.CreateCalls("SITE-B", id) == 0);
+    CHECK(rig.Get(id).cloud_provider_name == "SITE-A");
+}
+
+TEST_CASE("with no other suitable site the lost deployment stays and says so", "[workflow][self-heal]") {
+    Rig rig({"SITE-A"});
+    const std::string id = rig.Running(Json{{"selfHealing", true}});
+    rig.connector.Forget("SITE-A");
+    rig.Pass(seconds(30));
+    const auto d = rig.Get(id);
+    CHECK(d.status == Status::kCreateComplete);
+    CHECK(d.status_reason.find("no other suitable site") != std::string::npos);
+    CHECK(rig.SelfHealingEvents(id).size() == 1);
+}
