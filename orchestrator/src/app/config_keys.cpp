@@ -1,6 +1,7 @@
 #include "orchestrator/app/config_keys.hpp"
 
 #include "orchestrator/app/contextualisation_config.hpp"
+#include "orchestrator/app/idle_config.hpp"
 #include "orchestrator/app/im_config.hpp"
 #include "orchestrator/app/openstack_config.hpp"
 #include "orchestrator/auth/auth_config.hpp"
@@ -81,6 +82,7 @@ std::set<std::string> KnownConfigKeys() {
     keys.merge(ContextualisationConfigKeys());
     keys.merge(ImConfigKeys());
     keys.merge(OpenStackConfigKeys());
+    keys.merge(IdleConfigKeys());
     return keys;
 }
 

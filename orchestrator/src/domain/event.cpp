@@ -20,6 +20,8 @@ std::string_view EventTypeName(EventType type) {
             return "completed";
         case EventType::kFailed:
             return "failed";
+        case EventType::kIdle:
+            return "idle";
         case EventType::kUnknown:
             break;
     }
@@ -35,6 +37,7 @@ EventType ParseEventType(std::string_view name) {
         EventType::kSiteMessage,
         EventType::kCompleted,
         EventType::kFailed,
+        EventType::kIdle,
     };
     for (const auto type : kKnown) {
         if (EventTypeName(type) == name) {

@@ -13,6 +13,8 @@ set(SOURCES
   ${AREA_DIR}/deployment_steps.cpp
   ${AREA_DIR}/callback_deliverer.cpp
   ${AREA_DIR}/progress.cpp
+  ${AREA_DIR}/idle_policy.cpp
+  ${AREA_DIR}/idle_reclaimer.cpp
 )
 list(APPEND SOURCES ${AREA_DIR}/tosca_template_service.cpp)
 list(APPEND SOURCES ${AREA_DIR}/caching_template_service.cpp)

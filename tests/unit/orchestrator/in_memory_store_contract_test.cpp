@@ -1,5 +1,6 @@
 // The store contract (test_support/store_contract.hpp) on the in-memory fakes the unit tests
 // use; tests/integration/orchestrator/pg_store_contract_test.cpp runs the same on PostgreSQL.
+#include "test_support/in_memory_idle_store.hpp"
 #include "test_support/in_memory_stores.hpp"
 #include "test_support/store_contract.hpp"
 
@@ -13,6 +14,7 @@ class InMemoryFixture final : public StoreFixture {
    public:
     orch::store::DeploymentStore& deployments() override { return stores_.deployments; }
     orch::workflow::WorkflowStore& workflow() override { return stores_.workflow; }
+    orch::workflow::IdleStore& idle() override { return idle_; }
     orch::store::EventStore& events() override { return stores_.events; }
     orch::domain::TimePoint Now() override { return clock_.now(); }
     void Elapse(std::chrono::milliseconds d) override { clock_.Advance(d); }
@@ -20,6 +22,7 @@ class InMemoryFixture final : public StoreFixture {
    private:
     orch::ManualClock clock_;
     orch::test::InMemoryStores stores_{clock_};
+    orch::test::InMemoryIdleStore idle_{stores_.db};
 };
 
 const Factory kMake = [] {
@@ -72,4 +75,7 @@ TEST_CASE("in-memory stores: callback outbox", "[store][contract]") {
 }
 TEST_CASE("in-memory stores: admission queue", "[store][contract]") {
     AdmissionQueue(kMake);
+}
+TEST_CASE("in-memory stores: idle reclamation", "[store][contract]") {
+    IdleReclamation(kMake);
 }

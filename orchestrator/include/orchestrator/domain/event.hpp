@@ -20,6 +20,7 @@ enum class EventType {
     kSiteMessage,       ///< site_message : the site's own latest message
     kCompleted,         ///< completed : the status reached a *_COMPLETE state
     kFailed,            ///< failed : the status reached a *_FAILED state, with the real cause
+    kIdle,              ///< idle : idle GPU reclamation (data.phase: notice, cancelled, reclaimed)
     kUnknown,
 };
 std::string_view EventTypeName(EventType type);

@@ -6,6 +6,7 @@
 // drifts from the real store fails here, not in a handler test that trusted it.
 #include <orchestrator/store/deployment_store.hpp>
 #include <orchestrator/store/event_store.hpp>
+#include <orchestrator/workflow/idle_store.hpp>
 #include <orchestrator/workflow/workflow_store.hpp>
 
 #include <chrono>
@@ -22,6 +23,8 @@ class StoreFixture {
     virtual store::DeploymentStore& deployments() = 0;
     virtual workflow::WorkflowStore& workflow() = 0;
     virtual store::EventStore& events() = 0;
+    /// Idle reclamation's store over the same database (migration 0012).
+    virtual workflow::IdleStore& idle() = 0;
     /// The stores' notion of now (creation times of the rows the suite writes).
     virtual domain::TimePoint Now() = 0;
     /// Lets `d` pass for the stores: sleeps for the database, moves a ManualClock for a fake.
@@ -60,5 +63,10 @@ void CallbackOutbox(const Factory& make);
 /// The deployments waiting for admission are listed per issuer, oldest first, with what they
 /// wait for, whether the step waited or its reservation did not fit; not once admitted or deleted.
 void AdmissionQueue(const Factory& make);
+/// Idle reclamation (idle_store_contract.cpp): only running GPU deployments are candidates; each
+/// step applies once (a repeat or a stale step writes nothing); notifying writes an event and a
+/// callback; reclaiming needs the notification, queues the stop or delete with it and adds the
+/// group's GPU-hours, scoped to the issuer.
+void IdleReclamation(const Factory& make);
 
 }  // namespace orch::test::contract
