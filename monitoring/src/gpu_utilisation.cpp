@@ -10,14 +10,14 @@ namespace {
 bool SafeLabelValue(const std::string& value) {
     constexpr std::size_t kMax = 63;
     return !value.empty() && value.size() <= kMax && std::all_of(value.begin(), value.end(), [](char c) {
-               return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-           });
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    });
 }
 
 bool SafeName(const std::string& name) {
     return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-               return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-           });
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
 }
 
 std::string Selector(const GpuUtilisationOptions& o, const std::string& label, const std::string& value, long secs) {

@@ -23,8 +23,8 @@ using workflow::IdleStep;
 const domain::Owner kAlice{"https://iam-a/", "alice"};
 const domain::Owner kCarol{"https://iam-b/", "carol"};
 
-// A deployment with `gpus` GPUs and two instances of one node, brought to CREATE_COMPLETE with
-// every instance STARTED by a workflow commit.
+// A deployment with `gpus` GPUs, two instances of a Marathon app node and one of its Docker
+// runtime (which takes no actions), brought to CREATE_COMPLETE with every instance STARTED.
 std::string AddRunning(StoreFixture& f, const domain::Owner& owner, const std::string& group, int gpus) {
     store::NewDeployment n;
     auto& d = n.deployment;
@@ -44,11 +44,20 @@ std::string AddRunning(StoreFixture& f, const domain::Owner& owner, const std::s
         r.created_at = d.created_at;
         r.updated_at = d.created_at;
         r.node_name = "notebook";
-        r.node_type = "tosca.nodes.indigo.Container";
-        r.type_chain = {"tosca.nodes.indigo.Container", "tosca.nodes.Root"};
+        r.node_type = "tosca.nodes.indigo.Container.Application.Docker.Marathon";
+        r.type_chain = {r.node_type, "tosca.nodes.indigo.Container.Application.Docker", "tosca.nodes.Root"};
         r.instance_index = i;
         n.resources.push_back(std::move(r));
     }
+    domain::Resource runtime;
+    runtime.id = SequentialUuid();
+    runtime.deployment_id = d.id;
+    runtime.created_at = d.created_at;
+    runtime.updated_at = d.created_at;
+    runtime.node_name = "docker";  // sorts first: must still not be the one stopped
+    runtime.node_type = "tosca.nodes.indigo.Container.Runtime.Docker";
+    runtime.type_chain = {runtime.node_type, "tosca.nodes.Root"};
+    n.resources.push_back(std::move(runtime));
     REQUIRE(f.deployments().Create(n));
     auto jobs = f.workflow().Claim("w1", 100, minutes(1));
     REQUIRE(jobs);
@@ -155,10 +164,14 @@ void IdleReclamation(const Factory& make) {
     CHECK(std::count_if(page->items.begin(), page->items.end(), [](const domain::Resource& r) {
               return r.state == NodeState::kStopping;
           }) == 1);
+    for (const auto& r : page->items) {
+        CHECK((r.state != NodeState::kStopping || r.node_name == "notebook"));
+    }
     auto jobs = f->workflow().Claim("w2", 100, minutes(1));
     REQUIRE(jobs);
     CHECK(std::count_if(jobs->begin(), jobs->end(), [&](const workflow::Job& j) {
-              return j.deployment_id == idle && j.kind == workflow::JobKind::kAction && j.payload.value("action", "") == "stop";
+              return j.deployment_id == idle && j.kind == workflow::JobKind::kAction &&
+                     j.payload.value("action", "") == "stop";
           }) == 1);
 
     auto hours = f->idle().Reclaimed(kAlice.issuer, {"gpu-team"});

@@ -90,7 +90,14 @@ bool InMemoryIdleStore::Reclaim(InMemoryDatabase::Row& row, const workflow::Idle
     } else {
         std::vector<domain::Resource*> started;
         for (auto& r : row.resources) {
-            if (r.state == domain::NodeState::kStarted) {
+            const bool stoppable = std::any_of(
+                workflow::kIdleStoppableTypes.begin(),
+                workflow::kIdleStoppableTypes.end(),
+                [&](std::string_view t) {
+                    return std::find(r.type_chain.begin(), r.type_chain.end(), t) != r.type_chain.end();
+                }
+            );
+            if (r.state == domain::NodeState::kStarted && stoppable) {
                 started.push_back(&r);
             }
         }
@@ -119,7 +126,8 @@ Result<std::vector<workflow::ReclaimedHours>> InMemoryIdleStore::Reclaimed(
     const Lock lock(db_.mutex());
     std::vector<workflow::ReclaimedHours> out;
     for (const auto& [key, hours] : reclaimed_) {
-        if (key.first == issuer && (groups.empty() || std::find(groups.begin(), groups.end(), key.second) != groups.end())) {
+        if (key.first == issuer &&
+            (groups.empty() || std::find(groups.begin(), groups.end(), key.second) != groups.end())) {
             out.push_back(hours);
         }
     }

@@ -2,6 +2,7 @@
 
 #include "orchestrator/auth/owner_filter.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace orch::api {

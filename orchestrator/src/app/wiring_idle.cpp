@@ -24,11 +24,10 @@ IdleWiring MakeIdleReclaimer(
     w.reader = std::make_unique<monitoring::GpuUtilisationReader>(*w.prometheus, config.series);
     // Kubernetes workloads are found by the namespace our connector made (the deployment's
     // physical id); any other site's series by the deployment-id label it adds.
-    workflow::GpuUtilisationFn utilisation = [reader = w.reader.get()](
-                                                 const workflow::IdleCandidate& c, std::chrono::seconds window
-                                             ) {
-        return reader->MaxUtilisation({c.physical_id, c.deployment_id}, window);
-    };
+    workflow::GpuUtilisationFn utilisation =
+        [reader = w.reader.get()](const workflow::IdleCandidate& c, std::chrono::seconds window) {
+            return reader->MaxUtilisation({c.physical_id, c.deployment_id}, window);
+        };
     w.reclaimer = std::make_unique<workflow::IdleReclaimer>(
         store, std::move(utilisation), clock, config.policies, config.reclaimer, w.metrics.get()
     );

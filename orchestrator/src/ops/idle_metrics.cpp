@@ -30,9 +30,9 @@ IdleMetrics::IdleMetrics(metrics::Registry& registry)
       reclamations_(registry.AddGauge(
           "orch_idle_reclamations", "Deployments stopped or deleted as idle, per issuer and group", {"issuer", "group"}
       )),
-      steps_(registry.AddCounter(
-          "orch_idle_steps_total", "Idle reclamation steps this process applied, by step", {"step"}
-      )) {}
+      steps_(
+          registry.AddCounter("orch_idle_steps_total", "Idle reclamation steps this process applied, by step", {"step"})
+      ) {}
 
 void IdleMetrics::OnStep(workflow::IdleStep step) {
     steps_.With({StepLabel(step)}).Inc();

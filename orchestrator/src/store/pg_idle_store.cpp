@@ -50,8 +50,9 @@ void Notify(pqxx::work& tx, const IdleChange& c) {
     }
 }
 
-// Stop: the deployment's first started instance (node name, index order) gets the same action
-// job POST /actions queues; none queued (another operation holds the workflow line) = not now.
+// Stop: the deployment's first started instance that takes actions (node name, index order) gets
+// the same action job POST /actions queues; none queued (none stoppable, or another operation
+// holds the workflow line) = not now.
 bool QueueAction(pqxx::work& tx, const IdleChange& c) {
     if (c.action == workflow::IdleAction::kDelete) {
         tx.exec_params(
@@ -59,7 +60,10 @@ bool QueueAction(pqxx::work& tx, const IdleChange& c) {
             "task = 'NONE', updated_at = now() WHERE id = $1::uuid",
             c.deployment_id
         );
-        tx.exec_params("UPDATE resources SET state = 'DELETING', updated_at = now() WHERE deployment_id = $1::uuid", c.deployment_id);
+        tx.exec_params(
+            "UPDATE resources SET state = 'DELETING', updated_at = now() WHERE deployment_id = $1::uuid",
+            c.deployment_id
+        );
         tx.exec_params("DELETE FROM jobs WHERE deployment_id = $1::uuid AND workflow", c.deployment_id);
         tx.exec_params(
             "INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'delete', $2::jsonb)",
@@ -68,10 +72,14 @@ bool QueueAction(pqxx::work& tx, const IdleChange& c) {
         );
         return true;
     }
+    // The instances POST .../actions may stop: Marathon apps and VMs (resource_routes.cpp).
     const auto started = tx.exec_params(
         "SELECT id::text FROM resources WHERE deployment_id = $1::uuid AND state = 'STARTED' "
+        "AND (type_chain @> ARRAY[$2::text] OR type_chain @> ARRAY[$3::text]) "
         "ORDER BY node_name, instance_index LIMIT 1 FOR UPDATE",
-        c.deployment_id
+        c.deployment_id,
+        std::string(workflow::kIdleStoppableTypes[0]),
+        std::string(workflow::kIdleStoppableTypes[1])
     );
     if (started.empty()) {
         return false;
@@ -86,9 +94,7 @@ bool QueueAction(pqxx::work& tx, const IdleChange& c) {
     if (queued.empty()) {
         return false;
     }
-    tx.exec_params(
-        "UPDATE resources SET state = 'STOPPING', updated_at = now() WHERE id::text = $1", resource
-    );
+    tx.exec_params("UPDATE resources SET state = 'STOPPING', updated_at = now() WHERE id::text = $1", resource);
     return true;
 }
 
@@ -151,7 +157,9 @@ std::vector<workflow::ReclaimedHours> RowsToHours(const pqxx::result& rows) {
     std::vector<workflow::ReclaimedHours> out;
     out.reserve(rows.size());
     for (const auto& row : rows) {
-        out.push_back({row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<double>(), row[3].as<std::int64_t>()});
+        out.push_back(
+            {row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<double>(), row[3].as<std::int64_t>()}
+        );
     }
     return out;
 }
@@ -165,16 +173,22 @@ Result<std::vector<workflow::IdleCandidate>> PgIdleStore::IdleCandidates(const s
             "SELECT d.id::text, d.owner_issuer, d.user_group, coalesce(d.physical_id, ''), d.req_gpus, w.state, "
             "(extract(epoch from w.idle_since)*1000000)::bigint, (extract(epoch from w.notified_at)*1000000)::bigint "
             "FROM deployments d LEFT JOIN idle_watch w ON w.deployment_id = d.id "
-            "WHERE d.req_gpus > 0 AND d.status IN ('CREATE_COMPLETE', 'UPDATE_COMPLETE') AND d.id::text > $1 "
-            "ORDER BY d.id::text LIMIT $2",
+            "WHERE d.req_gpus > 0 AND d.status IN ('CREATE_COMPLETE', 'UPDATE_COMPLETE') "
+            "AND d.id > coalesce(NULLIF($1, '')::uuid, '00000000-0000-0000-0000-000000000000'::uuid) "
+            "ORDER BY d.id LIMIT $2",
             after,
             limit
         );
         std::vector<workflow::IdleCandidate> out;
         out.reserve(rows.size());
         for (const auto& row : rows) {
-            workflow::IdleCandidate c{row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
-                                      row[3].as<std::string>(), row[4].as<int>(), std::nullopt};
+            workflow::IdleCandidate c{
+                row[0].as<std::string>(),
+                row[1].as<std::string>(),
+                row[2].as<std::string>(),
+                row[3].as<std::string>(),
+                row[4].as<int>(),
+                std::nullopt};
             if (!row[5].is_null()) {
                 workflow::IdleWatch watch;
                 watch.state = workflow::ParseIdleState(row[5].as<std::string>()).value_or(IdleState::kIdle);
@@ -222,9 +236,10 @@ Result<std::vector<workflow::ReclaimedHours>> PgIdleStore::Reclaimed(
 Result<std::vector<workflow::ReclaimedHours>> PgIdleStore::AllReclaimed() {
     return pool_.Run([&](pqxx::connection& conn) -> Result<std::vector<workflow::ReclaimedHours>> {
         pqxx::read_transaction tx(conn);
-        return RowsToHours(tx.exec(
-            "SELECT issuer, user_group, gpu_hours, reclamations FROM idle_reclaimed ORDER BY issuer, user_group LIMIT 10000"
-        ));
+        return RowsToHours(
+            tx.exec("SELECT issuer, user_group, gpu_hours, reclamations FROM idle_reclaimed ORDER BY issuer, "
+                    "user_group LIMIT 10000")
+        );
     });
 }
 

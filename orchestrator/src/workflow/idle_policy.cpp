@@ -54,8 +54,10 @@ IdleStep DecideIdle(
         return IdleStep::kNone;
     }
     if (watch && watch->state == IdleState::kReclaimed) {
-        // Series again after the stop: the owner started it; watch it afresh.
-        return IdleStep::kReset;
+        // Reclaimed once: watched afresh only after it was busy again (the owner started and
+        // used it), so series an exporter keeps publishing for a stopped workload never lead to
+        // a second notice for the same idleness.
+        return *utilisation >= policy.threshold_percent ? IdleStep::kReset : IdleStep::kNone;
     }
     if (*utilisation >= policy.threshold_percent) {
         return watch ? IdleStep::kReset : IdleStep::kNone;

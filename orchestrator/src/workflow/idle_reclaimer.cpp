@@ -139,14 +139,15 @@ IdleChange IdleReclaimer::ChangeFor(const IdleCandidate& c, IdleStep step, const
                  {"action", action},
                  {"noticeSeconds", Seconds(policy.notice)},
                  {"thresholdPercent", policy.threshold_percent},
-                 {"idleSeconds", Seconds(std::chrono::duration_cast<std::chrono::seconds>(change.now - c.watch->idle_since))}}
+                 {"idleSeconds",
+                  Seconds(std::chrono::duration_cast<std::chrono::seconds>(change.now - c.watch->idle_since))}}
             ));
             break;
         case IdleStep::kReclaim:
             change.gpu_hours = ReclaimedGpuHours(c.gpus, c.watch->idle_since, change.now);
-            change.events.push_back(IdleEvent(
-                c, change.now, {{"phase", "reclaimed"}, {"action", action}, {"gpuHours", change.gpu_hours}}
-            ));
+            change.events.push_back(
+                IdleEvent(c, change.now, {{"phase", "reclaimed"}, {"action", action}, {"gpuHours", change.gpu_hours}})
+            );
             break;
         case IdleStep::kReset:
             change.from = c.watch->state;

@@ -124,7 +124,8 @@ class DcgmExporter {
             int gpu = 0;
             for (const auto& [deployment, value] : utilisation_) {
                 for (int i = 0; i < 2; ++i, ++gpu) {
-                    text += "DCGM_FI_DEV_GPU_UTIL{gpu=\"" + std::to_string(gpu) + "\",UUID=\"GPU-" + std::to_string(gpu) +
+                    text += "DCGM_FI_DEV_GPU_UTIL{gpu=\"" + std::to_string(gpu) + "\",UUID=\"GPU-" +
+                            std::to_string(gpu) +
                             "\",modelName=\"Tesla T4\",Hostname=\"gpu-agent-1.sim\",orchestrator_deployment=\"" +
                             deployment + "\"} " + std::to_string(value) + "\n";
                 }
@@ -165,10 +166,7 @@ std::string WriteConfig(const std::string& marathon, const std::string& promethe
 
 class IdleSite {
    public:
-    IdleSite()
-        : sim_(kSimConfig),
-          prometheus_(exporter_.Target()),
-          client_(std::move(*orch::http::MakeClient({}))) {
+    IdleSite() : sim_(kSimConfig), prometheus_(exporter_.Target()), client_(std::move(*orch::http::MakeClient({}))) {
         REQUIRE(prometheus_.started());
         process_ = std::make_unique<orch::test::OrchestratorProcess>(
             db_.dsn(), std::map<std::string, std::string>{}, WriteConfig(sim_.Url("marathon"), prometheus_.url())
@@ -247,7 +245,9 @@ class IdleSite {
 
 }  // namespace
 
-TEST_CASE("an idle GPU deployment is notified, then stopped; its GPU-hours are reclaimed; a busy one stays", "[e2e][idle]") {
+TEST_CASE(
+    "an idle GPU deployment is notified, then stopped, its GPU-hours reclaimed, a busy one stays", "[e2e][idle]"
+) {
     IdleSite site;
     const std::string idle = site.Create();
     const std::string busy = site.Create();

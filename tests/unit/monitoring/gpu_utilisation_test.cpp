@@ -1,5 +1,6 @@
 // The DCGM utilisation query of idle GPU reclamation: which series belong to a deployment, what
 // is refused rather than escaped, and how answers are read.
+#include <common/json.hpp>
 #include <monitoring/gpu_utilisation.hpp>
 
 #include <catch2/catch.hpp>
@@ -47,7 +48,7 @@ TEST_CASE("GPU utilisation: label values that would need escaping are refused", 
     CHECK(half->find("ns\"x") == std::string::npos);
 }
 
-TEST_CASE("GPU utilisation: the highest series wins; no series is nothing known", "[monitoring][idle]") {
+TEST_CASE("GPU utilisation: the highest series wins, no series is nothing known", "[monitoring][idle]") {
     auto routes = std::make_shared<test::FixtureRoutes>();
     std::string answer = Vector({{"orch-a", 3}, {"orch-a", 41.5}});
     routes->Route("GET", "/api/v1/query", [&answer](const test::FixtureRequest&) {

@@ -52,6 +52,7 @@ struct Rig {
         domain::Resource r;
         r.id = SequentialUuid();
         r.node_name = "notebook";
+        r.type_chain = {"tosca.nodes.indigo.Container.Application.Docker.Marathon", "tosca.nodes.Root"};
         n.resources.push_back(r);
         REQUIRE(stores.deployments.Create(n));
         const std::lock_guard lock(stores.db.mutex());
@@ -77,15 +78,18 @@ struct Rig {
 
     int CallbacksOf(const std::string& id) {
         const std::lock_guard lock(stores.db.mutex());
-        return static_cast<int>(std::count_if(stores.db.callbacks().begin(), stores.db.callbacks().end(), [&](const auto& c) {
-            return c.delivery.deployment_id == id;
-        }));
+        return static_cast<int>(std::count_if(
+            stores.db.callbacks().begin(),
+            stores.db.callbacks().end(),
+            [&](const auto& c) { return c.delivery.deployment_id == id; }
+        ));
     }
 
     bool StopQueued(const std::string& id) {
         const std::lock_guard lock(stores.db.mutex());
         return std::any_of(stores.db.jobs().begin(), stores.db.jobs().end(), [&](const auto& j) {
-            return j.job.deployment_id == id && j.job.kind == JobKind::kAction && j.job.payload.value("action", "") == "stop";
+            return j.job.deployment_id == id && j.job.kind == JobKind::kAction &&
+                   j.job.payload.value("action", "") == "stop";
         });
     }
 
@@ -99,7 +103,7 @@ void Sweep(IdleReclaimer& reclaimer) {
     REQUIRE(reclaimer.SweepOnce());
 }
 
-TEST_CASE("idle: notified after the duration, stopped after the notice; a busy one is left alone", "[workflow][idle]") {
+TEST_CASE("idle: notified after the duration, stopped after the notice, a busy one is left alone", "[workflow][idle]") {
     Rig rig;
     const auto idle = rig.AddRunning("gpu-team", 2);
     const auto busy = rig.AddRunning("gpu-team", 1);
@@ -175,7 +179,7 @@ TEST_CASE("idle: no series or a failing feed decides nothing", "[workflow][idle]
     CHECK(rig.IdlePhases(unreachable).empty());
 }
 
-TEST_CASE("idle: the group's policy decides; delete as the action; disabled groups are not touched", "[workflow][idle]") {
+TEST_CASE("idle: the group policy decides: delete as the action, disabled groups untouched", "[workflow][idle]") {
     Rig rig;
     IdlePolicy strict = rig.policies.defaults;
     strict.action = IdleAction::kDelete;
@@ -214,7 +218,8 @@ TEST_CASE("idle: the decision never reclaims without a notification first", "[wo
     CHECK(DecideIdle(notified, 0.0, policy, now) == IdleStep::kReclaim);
     CHECK(DecideIdle(notified, policy.threshold_percent, policy, now) == IdleStep::kReset);
     const IdleWatch reclaimed{IdleState::kReclaimed, now, now};
-    CHECK(DecideIdle(reclaimed, 0.0, policy, now) == IdleStep::kReset);
+    CHECK(DecideIdle(reclaimed, 0.0, policy, now) == IdleStep::kNone);
+    CHECK(DecideIdle(reclaimed, 50.0, policy, now) == IdleStep::kReset);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "orchestrator/domain/deployment.hpp"
 
+#include <array>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -15,12 +16,17 @@ enum class IdleAction { kStop, kDelete };
 std::string_view IdleActionName(IdleAction action);  ///< "stop", "delete"
 std::optional<IdleAction> ParseIdleAction(std::string_view name);
 
+/// The node types whose instances a stop reaches, as POST .../actions allows them: Marathon apps
+/// (scaled to 0) and VMs. Kubernetes and Chronos workloads take no actions: use `delete` there.
+inline constexpr std::array<std::string_view, 2> kIdleStoppableTypes = {
+    "tosca.nodes.indigo.Container.Application.Docker.Marathon", "tosca.nodes.indigo.Compute"};
+
 /// When a group's GPU deployments count as idle and what happens then.
 struct IdlePolicy {
     bool enabled = false;
-    double threshold_percent = 5;            ///< idle while every GPU's utilisation stays below this
-    std::chrono::seconds duration{3600};     ///< idle this long: the owner is notified
-    std::chrono::seconds notice{3600};       ///< then, still idle this long: the action
+    double threshold_percent = 5;         ///< idle while every GPU's utilisation stays below this
+    std::chrono::seconds duration{3600};  ///< idle this long: the owner is notified
+    std::chrono::seconds notice{3600};    ///< then, still idle this long: the action
     IdleAction action = IdleAction::kStop;
 };
 

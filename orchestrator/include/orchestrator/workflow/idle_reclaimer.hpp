@@ -27,8 +27,8 @@ class IdleObserver {
 
 struct IdleReclaimerOptions {
     std::chrono::seconds interval{60};  ///< between sweeps; also the utilisation window
-    int page = 500;                      ///< candidates read per query
-    int max_per_sweep = 10'000;          ///< candidates looked at per sweep (bounds one sweep's work)
+    int page = 500;                     ///< candidates read per query
+    int max_per_sweep = 10'000;         ///< candidates looked at per sweep (bounds one sweep's work)
 };
 
 struct IdleSweepReport {
