@@ -101,7 +101,8 @@ TEST_CASE("GET /quotas: a member sees their groups of their issuer only", "[api]
 TEST_CASE("GET /quotas: a caller with no group sees none, an unknown group is listed empty", "[api][quotas]") {
     QuotaRig rig;
     auto bob = HandlerHarness::User("https://iam.example/", "bob");
-    rig.h.principal() = bob;  // no groups claim
+    bob.groups = std::nullopt;  // no groups claim
+    rig.h.principal() = bob;
     CHECK(GroupNames(rig.Get()).empty());
     bob.groups = std::vector<std::string>{"new-team"};
     rig.h.principal() = bob;
