@@ -106,10 +106,6 @@ int IdleEvents(StoreFixture& f, const std::string& id) {
     store::EventQuery q{.owner = auth::OwnerFilter::VisibleTo(local), .deployment_id = id, .after_id = 0, .limit = 100};
     auto events = f.events().After(q);
     REQUIRE(events);
-    WARN("events of " << id << ": " << events->size());
-    for (const auto& e : *events) {
-        WARN(std::string(domain::EventTypeName(e.type)) << " " << e.deployment_id);
-    }
     return static_cast<int>(std::count_if(events->begin(), events->end(), [](const domain::Event& e) {
         return e.type == domain::EventType::kIdle;
     }));
