@@ -9,6 +9,7 @@
 #include "orchestrator/api/event_stream.hpp"
 #include "orchestrator/api/http_file_notification_source.hpp"
 #include "orchestrator/api/placement_routes.hpp"
+#include "orchestrator/api/quota_routes.hpp"
 #include "orchestrator/api/schedule_routes.hpp"
 #include "orchestrator/api/system_routes.hpp"
 #include "orchestrator/api/views.hpp"
@@ -16,11 +17,13 @@
 #include "orchestrator/app/config_credentials.hpp"
 #include "orchestrator/app/contextualisation_config.hpp"
 #include "orchestrator/app/elastic_config.hpp"
+#include "orchestrator/app/idle_config.hpp"
 #include "orchestrator/app/im_config.hpp"
 #include "orchestrator/app/openstack_config.hpp"
 #include "orchestrator/app/routes.hpp"
 #include "orchestrator/app/wiring_auth.hpp"
 #include "orchestrator/app/wiring_connectors.hpp"
+#include "orchestrator/app/wiring_idle.hpp"
 #include "orchestrator/app/wiring_templates.hpp"
 #include "orchestrator/app/workflow_config.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
@@ -36,6 +39,7 @@
 #include "orchestrator/store/pg_deployment_store.hpp"
 #include "orchestrator/store/pg_elastic_store.hpp"
 #include "orchestrator/store/pg_event_store.hpp"
+#include "orchestrator/store/pg_idle_store.hpp"
 #include "orchestrator/store/pg_schedule_store.hpp"
 #include "orchestrator/store/pg_side_stores.hpp"
 #include "orchestrator/store/pg_workflow_store.hpp"
@@ -187,6 +191,10 @@ int main(int argc, char** argv) {
     if (!elastic_config) {
         return Fail("elastic configuration error", elastic_config.error());
     }
+    auto idle_config = app::ParseIdleConfig(config->tree);
+    if (!idle_config) {
+        return Fail("idle configuration error", idle_config.error());
+    }
     if (args->check_only) {
         std::printf("configuration OK\n");
         return 0;
@@ -244,6 +252,13 @@ int main(int argc, char** argv) {
     store::PgScheduleStore schedule_store(pool);
     api::ScheduleApi schedule_api{api_context, schedule_store};
     app::RegisterAllRoutes(router, database, api_context, schedule_api, metrics_registry);
+    // Idle GPU reclamation (a periodic sweep any replica runs) and GET /quotas.
+    store::PgIdleStore idle_store(pool);
+    auto idle = app::MakeIdleReclaimer(*idle_config, **http, idle_store, clock, metrics_registry);
+    auto quota_options = placement::ParsePlacementOptions(config->tree);
+    api::QuotaApi quota_api{
+        api_context, workflow_store, idle_store, quota_options ? quota_options->quotas : placement::QuotaOptions{}};
+    api::RegisterQuotaRoutes(router, quota_api);
     schedule::ScheduleEventService schedule_events(
         schedule_store, templates, [&engine] { engine.Wake(); }, clock, {.limits = config->deployment_limits}
     );
@@ -270,6 +285,9 @@ int main(int argc, char** argv) {
     if (elastic) {
         elastic->Start();
     }
+    if (idle.reclaimer) {
+        idle.reclaimer->Start();
+    }
     ORCH_LOG_INFO(
         "listening", {{"address", config->server.listen}, {"port", server.port()}, {"instance", config->instance_id}}
     );
@@ -289,6 +307,9 @@ int main(int argc, char** argv) {
     }
     engine.Stop();
     callbacks.Stop();
+    if (idle.reclaimer) {
+        idle.reclaimer->Stop();
+    }
     database.Stop();
     ORCH_LOG_INFO("stopped");
     return 0;

@@ -2,6 +2,7 @@
 
 #include "orchestrator/app/contextualisation_config.hpp"
 #include "orchestrator/app/elastic_config.hpp"
+#include "orchestrator/app/idle_config.hpp"
 #include "orchestrator/app/im_config.hpp"
 #include "orchestrator/app/openstack_config.hpp"
 #include "orchestrator/auth/auth_config.hpp"
@@ -92,6 +93,7 @@ std::set<std::string> KnownConfigKeys() {
     keys.merge(ImConfigKeys());
     keys.merge(OpenStackConfigKeys());
     keys.merge(ElasticConfigKeys());
+    keys.merge(IdleConfigKeys());
     return keys;
 }
 

@@ -2,6 +2,8 @@
 
 #include "orchestrator/auth/principal.hpp"
 
+#include <algorithm>
+
 namespace orch::auth {
 
 OwnerFilter OwnerFilter::VisibleTo(const Principal& principal) {
@@ -10,6 +12,15 @@ OwnerFilter OwnerFilter::VisibleTo(const Principal& principal) {
     if (!principal.local) {
         filter.scoped_ = true;
         filter.issuer_ = principal.issuer;
+    }
+    if (!principal.local && !principal.admin) {
+        std::vector<std::string> groups = principal.groups.value_or(std::vector<std::string>{});
+        for (const auto& wlcg : principal.wlcg_groups.value_or(std::vector<std::string>{})) {
+            groups.push_back(wlcg.rfind('/', 0) == 0 ? wlcg.substr(1) : wlcg);
+        }
+        std::sort(groups.begin(), groups.end());
+        groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+        filter.groups_ = std::move(groups);
     }
     return filter;
 }

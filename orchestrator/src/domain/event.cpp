@@ -22,6 +22,8 @@ std::string_view EventTypeName(EventType type) {
             return "failed";
         case EventType::kElasticScale:
             return "elastic";
+        case EventType::kIdle:
+            return "idle";
         case EventType::kUnknown:
             break;
     }
@@ -38,6 +40,7 @@ EventType ParseEventType(std::string_view name) {
         EventType::kCompleted,
         EventType::kFailed,
         EventType::kElasticScale,
+        EventType::kIdle,
     };
     for (const auto type : kKnown) {
         if (EventTypeName(type) == name) {

@@ -17,6 +17,8 @@ set(SOURCES
   ${AREA_DIR}/progress.cpp
   ${AREA_DIR}/elastic_policy.cpp
   ${AREA_DIR}/elastic_template.cpp
+  ${AREA_DIR}/idle_policy.cpp
+  ${AREA_DIR}/idle_reclaimer.cpp
 )
 list(APPEND SOURCES ${AREA_DIR}/tosca_template_service.cpp)
 list(APPEND SOURCES ${AREA_DIR}/caching_template_service.cpp)

@@ -2,6 +2,7 @@
 // exporter that publishes DCGM, kube-state-metrics, Mesos and blackbox metric names. Without
 // the prometheus binary this test fails: scripts/install-deps provides it.
 #include <common/uuid.hpp>
+#include <monitoring/gpu_utilisation.hpp>
 #include <monitoring/prometheus_feed.hpp>
 
 #include <catch2/catch.hpp>
@@ -10,6 +11,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 namespace orch::monitoring {
@@ -133,6 +135,68 @@ TEST_CASE("Prometheus feed against a real Prometheus scraping a fixture exporter
     REQUIRE(partial->notes.size() == 1);
     CHECK_THAT(partial->notes[0], Catch::Contains("bad_data"));
     CHECK(partial->FindProvider("CESNET-MCC")->capacity.free_gpus == 3);
+}
+
+// Idle reclamation's reader against the real query engine: the series of a deployment's
+// Kubernetes namespace, or carrying its id label, give the highest utilisation over the window;
+// a deployment without series is "nothing known". The exposition changes while Prometheus scrapes.
+TEST_CASE("GPU utilisation of a deployment from DCGM series in a real Prometheus", "[monitoring][prometheus][idle]") {
+    std::string exposition;
+    std::mutex mutex;
+    const auto set = [&](const std::string& busy_value) {
+        const std::lock_guard lock(mutex);
+        exposition =
+            "# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n"
+            "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-a\",modelName=\"Tesla T4\",Hostname=\"g1\","
+            "namespace=\"orch-idle\",pod=\"nb-0\",container=\"c\"} 1\n"
+            "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\",UUID=\"GPU-b\",modelName=\"Tesla T4\",Hostname=\"g1\","
+            "namespace=\"orch-idle\",pod=\"nb-0\",container=\"c\"} 2\n"
+            "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-c\",modelName=\"Tesla V100-PCIE-32GB\",Hostname=\"vm1\","
+            "orchestrator_deployment=\"11111111-2222-4333-8444-555555555555\"} " +
+            busy_value + "\n";
+    };
+    set("93");
+    auto routes = std::make_shared<test::FixtureRoutes>();
+    routes->Route("GET", "/metrics", [&](const test::FixtureRequest&) {
+        const std::lock_guard lock(mutex);
+        return test::FixtureResponse{200, "text/plain; version=0.0.4", exposition};
+    });
+    test::FixtureHttpServer exporter(routes);
+    RealPrometheus prometheus("127.0.0.1:" + std::to_string(exporter.port()));
+    REQUIRE(prometheus.started());
+
+    auto http = std::move(http::MakeClient({})).value();
+    PrometheusClient client(*http, prometheus.url(), std::chrono::milliseconds(2000));
+    GpuUtilisationReader reader(client, {});
+    const GpuWorkload kube{"orch-idle", "aaaaaaaa-0000-4000-8000-000000000000"};
+    const GpuWorkload vm{"", "11111111-2222-4333-8444-555555555555"};
+    const GpuWorkload absent{"orch-absent", "bbbbbbbb-0000-4000-8000-000000000000"};
+    const auto window = std::chrono::seconds(2);
+    std::optional<double> kube_value;
+    std::optional<double> vm_value;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while ((!kube_value || !vm_value) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        kube_value = reader.MaxUtilisation(kube, window).value_or(std::nullopt);
+        vm_value = reader.MaxUtilisation(vm, window).value_or(std::nullopt);
+    }
+    REQUIRE(kube_value);
+    CHECK(*kube_value == Approx(2));  // the busier of the namespace's two GPUs
+    REQUIRE(vm_value);
+    CHECK(*vm_value == Approx(93));
+    auto none = reader.MaxUtilisation(absent, window);
+    REQUIRE(none);
+    CHECK_FALSE(none->has_value());
+
+    // The VM's GPU goes idle: once the busy sample has left the window, the maximum falls.
+    set("0");
+    const auto settle = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    do {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        vm_value = reader.MaxUtilisation(vm, window).value_or(std::nullopt);
+    } while ((!vm_value || *vm_value > 0) && std::chrono::steady_clock::now() < settle);
+    REQUIRE(vm_value);
+    CHECK(*vm_value == Approx(0));
 }
 
 }  // namespace

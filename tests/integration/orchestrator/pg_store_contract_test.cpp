@@ -7,6 +7,7 @@
 #include <orchestrator/store/pg_deployment_store.hpp>
 #include <orchestrator/store/pg_elastic_store.hpp>
 #include <orchestrator/store/pg_event_store.hpp>
+#include <orchestrator/store/pg_idle_store.hpp>
 #include <orchestrator/store/pg_pool.hpp>
 #include <orchestrator/store/pg_workflow_store.hpp>
 
@@ -27,6 +28,7 @@ class PgFixture final : public StoreFixture {
     }
     orch::store::DeploymentStore& deployments() override { return deployments_; }
     orch::workflow::WorkflowStore& workflow() override { return workflow_; }
+    orch::workflow::IdleStore& idle() override { return idle_; }
     orch::store::EventStore& events() override { return events_; }
     orch::workflow::ElasticStore& elastic() override { return elastic_; }
     orch::domain::TimePoint Now() override { return std::chrono::system_clock::now(); }
@@ -40,6 +42,7 @@ class PgFixture final : public StoreFixture {
     orch::store::PgWorkflowStore workflow_{pool_};
     orch::store::PgEventStore events_{pool_};
     orch::store::PgElasticStore elastic_{pool_};
+    orch::store::PgIdleStore idle_{pool_};
 };
 
 const Factory kMake = [] {
@@ -102,4 +105,8 @@ TEST_CASE("pg stores: elastic state", "[store][contract]") {
 
 TEST_CASE("pg stores: self-healing option and redeploy deadline", "[store][contract]") {
     SelfHealing(kMake);
+}
+
+TEST_CASE("pg stores: idle reclamation", "[store][contract]") {
+    IdleReclamation(kMake);
 }

@@ -3,5 +3,6 @@
 set(TEST_SOURCES
   ${TEST_DIR}/deployment_handlers_test.cpp
   ${TEST_DIR}/types_routes_test.cpp
+  ${TEST_DIR}/quota_routes_test.cpp
 )
 set(TEST_LIBS orch::orchestrator orch_test_fakes)

@@ -4,11 +4,14 @@
 #include "test_support/test_env.hpp"
 
 #include <orchestrator/api/http_file_notification_source.hpp>
+#include <orchestrator/api/quota_routes.hpp>
 #include <orchestrator/app/routes.hpp>
 #include <orchestrator/auth/authenticator.hpp>
 #include <orchestrator/ops/openapi.hpp>
 #include <orchestrator/store/pg_deployment_store.hpp>
+#include <orchestrator/store/pg_idle_store.hpp>
 #include <orchestrator/store/pg_schedule_store.hpp>
+#include <orchestrator/store/pg_workflow_store.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -64,6 +67,11 @@ std::set<std::string> RegisteredRoutes() {
     orch::app::RegisterAllRoutes(router, database, context, schedule_api, registry);
     // main's file notification source registers the notifications route.
     orch::api::HttpFileNotificationSource notifications(router, context);
+    // ... and GET /quotas, over the workflow and idle stores.
+    orch::store::PgWorkflowStore workflow_store(pool);
+    orch::store::PgIdleStore idle_store(pool);
+    orch::api::QuotaApi quota_api{context, workflow_store, idle_store, {}};
+    orch::api::RegisterQuotaRoutes(router, quota_api);
     std::set<std::string> routes;
     for (const auto& route : router.routes()) {
         routes.insert(Normalise(route.method, route.pattern));

@@ -1,6 +1,7 @@
 // The store contract (test_support/store_contract.hpp) on the in-memory fakes the unit tests
 // use; tests/integration/orchestrator/pg_store_contract_test.cpp runs the same on PostgreSQL.
 #include "test_support/in_memory_elastic_store.hpp"
+#include "test_support/in_memory_idle_store.hpp"
 #include "test_support/in_memory_stores.hpp"
 #include "test_support/store_contract.hpp"
 
@@ -14,6 +15,7 @@ class InMemoryFixture final : public StoreFixture {
    public:
     orch::store::DeploymentStore& deployments() override { return stores_.deployments; }
     orch::workflow::WorkflowStore& workflow() override { return stores_.workflow; }
+    orch::workflow::IdleStore& idle() override { return idle_; }
     orch::store::EventStore& events() override { return stores_.events; }
     orch::workflow::ElasticStore& elastic() override { return elastic_; }
     orch::domain::TimePoint Now() override { return clock_.now(); }
@@ -23,6 +25,7 @@ class InMemoryFixture final : public StoreFixture {
     orch::ManualClock clock_;
     orch::test::InMemoryStores stores_{clock_};
     orch::test::InMemoryElasticStore elastic_{stores_.db};
+    orch::test::InMemoryIdleStore idle_{stores_.db};
 };
 
 const Factory kMake = [] {
@@ -85,4 +88,8 @@ TEST_CASE("in-memory stores: elastic state", "[store][contract]") {
 
 TEST_CASE("in-memory stores: self-healing option and redeploy deadline", "[store][contract]") {
     SelfHealing(kMake);
+}
+
+TEST_CASE("in-memory stores: idle reclamation", "[store][contract]") {
+    IdleReclamation(kMake);
 }

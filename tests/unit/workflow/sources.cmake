@@ -8,5 +8,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/admission_queue_test.cpp
   ${TEST_DIR}/elastic_policy_test.cpp
   ${TEST_DIR}/self_heal_test.cpp
+  ${TEST_DIR}/idle_reclaimer_test.cpp
 )
 set(TEST_LIBS orch::orchestrator orch_test_fakes)

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace orch::auth {
 
@@ -26,6 +27,10 @@ class OwnerFilter {
     bool include_unowned() const { return include_unowned_; }
     const std::optional<std::string>& subject() const { return subject_; }
     bool matches_nothing() const { return nothing_; }
+    /// The groups whose aggregates (GET /quotas: counters, queue, reclaimed GPU-hours) the caller
+    /// may read within issuer(): nullopt = every group (admins, the local user); otherwise the
+    /// caller's own groups (`groups` and `wlcg.groups` claims), possibly none.
+    const std::optional<std::vector<std::string>>& groups() const { return groups_; }
 
    private:
     OwnerFilter() = default;
@@ -35,6 +40,7 @@ class OwnerFilter {
     bool include_unowned_ = false;
     std::optional<std::string> subject_;
     bool nothing_ = false;
+    std::optional<std::vector<std::string>> groups_;
 };
 
 }  // namespace orch::auth

@@ -21,6 +21,7 @@ enum class EventType {
     kCompleted,         ///< completed : the status reached a *_COMPLETE state
     kFailed,            ///< failed : the status reached a *_FAILED state, with the real cause
     kElasticScale,      ///< elastic : the autoscaler asked for a new worker count, with the signal
+    kIdle,              ///< idle : idle GPU reclamation (data.phase: notice, cancelled, reclaimed)
     kUnknown,
 };
 std::string_view EventTypeName(EventType type);

@@ -7,6 +7,7 @@
 #include <orchestrator/store/deployment_store.hpp>
 #include <orchestrator/store/event_store.hpp>
 #include <orchestrator/workflow/elastic_store.hpp>
+#include <orchestrator/workflow/idle_store.hpp>
 #include <orchestrator/workflow/workflow_store.hpp>
 
 #include <chrono>
@@ -24,6 +25,8 @@ class StoreFixture {
     virtual workflow::WorkflowStore& workflow() = 0;
     virtual store::EventStore& events() = 0;
     virtual workflow::ElasticStore& elastic() = 0;
+    /// Idle reclamation's store over the same database (migration 0012).
+    virtual workflow::IdleStore& idle() = 0;
     /// The stores' notion of now (creation times of the rows the suite writes).
     virtual domain::TimePoint Now() = 0;
     /// Lets `d` pass for the stores: sleeps for the database, moves a ManualClock for a fake.
@@ -71,5 +74,10 @@ void ElasticState(const Factory& make);
 /// `selfHealing` is stored as said (or not said), kept by an update that does not say it; a
 /// commit may set a new deadline (a self-healing redeploy).
 void SelfHealing(const Factory& make);
+/// Idle reclamation (idle_store_contract.cpp): only running GPU deployments are candidates; each
+/// step applies once (a repeat or a stale step writes nothing); notifying writes an event and a
+/// callback; reclaiming needs the notification, queues the stop or delete with it and adds the
+/// group's GPU-hours, scoped to the issuer.
+void IdleReclamation(const Factory& make);
 
 }  // namespace orch::test::contract

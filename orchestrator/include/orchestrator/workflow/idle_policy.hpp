@@ -1,0 +1,78 @@
+#pragma once
+
+#include "orchestrator/domain/deployment.hpp"
+
+#include <array>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace orch::workflow {
+
+/// What reclaiming an idle deployment does (docs/lifecycle.md, "Idle GPU reclamation").
+enum class IdleAction { kStop, kDelete };
+std::string_view IdleActionName(IdleAction action);  ///< "stop", "delete"
+std::optional<IdleAction> ParseIdleAction(std::string_view name);
+
+/// The node types whose instances a stop reaches, as POST .../actions allows them: Marathon apps
+/// (scaled to 0) and VMs. Kubernetes and Chronos workloads take no actions: use `delete` there.
+inline constexpr std::array<std::string_view, 2> kIdleStoppableTypes = {
+    "tosca.nodes.indigo.Container.Application.Docker.Marathon", "tosca.nodes.indigo.Compute"};
+
+/// When a group's GPU deployments count as idle and what happens then.
+struct IdlePolicy {
+    bool enabled = false;
+    double threshold_percent = 5;         ///< idle while every GPU's utilisation stays below this
+    std::chrono::seconds duration{3600};  ///< idle this long: the owner is notified
+    std::chrono::seconds notice{3600};    ///< then, still idle this long: the action
+    IdleAction action = IdleAction::kStop;
+};
+
+/// The operator's default and the per-group overrides (configuration, then the SLA's).
+struct IdlePolicies {
+    IdlePolicy defaults;
+    std::map<std::string, IdlePolicy> by_group;
+    const IdlePolicy& For(const std::string& group) const;
+};
+
+/// Where a watched deployment is (the idle_watch table's `state`).
+enum class IdleState {
+    kIdle,       ///< idle since `idle_since`, not yet notified
+    kNotified,   ///< the owner was told at `notified_at` (event + callback committed)
+    kReclaimed,  ///< the action was queued
+};
+std::string_view IdleStateName(IdleState state);  ///< "idle", "notified", "reclaimed"
+std::optional<IdleState> ParseIdleState(std::string_view name);
+
+struct IdleWatch {
+    IdleState state = IdleState::kIdle;
+    domain::TimePoint idle_since{};
+    domain::TimePoint notified_at{};
+};
+
+/// What one sweep does for one deployment.
+enum class IdleStep {
+    kNone,
+    kStartWatch,  ///< first idle observation: remember since when
+    kReset,       ///< activity: forget the watch (a notified owner is told it is cancelled)
+    kNotify,      ///< idle for the policy's duration: tell the owner
+    kReclaim,     ///< notified and still idle after the notice: stop or delete
+};
+
+/// The decision, pure: `utilisation` is the highest GPU utilisation seen since the last sweep
+/// (nullopt: no series, i.e. nothing known, and nothing is decided on no data). Reclaiming
+/// needs the kNotified state, so the owner has always been told before anything is done.
+IdleStep DecideIdle(
+    const std::optional<IdleWatch>& watch,
+    std::optional<double> utilisation,
+    const IdlePolicy& policy,
+    domain::TimePoint now
+);
+
+/// The GPU-hours a reclamation gives back, as recorded: GPUs × the hours they were idle
+/// (from the first idle observation to the action).
+double ReclaimedGpuHours(int gpus, domain::TimePoint idle_since, domain::TimePoint now);
+
+}  // namespace orch::workflow

@@ -1,0 +1,246 @@
+#include "orchestrator/store/pg_idle_store.hpp"
+
+#include "pg_rows.hpp"
+
+#include <algorithm>
+
+namespace orch::store {
+namespace {
+
+using workflow::IdleChange;
+using workflow::IdleState;
+using workflow::IdleStep;
+
+// The same key as the workflow's commits (pg_workflow_store.cpp): event ids increase in commit
+// order only if every writer of `events` takes it last before COMMIT.
+constexpr std::int64_t kEventsLockKey = 0x4f524556;  // "OREV"
+
+// The deployment row first (lock order deployment → jobs → counters, docs/api.md); true while
+// it runs, so a step never acts on a deployment being updated or deleted.
+bool LockRunning(pqxx::work& tx, const std::string& id) {
+    return !tx.exec_params(
+                  "SELECT 1 FROM deployments WHERE id = $1::uuid "
+                  "AND status IN ('CREATE_COMPLETE', 'UPDATE_COMPLETE') FOR NO KEY UPDATE",
+                  id
+    )
+                .empty();
+}
+
+// The event(s) and the callback outbox row, as the workflow's commits write them.
+void Notify(pqxx::work& tx, const IdleChange& c) {
+    if (c.events.empty()) {
+        return;
+    }
+    tx.exec_params(
+        "INSERT INTO callback_deliveries (deployment_id, url) SELECT id, callback FROM deployments "
+        "WHERE id = $1::uuid AND coalesce(callback, '') <> ''",
+        c.deployment_id
+    );
+    tx.exec_params("SELECT pg_advisory_xact_lock($1)", kEventsLockKey);
+    for (const auto& e : c.events) {
+        tx.exec_params(
+            "INSERT INTO events (deployment_id, owner_issuer, owner_subject, user_group, type, at, data) "
+            "SELECT id, owner_issuer, owner_subject, user_group, $2, to_timestamp($3 / 1000000.0), $4::jsonb "
+            "FROM deployments WHERE id = $1::uuid",
+            c.deployment_id,
+            std::string(domain::EventTypeName(e.type)),
+            ToMicros(e.time),
+            e.data.dump(-1, ' ', false, Json::error_handler_t::replace)
+        );
+    }
+}
+
+// Stop: the deployment's first started instance that takes actions (node name, index order) gets
+// the same action job POST /actions queues; none queued (none stoppable, or another operation
+// holds the workflow line) = not now.
+bool QueueAction(pqxx::work& tx, const IdleChange& c) {
+    if (c.action == workflow::IdleAction::kDelete) {
+        tx.exec_params(
+            "UPDATE deployments SET status = 'DELETE_IN_PROGRESS', status_reason = 'idle GPUs reclaimed', "
+            "task = 'NONE', updated_at = now() WHERE id = $1::uuid",
+            c.deployment_id
+        );
+        tx.exec_params(
+            "UPDATE resources SET state = 'DELETING', updated_at = now() WHERE deployment_id = $1::uuid",
+            c.deployment_id
+        );
+        tx.exec_params("DELETE FROM jobs WHERE deployment_id = $1::uuid AND workflow", c.deployment_id);
+        tx.exec_params(
+            "INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'delete', $2::jsonb)",
+            c.deployment_id,
+            WithRequestId(Json{{"force", false}}).dump()
+        );
+        return true;
+    }
+    // The instances POST .../actions may stop: Marathon apps and VMs (resource_routes.cpp).
+    const auto started = tx.exec_params(
+        "SELECT id::text FROM resources WHERE deployment_id = $1::uuid AND state = 'STARTED' "
+        "AND (type_chain @> ARRAY[$2::text] OR type_chain @> ARRAY[$3::text]) "
+        "ORDER BY node_name, instance_index LIMIT 1 FOR UPDATE",
+        c.deployment_id,
+        std::string(workflow::kIdleStoppableTypes[0]),
+        std::string(workflow::kIdleStoppableTypes[1])
+    );
+    if (started.empty()) {
+        return false;
+    }
+    const std::string resource = started[0][0].as<std::string>();
+    const auto queued = tx.exec_params(
+        "INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'action', $2::jsonb) "
+        "ON CONFLICT (deployment_id) WHERE workflow DO NOTHING RETURNING id",
+        c.deployment_id,
+        WithRequestId(Json{{"resource", resource}, {"action", "stop"}}).dump()
+    );
+    if (queued.empty()) {
+        return false;
+    }
+    tx.exec_params("UPDATE resources SET state = 'STOPPING', updated_at = now() WHERE id::text = $1", resource);
+    return true;
+}
+
+bool Reclaim(pqxx::work& tx, const IdleChange& c) {
+    const auto moved = tx.exec_params(
+        "UPDATE idle_watch SET state = 'reclaimed', reclaimed_at = to_timestamp($2 / 1000000.0), action = $3 "
+        "WHERE deployment_id = $1::uuid AND state = 'notified' RETURNING 1",
+        c.deployment_id,
+        ToMicros(c.now),
+        std::string(workflow::IdleActionName(c.action))
+    );
+    if (moved.empty() || !QueueAction(tx, c)) {
+        return false;
+    }
+    tx.exec_params(
+        "INSERT INTO idle_reclaimed (issuer, user_group, gpu_hours, reclamations) "
+        "SELECT owner_issuer, user_group, $2, 1 FROM deployments WHERE id = $1::uuid "
+        "ON CONFLICT (issuer, user_group) DO UPDATE SET gpu_hours = idle_reclaimed.gpu_hours + EXCLUDED.gpu_hours, "
+        "reclamations = idle_reclaimed.reclamations + 1",
+        c.deployment_id,
+        c.gpu_hours
+    );
+    return true;
+}
+
+bool ApplyStep(pqxx::work& tx, const IdleChange& c) {
+    switch (c.step) {
+        case IdleStep::kStartWatch:
+            return !tx.exec_params(
+                          "INSERT INTO idle_watch (deployment_id, state, idle_since) "
+                          "VALUES ($1::uuid, 'idle', to_timestamp($2 / 1000000.0)) ON CONFLICT DO NOTHING RETURNING 1",
+                          c.deployment_id,
+                          ToMicros(c.now)
+            )
+                        .empty();
+        case IdleStep::kReset:
+            return !tx.exec_params(
+                          "DELETE FROM idle_watch WHERE deployment_id = $1::uuid AND state = $2 RETURNING 1",
+                          c.deployment_id,
+                          std::string(workflow::IdleStateName(c.from.value_or(IdleState::kIdle)))
+            )
+                        .empty();
+        case IdleStep::kNotify:
+            return !tx.exec_params(
+                          "UPDATE idle_watch SET state = 'notified', notified_at = to_timestamp($2 / 1000000.0) "
+                          "WHERE deployment_id = $1::uuid AND state = 'idle' RETURNING 1",
+                          c.deployment_id,
+                          ToMicros(c.now)
+            )
+                        .empty();
+        case IdleStep::kReclaim:
+            return Reclaim(tx, c);
+        case IdleStep::kNone:
+            break;
+    }
+    return false;
+}
+
+std::vector<workflow::ReclaimedHours> RowsToHours(const pqxx::result& rows) {
+    std::vector<workflow::ReclaimedHours> out;
+    out.reserve(rows.size());
+    for (const auto& row : rows) {
+        out.push_back(
+            {row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<double>(), row[3].as<std::int64_t>()}
+        );
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<std::vector<workflow::IdleCandidate>> PgIdleStore::IdleCandidates(const std::string& after, int limit) {
+    return pool_.Run([&](pqxx::connection& conn) -> Result<std::vector<workflow::IdleCandidate>> {
+        pqxx::read_transaction tx(conn);
+        const auto rows = tx.exec_params(
+            "SELECT d.id::text, d.owner_issuer, d.user_group, coalesce(d.physical_id, ''), d.req_gpus, w.state, "
+            "(extract(epoch from w.idle_since)*1000000)::bigint, (extract(epoch from w.notified_at)*1000000)::bigint "
+            "FROM deployments d LEFT JOIN idle_watch w ON w.deployment_id = d.id "
+            "WHERE d.req_gpus > 0 AND d.status IN ('CREATE_COMPLETE', 'UPDATE_COMPLETE') "
+            "AND d.id > coalesce(NULLIF($1, '')::uuid, '00000000-0000-0000-0000-000000000000'::uuid) "
+            "ORDER BY d.id LIMIT $2",
+            after,
+            limit
+        );
+        std::vector<workflow::IdleCandidate> out;
+        out.reserve(rows.size());
+        for (const auto& row : rows) {
+            workflow::IdleCandidate c{
+                row[0].as<std::string>(),
+                row[1].as<std::string>(),
+                row[2].as<std::string>(),
+                row[3].as<std::string>(),
+                row[4].as<int>(),
+                std::nullopt};
+            if (!row[5].is_null()) {
+                workflow::IdleWatch watch;
+                watch.state = workflow::ParseIdleState(row[5].as<std::string>()).value_or(IdleState::kIdle);
+                watch.idle_since = FromMicros(row[6].as<std::int64_t>());
+                if (!row[7].is_null()) {
+                    watch.notified_at = FromMicros(row[7].as<std::int64_t>());
+                }
+                c.watch = watch;
+            }
+            out.push_back(std::move(c));
+        }
+        return out;
+    });
+}
+
+Result<bool> PgIdleStore::ApplyIdle(const IdleChange& change) {
+    return pool_.Run([&](pqxx::connection& conn) -> Result<bool> {
+        pqxx::work tx(conn);
+        if (!LockRunning(tx, change.deployment_id) || !ApplyStep(tx, change)) {
+            return false;  // rolled back: nothing of the step is written
+        }
+        Notify(tx, change);
+        tx.commit();
+        return true;
+    });
+}
+
+Result<std::vector<workflow::ReclaimedHours>> PgIdleStore::Reclaimed(
+    const std::string& issuer, const std::vector<std::string>& groups
+) {
+    return pool_.Run([&](pqxx::connection& conn) -> Result<std::vector<workflow::ReclaimedHours>> {
+        pqxx::read_transaction tx(conn);
+        auto all = RowsToHours(tx.exec_params(
+            "SELECT issuer, user_group, gpu_hours, reclamations FROM idle_reclaimed WHERE issuer = $1 "
+            "ORDER BY user_group LIMIT 10000",
+            issuer
+        ));
+        std::erase_if(all, [&](const workflow::ReclaimedHours& h) {
+            return !groups.empty() && std::find(groups.begin(), groups.end(), h.group) == groups.end();
+        });
+        return all;
+    });
+}
+
+Result<std::vector<workflow::ReclaimedHours>> PgIdleStore::AllReclaimed() {
+    return pool_.Run([&](pqxx::connection& conn) -> Result<std::vector<workflow::ReclaimedHours>> {
+        pqxx::read_transaction tx(conn);
+        return RowsToHours(
+            tx.exec("SELECT issuer, user_group, gpu_hours, reclamations FROM idle_reclaimed ORDER BY issuer, "
+                    "user_group LIMIT 10000")
+        );
+    });
+}
+
+}  // namespace orch::store
