@@ -2,6 +2,7 @@
 
 #include "orchestrator/app/contextualisation_config.hpp"
 #include "orchestrator/app/im_config.hpp"
+#include "orchestrator/app/lease_config.hpp"
 #include "orchestrator/app/openstack_config.hpp"
 #include "orchestrator/auth/auth_config.hpp"
 #include "orchestrator/placement/placer_factory.hpp"
@@ -81,6 +82,7 @@ std::set<std::string> KnownConfigKeys() {
     keys.merge(ContextualisationConfigKeys());
     keys.merge(ImConfigKeys());
     keys.merge(OpenStackConfigKeys());
+    keys.merge(LeaseConfigKeys());
     return keys;
 }
 

@@ -10,3 +10,4 @@ list(APPEND SOURCES ${AREA_DIR}/im_config.cpp)
 list(APPEND SOURCES ${AREA_DIR}/openstack_config.cpp)
 # What main wires, one concern per function (main reads as the list of them).
 list(APPEND SOURCES ${AREA_DIR}/wiring_auth.cpp ${AREA_DIR}/wiring_connectors.cpp ${AREA_DIR}/wiring_templates.cpp)
+list(APPEND SOURCES ${AREA_DIR}/lease_config.cpp)

@@ -20,6 +20,10 @@ std::string_view EventTypeName(EventType type) {
             return "completed";
         case EventType::kFailed:
             return "failed";
+        case EventType::kLeaseWarning:
+            return "lease_warning";
+        case EventType::kLeaseExpired:
+            return "lease_expired";
         case EventType::kUnknown:
             break;
     }
@@ -35,6 +39,8 @@ EventType ParseEventType(std::string_view name) {
         EventType::kSiteMessage,
         EventType::kCompleted,
         EventType::kFailed,
+        EventType::kLeaseWarning,
+        EventType::kLeaseExpired,
     };
     for (const auto type : kKnown) {
         if (EventTypeName(type) == name) {

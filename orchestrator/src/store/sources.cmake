@@ -10,3 +10,4 @@ set(SOURCES
 list(APPEND SOURCES ${AREA_DIR}/pg_side_stores.cpp)
 list(APPEND SOURCES ${AREA_DIR}/pg_schedule_store.cpp)
 list(APPEND SOURCES ${AREA_DIR}/pg_event_store.cpp)
+list(APPEND SOURCES ${AREA_DIR}/pg_lease_store.cpp)

@@ -6,6 +6,7 @@
 #include <orchestrator/store/migrations.hpp>
 #include <orchestrator/store/pg_deployment_store.hpp>
 #include <orchestrator/store/pg_event_store.hpp>
+#include <orchestrator/store/pg_lease_store.hpp>
 #include <orchestrator/store/pg_pool.hpp>
 #include <orchestrator/store/pg_workflow_store.hpp>
 
@@ -27,6 +28,7 @@ class PgFixture final : public StoreFixture {
     orch::store::DeploymentStore& deployments() override { return deployments_; }
     orch::workflow::WorkflowStore& workflow() override { return workflow_; }
     orch::store::EventStore& events() override { return events_; }
+    orch::workflow::LeaseStore& leases() override { return leases_; }
     orch::domain::TimePoint Now() override { return std::chrono::system_clock::now(); }
     // The database reads its own clock (now()): only real time passes for it.
     void Elapse(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
@@ -37,6 +39,7 @@ class PgFixture final : public StoreFixture {
     orch::store::PgDeploymentStore deployments_{pool_};
     orch::store::PgWorkflowStore workflow_{pool_};
     orch::store::PgEventStore events_{pool_};
+    orch::store::PgLeaseStore leases_{pool_};
 };
 
 const Factory kMake = [] {
@@ -89,4 +92,7 @@ TEST_CASE("pg stores: callback outbox", "[store][contract]") {
 }
 TEST_CASE("pg stores: admission queue", "[store][contract]") {
     AdmissionQueue(kMake);
+}
+TEST_CASE("pg stores: leases", "[store][contract]") {
+    Leases(kMake);
 }

@@ -14,6 +14,7 @@ class InMemoryFixture final : public StoreFixture {
     orch::store::DeploymentStore& deployments() override { return stores_.deployments; }
     orch::workflow::WorkflowStore& workflow() override { return stores_.workflow; }
     orch::store::EventStore& events() override { return stores_.events; }
+    orch::workflow::LeaseStore& leases() override { return stores_.leases; }
     orch::domain::TimePoint Now() override { return clock_.now(); }
     void Elapse(std::chrono::milliseconds d) override { clock_.Advance(d); }
 
@@ -72,4 +73,7 @@ TEST_CASE("in-memory stores: callback outbox", "[store][contract]") {
 }
 TEST_CASE("in-memory stores: admission queue", "[store][contract]") {
     AdmissionQueue(kMake);
+}
+TEST_CASE("in-memory stores: leases", "[store][contract]") {
+    Leases(kMake);
 }

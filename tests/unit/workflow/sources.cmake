@@ -5,5 +5,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/fair_share_test.cpp
   ${TEST_DIR}/callback_deliverer_test.cpp
   ${TEST_DIR}/admission_queue_test.cpp
+  ${TEST_DIR}/lease_sweep_test.cpp
 )
 set(TEST_LIBS orch::orchestrator orch_test_fakes)

@@ -20,6 +20,8 @@ enum class EventType {
     kSiteMessage,       ///< site_message : the site's own latest message
     kCompleted,         ///< completed : the status reached a *_COMPLETE state
     kFailed,            ///< failed : the status reached a *_FAILED state, with the real cause
+    kLeaseWarning,      ///< lease_warning : the lease ends soon (expiresAt, secondsLeft)
+    kLeaseExpired,      ///< lease_expired : the lease ended; its action (delete | stop) begins
     kUnknown,
 };
 std::string_view EventTypeName(EventType type);

@@ -6,6 +6,7 @@
 // drifts from the real store fails here, not in a handler test that trusted it.
 #include <orchestrator/store/deployment_store.hpp>
 #include <orchestrator/store/event_store.hpp>
+#include <orchestrator/workflow/lease_store.hpp>
 #include <orchestrator/workflow/workflow_store.hpp>
 
 #include <chrono>
@@ -22,6 +23,7 @@ class StoreFixture {
     virtual store::DeploymentStore& deployments() = 0;
     virtual workflow::WorkflowStore& workflow() = 0;
     virtual store::EventStore& events() = 0;
+    virtual workflow::LeaseStore& leases() = 0;
     /// The stores' notion of now (creation times of the rows the suite writes).
     virtual domain::TimePoint Now() = 0;
     /// Lets `d` pass for the stores: sleeps for the database, moves a ManualClock for a fake.
@@ -60,5 +62,9 @@ void CallbackOutbox(const Factory& make);
 /// The deployments waiting for admission are listed per issuer, oldest first, with what they
 /// wait for, whether the step waited or its reservation did not fit; not once admitted or deleted.
 void AdmissionQueue(const Factory& make);
+/// Leases (migration 0011): a lease set at create or renewed is listed as due by its end, warned
+/// about once per lead time, and expired once (delete; or stop, node by node, between
+/// operations); a write decided on an expiry that was renewed since does nothing.
+void Leases(const Factory& make);
 
 }  // namespace orch::test::contract
