@@ -946,7 +946,9 @@ namespace {
 
 std::vector<domain::Event> EventsOf(StoreFixture& f, const std::string& id, domain::EventType type) {
     std::vector<domain::Event> out;
-    for (auto& e : f.events().After({.owner = Scope(std::nullopt), .deployment_id = id}).value()) {
+    // Named first: a range-for over a temporary Result's value() reads a destroyed object.
+    auto events = f.events().After({.owner = Scope(std::nullopt), .deployment_id = id}).value();
+    for (auto& e : events) {
         if (e.type == type) {
             out.push_back(std::move(e));
         }
@@ -956,7 +958,8 @@ std::vector<domain::Event> EventsOf(StoreFixture& f, const std::string& id, doma
 
 std::size_t DeliveriesOf(StoreFixture& f, const std::string& id) {
     std::size_t n = 0;
-    for (const auto& d : f.workflow().ClaimCallbacks("lease-test", 100, minutes(10)).value()) {
+    const auto claimed = f.workflow().ClaimCallbacks("lease-test", 100, minutes(10)).value();
+    for (const auto& d : claimed) {
         n += d.deployment_id == id ? 1 : 0;
     }
     return n;

@@ -86,7 +86,7 @@ struct Rig {
 
 TEST_CASE("expiresAt is validated on create: malformed, past and beyond the maximum are 400s", "[leases]") {
     Rig rig;
-    for (const Json bad : {Json("tomorrow"), Json(42), Json("2030-02-30T10:00:00Z"), Json("2030-01-01T10:00:00")}) {
+    for (const Json& bad : {Json("tomorrow"), Json(42), Json("2030-02-30T10:00:00Z"), Json("2030-01-01T10:00:00")}) {
         const auto res = rig.Create({{"expiresAt", bad}});
         INFO(bad.dump());
         CHECK(res.status == 400);
@@ -105,11 +105,11 @@ TEST_CASE("expiresAt is validated on create: malformed, past and beyond the maxi
 
 TEST_CASE("the group's default lease applies when none is asked for, and none means no lease", "[leases]") {
     Rig rig;
-    const auto none = rig.Create({});
+    const auto none = rig.Create(Json::object());
     REQUIRE(none.status == 201);
     CHECK_FALSE(Json::parse(none.body).contains("expiresAt"));
     rig.policy.policy.default_duration = hours(72);
-    const auto defaulted = rig.Create({});
+    const auto defaulted = rig.Create(Json::object());
     REQUIRE(defaulted.status == 201);
     const std::string id = Json::parse(defaulted.body).value("uuid", "");
     CHECK(rig.Get(id).value("expiresAt", "") == rig.At(hours(72)));
