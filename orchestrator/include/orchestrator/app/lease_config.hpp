@@ -25,8 +25,7 @@ std::set<std::string> LeaseConfigKeys();
 class SlaLeasePolicies final : public workflow::LeasePolicySource {
    public:
     /// `slas` may be null (no SLA source: the defaults for everyone); it must outlive this.
-    SlaLeasePolicies(workflow::LeasePolicy defaults, cmdb::SlaSource* slas)
-        : defaults_(std::move(defaults)), slas_(slas) {}
+    SlaLeasePolicies(const workflow::LeasePolicy& defaults, cmdb::SlaSource* slas) : defaults_(defaults), slas_(slas) {}
 
     Result<workflow::LeasePolicy> ForGroup(
         const std::string& group, const std::string& issuer, const std::string& access_token
