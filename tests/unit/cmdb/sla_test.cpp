@@ -29,7 +29,7 @@ TEST_CASE("SLAM preferences parse into priorities, SLAs and targets", "[cmdb][sl
     ));
 }
 
-TEST_CASE("a group's SLA body may carry lease terms; absent ones stay unset", "[cmdb][sla][leases]") {
+TEST_CASE("a group's SLA body may carry lease terms, absent ones stay unset", "[cmdb][sla][leases]") {
     auto with =
         ParseSlamPreferences(Json{{"lease", {{"default", "72h"}, {"maximum", "720h"}, {"action", "stop"}}}}, "g");
     REQUIRE(with);
