@@ -153,6 +153,35 @@ const SlaService* SlaSet::FindSlaService(const std::string& sla_id, const std::s
     return nullptr;
 }
 
+namespace {
+
+Result<LeaseTerms> ParseLeaseTerms(const Json& body, const std::string& customer) {
+    LeaseTerms terms;
+    const auto lease = body.find("lease");
+    if (lease == body.end() || lease->is_null()) {
+        return terms;
+    }
+    if (!lease->is_object()) {
+        return Error::InvalidArgument("SLA of '" + customer + "': 'lease' must be an object");
+    }
+    for (const auto& [name, slot] :
+         {std::pair{"default", &terms.default_duration},
+          std::pair{"maximum", &terms.maximum_duration},
+          std::pair{"action", &terms.action}}) {
+        const auto it = lease->find(name);
+        if (it == lease->end() || it->is_null()) {
+            continue;
+        }
+        if (!it->is_string()) {
+            return Error::InvalidArgument("SLA of '" + customer + "': 'lease." + name + "' must be a string");
+        }
+        *slot = it->get<std::string>();
+    }
+    return terms;
+}
+
+}  // namespace
+
 Result<SlaSet> ParseSlamPreferences(const Json& body, const std::string& customer) {
     if (!body.is_object()) {
         return Error::InvalidArgument("SLAM answer for '" + customer + "': expected a JSON object");
@@ -185,6 +214,7 @@ Result<SlaSet> ParseSlamPreferences(const Json& body, const std::string& custome
             set.slas.push_back(std::move(sla).value());
         }
     }
+    ORCH_ASSIGN_OR_RETURN(set.lease, ParseLeaseTerms(body, customer));
     set.Reindex();
     return set;
 }

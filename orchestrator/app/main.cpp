@@ -19,6 +19,7 @@
 #include "orchestrator/app/elastic_config.hpp"
 #include "orchestrator/app/idle_config.hpp"
 #include "orchestrator/app/im_config.hpp"
+#include "orchestrator/app/lease_config.hpp"
 #include "orchestrator/app/openstack_config.hpp"
 #include "orchestrator/app/routes.hpp"
 #include "orchestrator/app/wiring_auth.hpp"
@@ -40,12 +41,14 @@
 #include "orchestrator/store/pg_elastic_store.hpp"
 #include "orchestrator/store/pg_event_store.hpp"
 #include "orchestrator/store/pg_idle_store.hpp"
+#include "orchestrator/store/pg_lease_store.hpp"
 #include "orchestrator/store/pg_schedule_store.hpp"
 #include "orchestrator/store/pg_side_stores.hpp"
 #include "orchestrator/store/pg_workflow_store.hpp"
 #include "orchestrator/workflow/callback_deliverer.hpp"
 #include "orchestrator/workflow/deployment_steps.hpp"
 #include "orchestrator/workflow/engine.hpp"
+#include "orchestrator/workflow/lease_sweep.hpp"
 #include "tosca/engine.hpp"
 #include "tosca/outputs.hpp"
 
@@ -195,6 +198,10 @@ int main(int argc, char** argv) {
     if (!idle_config) {
         return Fail("idle configuration error", idle_config.error());
     }
+    auto lease_config = app::ParseLeaseConfig(config->tree);
+    if (!lease_config) {
+        return Fail("leases configuration error", lease_config.error());
+    }
     if (args->check_only) {
         std::printf("configuration OK\n");
         return 0;
@@ -247,6 +254,11 @@ int main(int argc, char** argv) {
     store::PgEventStore event_store(pool);
     api::EventFeed event_feed(event_store, config->events, clock);
     api_context.events = &event_feed;
+    // Leases: the groups' terms for the API, and the sweep any replica runs (docs/lifecycle.md).
+    app::SlaLeasePolicies lease_policies(lease_config->defaults, placement->slas.get());
+    api_context.leases = &lease_policies;
+    store::PgLeaseStore lease_store(pool);
+    workflow::LeaseSweeper lease_sweeper(lease_store, clock, lease_config->sweep, [&engine] { engine.Wake(); });
     server::Router router;
     // Schedules: the routes, and the file notifications (today from the admin HTTP endpoint).
     store::PgScheduleStore schedule_store(pool);
@@ -288,6 +300,7 @@ int main(int argc, char** argv) {
     if (idle.reclaimer) {
         idle.reclaimer->Start();
     }
+    lease_sweeper.Start();
     ORCH_LOG_INFO(
         "listening", {{"address", config->server.listen}, {"port", server.port()}, {"instance", config->instance_id}}
     );
@@ -305,6 +318,7 @@ int main(int argc, char** argv) {
     if (elastic) {
         elastic->Stop();
     }
+    lease_sweeper.Stop();
     engine.Stop();
     callbacks.Stop();
     if (idle.reclaimer) {

@@ -303,6 +303,11 @@ Status InMemoryDeploymentStore::BeginUpdate(const store::UpdateRequest& u) {
     d.req_gpus = u.req_gpus;
     d.req_instances = u.req_instances;
     row.deadline = DeadlineOf(u.options, now);
+    if (u.expires_at) {
+        d.expires_at = u.expires_at;
+        row.lease_warnings = 0;
+        row.lease_state = workflow::LeaseState::kActive;
+    }
     for (auto r : u.added) {
         r.deployment_id = u.id;
         r.updated_at = r.created_at;
@@ -320,6 +325,26 @@ Status InMemoryDeploymentStore::BeginUpdate(const store::UpdateRequest& u) {
         }
     }
     db_.InsertJob(u.id, workflow::NextJob{workflow::JobKind::kUpdate, Json::object(), {}, true});
+    return Ok();
+}
+
+Status InMemoryDeploymentStore::RenewLease(const std::string& id, domain::TimePoint expires_at) {
+    const Lock lock(db_.mutex());
+    const auto it = db_.rows().find(id);
+    if (it == db_.rows().end()) {
+        return NotFound(id);
+    }
+    auto& row = it->second;
+    auto& d = row.deployment;
+    if (d.status == DStatus::kDeleteInProgress || d.status == DStatus::kDeleteComplete) {
+        return Error::Conflict(
+            "Cannot renew the lease of a deployment in " + std::string(domain::StatusName(d.status)) + " state"
+        );
+    }
+    d.expires_at = expires_at;
+    d.updated_at = db_.clock().now();
+    row.lease_warnings = 0;
+    row.lease_state = workflow::LeaseState::kActive;
     return Ok();
 }
 

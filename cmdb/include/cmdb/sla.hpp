@@ -49,11 +49,21 @@ struct Preference {
     std::vector<Priority> priority;
 };
 
+/// The group's lease terms (our addition to the SLAM body, `"lease": {"default": "72h",
+/// "maximum": "720h", "action": "stop"}`; docs/lifecycle.md "Leases"). Absent members fall back
+/// to the operator's defaults (`leases.*`).
+struct LeaseTerms {
+    std::optional<std::string> default_duration;  ///< a duration text ("72h"), checked by the reader
+    std::optional<std::string> maximum_duration;
+    std::optional<std::string> action;  ///< "delete" | "stop"
+};
+
 /// What SLAM answers for one customer (user group): preferences and SLAs.
 struct SlaSet {
     std::string customer;
     std::vector<Preference> preferences;
     std::vector<Sla> slas;
+    LeaseTerms lease;
 
     const Sla* FindSla(const std::string& id) const;
     /// The SLA service entry of `service_id` inside SLA `sla_id`, or null.

@@ -1,6 +1,7 @@
 #include "orchestrator/api/deployment_request.hpp"
 
 #include "orchestrator/api/input_checks.hpp"
+#include "orchestrator/domain/iso_time.hpp"
 
 #include <algorithm>
 #include <string_view>
@@ -92,6 +93,23 @@ Status ParseTarget(const Json& body, DeploymentRequest& out) {
 
 }  // namespace
 
+Result<std::optional<domain::TimePoint>> ParseExpiresAt(const Json& body) {
+    const auto it = body.find("expiresAt");
+    if (it == body.end() || it->is_null()) {
+        return std::optional<domain::TimePoint>();
+    }
+    std::optional<domain::TimePoint> parsed;
+    if (it->is_string()) {
+        parsed = domain::ParseIsoTime(it->get_ref<const std::string&>());
+    }
+    if (!parsed) {
+        return Error::InvalidArgument(
+            "expiresAt value, if provided, must be an ISO-8601 time with a zone, such as 2030-01-31T12:00:00Z"
+        );
+    }
+    return parsed;
+}
+
 Result<Json> ParseJsonBody(const server::Request& request) {
     const std::string type = request.Header("Content-Type");
     if (!IsJsonMediaType(type)) {
@@ -137,6 +155,7 @@ Result<DeploymentRequest> ParseDeploymentRequest(const server::Request& request)
     out.options.keep_last_attempt = keep.value_or(false);
     ORCH_ASSIGN_OR_RETURN(out.options.self_healing, ReadLenientBool(body, "selfHealing"));
     ORCH_ASSIGN_OR_RETURN(out.user_group, ReadString(body, "userGroup"));
+    ORCH_ASSIGN_OR_RETURN(out.expires_at, ParseExpiresAt(body));
     out.raw = std::move(body);
     return out;
 }

@@ -5,6 +5,7 @@
 #include "orchestrator/api/deployment_request.hpp"
 #include "orchestrator/api/deployment_update.hpp"
 #include "orchestrator/api/input_checks.hpp"
+#include "orchestrator/api/lease_request.hpp"
 #include "orchestrator/api/links.hpp"
 #include "orchestrator/api/views.hpp"
 #include "orchestrator/service/new_deployment.hpp"
@@ -146,8 +147,12 @@ Result<Response> CreateDeployment(ApiContext& ctx, const Request& request) {
         body.user_group.value_or(""),
         domain::Owner{principal.issuer, principal.subject}};
     ORCH_ASSIGN_OR_RETURN(
-        const store::NewDeployment created,
+        store::NewDeployment created,
         service::BuildNewDeployment(ctx.templates, draft, ctx.deployment_limits, ctx.clock.now())
+    );
+    ORCH_ASSIGN_OR_RETURN(
+        created.deployment.expires_at,
+        ResolveLease(ctx, request, principal, draft.user_group, body.expires_at, true, &created.deployment.lease_action)
     );
     ORCH_RETURN_IF_ERROR(EnrollCaller(ctx, request, principal));
     const domain::Deployment& d = created.deployment;
@@ -182,7 +187,24 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     }
     ORCH_ASSIGN_OR_RETURN(const DeploymentRequest body, ParseDeploymentRequest(request));
     ORCH_RETURN_IF_ERROR(CheckCallbackUrl(ctx.egress, body.callback));
-    const DeploymentChange change{body.template_text, body.parameters, body.callback, body.options};
+    Json merged = d.parameters.is_object() ? d.parameters : Json::object();
+    merged.update(body.parameters);
+    ORCH_ASSIGN_OR_RETURN(
+        const auto expires_at, ResolveLease(ctx, request, principal, d.user_group, body.expires_at, false, nullptr)
+    );
+    if (expires_at && body.template_text == d.template_text && merged == d.parameters &&
+        (body.callback.empty() || body.callback == d.callback)) {
+        // Only the lease changes: a renewal, which must not redeploy anything.
+        ORCH_RETURN_IF_ERROR(ctx.store.RenewLease(d.id, *expires_at));
+        domain::Deployment shown = d;
+        shown.expires_at = expires_at;
+        if (auto reread = ctx.store.Get(d.id); reread && *reread) {
+            shown = std::move(**reread);
+        }
+        return Response::JsonText(202, DeploymentViewText(shown, BaseUrl(request, ctx.external_base_url)));
+    }
+    DeploymentChange change{body.template_text, body.parameters, body.callback, body.options};
+    change.expires_at = expires_at;
     ORCH_RETURN_IF_ERROR(BeginDeploymentUpdate(ctx, d, change, [&] { return EnrollCaller(ctx, request, principal); }));
     // The deployment as GET shows it now, not the original's empty body: orchent decodes the
     // answer and reported "error updating deployment: EOF" for an update that went through.
@@ -198,11 +220,36 @@ Result<Response> UpdateDeployment(ApiContext& ctx, const Request& request) {
     return Response::JsonText(202, DeploymentViewText(shown, BaseUrl(request, ctx.external_base_url)));
 }
 
+// PATCH {"expiresAt": ...}: the owner renews (or shortens) the lease; nothing is redeployed.
+Result<Response> RenewLease(
+    ApiContext& ctx,
+    const Request& request,
+    const auth::Principal& principal,
+    const domain::Deployment& d,
+    const Json& body
+) {
+    ORCH_ASSIGN_OR_RETURN(const auto requested, ParseExpiresAt(body));
+    if (!requested) {
+        return Error::InvalidArgument(
+            "expiresAt value must be an ISO-8601 time with a zone, such as 2030-01-31T12:00:00Z"
+        );
+    }
+    ORCH_ASSIGN_OR_RETURN(
+        const auto expires_at, ResolveLease(ctx, request, principal, d.user_group, requested, false, nullptr)
+    );
+    ORCH_RETURN_IF_ERROR(ctx.store.RenewLease(d.id, *expires_at));
+    ORCH_LOG_INFO("deployment lease renewed", {{"deployment_id", d.id}});
+    return Response::Empty(204);
+}
+
 Result<Response> ResetDeployment(ApiContext& ctx, const Request& request) {
     ORCH_ASSIGN_OR_RETURN(const auto principal, Authorize(ctx, request, auth::Access::kWrite));
     ORCH_ASSIGN_OR_RETURN(const auto d, LoadVisible(ctx, principal, request, true));
     ORCH_ASSIGN_OR_RETURN(const Json body, ParseJsonBody(request));
     ORCH_ASSIGN_OR_RETURN(const auto status, ReadString(body, "status"));
+    if (!status && body.contains("expiresAt")) {
+        return RenewLease(ctx, request, principal, d, body);
+    }
     if (!status || *status != "DELETE_FAILED") {
         return Error::InvalidArgument("Cannot reset deployment: illegal status " + status.value_or("null") + ".");
     }

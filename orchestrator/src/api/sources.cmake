@@ -20,3 +20,4 @@ list(APPEND SOURCES ${AREA_DIR}/schedule_request.cpp ${AREA_DIR}/schedule_views.
   ${AREA_DIR}/schedule_routes.cpp ${AREA_DIR}/http_file_notification_source.cpp)
 list(APPEND SOURCES ${AREA_DIR}/event_stream.cpp ${AREA_DIR}/event_routes.cpp)
 list(APPEND SOURCES ${AREA_DIR}/quota_routes.cpp)
+list(APPEND SOURCES ${AREA_DIR}/lease_request.cpp)

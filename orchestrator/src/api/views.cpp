@@ -1,5 +1,7 @@
 #include "orchestrator/api/views.hpp"
 
+#include "orchestrator/domain/iso_time.hpp"
+
 namespace orch::api {
 namespace {
 
@@ -47,6 +49,9 @@ void WriteDeploymentView(JsonWriter& w, const domain::Deployment& d, std::string
             .EndObject();
     }
     w.Member("creationTime", domain::ContractTime(d.created_at).view());
+    if (d.expires_at) {
+        w.Member("expiresAt", domain::FormatIsoTime(*d.expires_at));  // absent: no lease
+    }
     WriteDeploymentLinks(w, d.id, base_url);
     w.Key("outputs");
     if (d.outputs.is_object() && !d.outputs.empty()) {

@@ -4,6 +4,7 @@
 #include "orchestrator/app/elastic_config.hpp"
 #include "orchestrator/app/idle_config.hpp"
 #include "orchestrator/app/im_config.hpp"
+#include "orchestrator/app/lease_config.hpp"
 #include "orchestrator/app/openstack_config.hpp"
 #include "orchestrator/auth/auth_config.hpp"
 #include "orchestrator/placement/placer_factory.hpp"
@@ -94,6 +95,7 @@ std::set<std::string> KnownConfigKeys() {
     keys.merge(OpenStackConfigKeys());
     keys.merge(ElasticConfigKeys());
     keys.merge(IdleConfigKeys());
+    keys.merge(LeaseConfigKeys());
     return keys;
 }
 

@@ -12,3 +12,4 @@ list(APPEND SOURCES ${AREA_DIR}/elastic_config.cpp)
 # What main wires, one concern per function (main reads as the list of them).
 list(APPEND SOURCES ${AREA_DIR}/wiring_auth.cpp ${AREA_DIR}/wiring_connectors.cpp ${AREA_DIR}/wiring_templates.cpp)
 list(APPEND SOURCES ${AREA_DIR}/idle_config.cpp ${AREA_DIR}/wiring_idle.cpp)
+list(APPEND SOURCES ${AREA_DIR}/lease_config.cpp)

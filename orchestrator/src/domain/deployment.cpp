@@ -92,3 +92,21 @@ std::string FormatContractTime(TimePoint t) {
 }
 
 }  // namespace orch::domain
+
+namespace orch::domain {
+
+std::string_view LeaseActionName(LeaseAction action) {
+    return action == LeaseAction::kStop ? "stop" : "delete";
+}
+
+std::optional<LeaseAction> ParseLeaseAction(std::string_view name) {
+    if (name == "delete") {
+        return LeaseAction::kDelete;
+    }
+    if (name == "stop") {
+        return LeaseAction::kStop;
+    }
+    return std::nullopt;
+}
+
+}  // namespace orch::domain

@@ -24,6 +24,10 @@ std::string_view EventTypeName(EventType type) {
             return "elastic";
         case EventType::kIdle:
             return "idle";
+        case EventType::kLeaseWarning:
+            return "lease_warning";
+        case EventType::kLeaseExpired:
+            return "lease_expired";
         case EventType::kUnknown:
             break;
     }
@@ -41,6 +45,8 @@ EventType ParseEventType(std::string_view name) {
         EventType::kFailed,
         EventType::kElasticScale,
         EventType::kIdle,
+        EventType::kLeaseWarning,
+        EventType::kLeaseExpired,
     };
     for (const auto type : kKnown) {
         if (EventTypeName(type) == name) {

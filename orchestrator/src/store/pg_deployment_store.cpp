@@ -298,11 +298,12 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created) 
         "WITH d AS (INSERT INTO deployments (id, created_at, updated_at, status, task, callback, user_group, "
         "owner_issuer, owner_subject, template, parameters, timeout_mins, provider_timeout_mins, max_providers_retry, "
         "keep_last_attempt, kind, deadline, req_cpus, req_mem_mb, req_gpus, req_instances, target_provider, "
-        "target_region, self_healing) VALUES ("
+        "target_region, self_healing, expires_at, lease_action) VALUES ("
         "$1::uuid, to_timestamp($2::bigint / 1e6), to_timestamp($2::bigint / 1e6), $3, 'NONE', NULLIF($4, ''), $5, $6, "
         "$7, $8, $9::jsonb, NULLIF($10::int, -1), NULLIF($11::int, -1), NULLIF($12::int, -1), $13::boolean, $14, "
         "CASE WHEN $10::int = -1 THEN NULL ELSE to_timestamp($2::bigint / 1e6) + make_interval(mins => $10::int) END, "
-        "$15::float8, $16::bigint, $17::int, $18::int, NULLIF($21, ''), NULLIF($22, ''), $23::boolean) RETURNING id), "
+        "$15::float8, $16::bigint, $17::int, $18::int, NULLIF($21, ''), NULLIF($22, ''), $23::boolean, "
+        "CASE WHEN $24::bigint = -1 THEN NULL ELSE to_timestamp($24::bigint / 1e6) END, $25) RETURNING id), "
         "r AS (INSERT INTO resources (id, deployment_id, created_at, updated_at, state, node_type, node_name, "
         "type_chain, instance_index, metadata) "
         "SELECT (r->>'id')::uuid, d.id, to_timestamp((r->>'created_us')::bigint / 1e6), "
@@ -341,7 +342,9 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created) 
         WithRequestId(Json::object()).dump(),
         d.options.target_provider,
         d.options.target_region,
-        d.options.self_healing
+        d.options.self_healing,
+        d.expires_at ? ToMicros(*d.expires_at) : std::int64_t{no_value},
+        std::string(domain::LeaseActionName(d.lease_action))
     );
     InsertResources(tx, d.id, created.resources, first_batch.size());
 }
@@ -483,7 +486,10 @@ Status PgDeploymentStore::BeginUpdate(const UpdateRequest& u) {
             "timeout_mins = NULLIF($5, -1), provider_timeout_mins = NULLIF($6, -1), "
             "max_providers_retry = NULLIF($7, -1), keep_last_attempt = $8, req_cpus = $9, req_mem_mb = $10, "
             "req_gpus = $11, req_instances = $12, self_healing = COALESCE($13::boolean, self_healing), "
-            "deadline = CASE WHEN $5 = -1 THEN NULL ELSE now() + make_interval(mins => $5) END "
+            "deadline = CASE WHEN $5 = -1 THEN NULL ELSE now() + make_interval(mins => $5) END, "
+            "expires_at = CASE WHEN $14 THEN to_timestamp($15::bigint / 1e6) ELSE expires_at END, "
+            "lease_warnings = CASE WHEN $14 THEN 0 ELSE lease_warnings END, "
+            "lease_state = CASE WHEN $14 THEN 'ACTIVE' ELSE lease_state END "
             "WHERE id = $1::uuid AND status IN ('CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_FAILED') RETURNING id",
             u.id,
             u.template_text,
@@ -497,7 +503,9 @@ Status PgDeploymentStore::BeginUpdate(const UpdateRequest& u) {
             u.req_mem_mb,
             u.req_gpus,
             u.req_instances,
-            u.options.self_healing
+            u.options.self_healing,
+            u.expires_at.has_value(),
+            u.expires_at ? ToMicros(*u.expires_at) : std::int64_t{0}
         );
         if (r.empty()) {
             auto status = CurrentStatus(tx, u.id);
@@ -548,6 +556,32 @@ Status PgDeploymentStore::ResetToDeleteFailed(const std::string& id) {
             );
         }
         tx.exec_params("DELETE FROM jobs WHERE deployment_id = $1::uuid AND workflow", id);
+        tx.commit();
+        return Ok();
+    });
+}
+
+Status PgDeploymentStore::RenewLease(const std::string& id, domain::TimePoint expires_at) {
+    return pool_.Run([&](pqxx::connection& conn) -> Status {
+        pqxx::work tx(conn);
+        // A new expiry starts a new lease: its warnings are owed again, and a deployment stopped
+        // by the old one is not stopped again (it stays as it is until its owner starts it).
+        const auto r = tx.exec_params(
+            "UPDATE deployments SET expires_at = to_timestamp($2::bigint / 1e6), lease_warnings = 0, "
+            "lease_state = 'ACTIVE', updated_at = now() WHERE id = $1::uuid "
+            "AND status NOT IN ('DELETE_IN_PROGRESS', 'DELETE_COMPLETE') RETURNING id",
+            id,
+            ToMicros(expires_at)
+        );
+        if (r.empty()) {
+            auto status = CurrentStatus(tx, id);
+            if (!status) {
+                return status.error();
+            }
+            return Error::Conflict(
+                "Cannot renew the lease of a deployment in " + std::string(domain::StatusName(*status)) + " state"
+            );
+        }
         tx.commit();
         return Ok();
     });

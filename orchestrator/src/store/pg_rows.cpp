@@ -23,32 +23,35 @@ domain::Deployment RowToListedDeployment(const pqxx::row& row) {
     // The defaults are the fallbacks (endpoint null, outputs {}): most rows keep them as read.
     ReadJsonInto(row[12], d.cloud_provider_endpoint);
     ReadJsonInto(row[13], d.outputs);
+    if (!row[14].is_null()) {
+        d.expires_at = FromMicros(row[14].as<std::int64_t>());
+    }
     return d;
 }
 
 domain::Deployment RowToDeployment(const pqxx::row& row) {
     domain::Deployment d = RowToListedDeployment(row);
-    d.template_text = TextOr(row[14]);
-    d.parameters = JsonOr(row[15], Json::object());
-    if (!row[16].is_null()) {
-        d.options.timeout_mins = row[16].as<int>();
-    }
+    d.template_text = TextOr(row[15]);
+    d.parameters = JsonOr(row[16], Json::object());
     if (!row[17].is_null()) {
-        d.options.provider_timeout_mins = row[17].as<int>();
+        d.options.timeout_mins = row[17].as<int>();
     }
     if (!row[18].is_null()) {
-        d.options.max_providers_retry = row[18].as<int>();
+        d.options.provider_timeout_mins = row[18].as<int>();
     }
-    d.options.keep_last_attempt = row[19].as<bool>();
-    d.kind = tosca::ParseDeploymentKind(TextOr(row[20]));
-    d.req_cpus = row[21].as<double>();
-    d.req_mem_mb = row[22].as<std::int64_t>();
-    d.req_gpus = row[23].as<int>();
-    d.req_instances = row[24].as<int>();
-    d.options.target_provider = TextOr(row[25]);
-    d.options.target_region = TextOr(row[26]);
-    if (!row[27].is_null()) {
-        d.options.self_healing = row[27].as<bool>();
+    if (!row[19].is_null()) {
+        d.options.max_providers_retry = row[19].as<int>();
+    }
+    d.options.keep_last_attempt = row[20].as<bool>();
+    d.kind = tosca::ParseDeploymentKind(TextOr(row[21]));
+    d.req_cpus = row[22].as<double>();
+    d.req_mem_mb = row[23].as<std::int64_t>();
+    d.req_gpus = row[24].as<int>();
+    d.req_instances = row[25].as<int>();
+    d.options.target_provider = TextOr(row[26]);
+    d.options.target_region = TextOr(row[27]);
+    if (!row[28].is_null()) {
+        d.options.self_healing = row[28].as<bool>();
     }
     return d;
 }

@@ -61,15 +61,16 @@ inline void ReadJsonInto(const pqxx::field& f, Json& target) {
 inline constexpr const char* kListColumns =
     "id::text, (extract(epoch from created_at)*1000000)::bigint, (extract(epoch from updated_at)*1000000)::bigint, "
     "status, status_reason, task, physical_id, callback, user_group, owner_issuer, owner_subject, "
-    "cloud_provider_name, cloud_provider_endpoint::text, outputs::text";
-inline constexpr int kListColumnCount = 14;
+    "cloud_provider_name, cloud_provider_endpoint::text, outputs::text, "
+    "(extract(epoch from expires_at)*1000000)::bigint";
+inline constexpr int kListColumnCount = 15;
 
 /// The select list matching RowToDeployment: the list columns first, then the rest.
 inline const std::string kDeploymentColumns =
     std::string(kListColumns) +
     ", template, parameters::text, timeout_mins, provider_timeout_mins, max_providers_retry, keep_last_attempt, kind, "
     "req_cpus, req_mem_mb, req_gpus, req_instances, target_provider, target_region, self_healing";
-inline constexpr int kDeploymentColumnCount = 28;  ///< queries that select more read them from here
+inline constexpr int kDeploymentColumnCount = 29;  ///< queries that select more read them from here
 
 /// The list view's fields of a deployment (kListColumns); the others keep their defaults.
 domain::Deployment RowToListedDeployment(const pqxx::row& row);

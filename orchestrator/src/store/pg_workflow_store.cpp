@@ -3,6 +3,7 @@
 #include "common/uuid.hpp"
 #include "orchestrator/workflow/admission_queue.hpp"
 #include "pg_admission.hpp"
+#include "pg_outbox.hpp"
 #include "pg_rows.hpp"
 
 namespace orch::store {
@@ -37,6 +38,8 @@ void InsertJob(pqxx::work& tx, const std::string& deployment_id, const workflow:
     );
 }
 
+}  // namespace
+
 // The outbox row of a state change: the URL as the deployment has it now (none: no row).
 void InsertCallback(pqxx::work& tx, const std::string& deployment_id) {
     tx.exec_params(
@@ -69,6 +72,8 @@ void InsertEvents(pqxx::work& tx, const std::string& deployment_id, const std::v
         );
     }
 }
+
+namespace {
 
 // One UPDATE with only the columns the transition sets; parameters are numbered as appended.
 void ApplyDeployment(pqxx::work& tx, const std::string& id, const Transition& t) {

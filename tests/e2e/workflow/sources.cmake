@@ -7,5 +7,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/database_outage_test.cpp
   ${TEST_DIR}/event_stream_test.cpp
   ${TEST_DIR}/callback_delivery_test.cpp
+  ${TEST_DIR}/lease_e2e_test.cpp
 )
 set(TEST_LABELS reliability)

@@ -8,6 +8,7 @@
 #include <orchestrator/store/pg_elastic_store.hpp>
 #include <orchestrator/store/pg_event_store.hpp>
 #include <orchestrator/store/pg_idle_store.hpp>
+#include <orchestrator/store/pg_lease_store.hpp>
 #include <orchestrator/store/pg_pool.hpp>
 #include <orchestrator/store/pg_workflow_store.hpp>
 
@@ -31,6 +32,7 @@ class PgFixture final : public StoreFixture {
     orch::workflow::IdleStore& idle() override { return idle_; }
     orch::store::EventStore& events() override { return events_; }
     orch::workflow::ElasticStore& elastic() override { return elastic_; }
+    orch::workflow::LeaseStore& leases() override { return leases_; }
     orch::domain::TimePoint Now() override { return std::chrono::system_clock::now(); }
     // The database reads its own clock (now()): only real time passes for it.
     void Elapse(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
@@ -43,6 +45,7 @@ class PgFixture final : public StoreFixture {
     orch::store::PgEventStore events_{pool_};
     orch::store::PgElasticStore elastic_{pool_};
     orch::store::PgIdleStore idle_{pool_};
+    orch::store::PgLeaseStore leases_{pool_};
 };
 
 const Factory kMake = [] {
@@ -109,4 +112,8 @@ TEST_CASE("pg stores: self-healing option and redeploy deadline", "[store][contr
 
 TEST_CASE("pg stores: idle reclamation", "[store][contract]") {
     IdleReclamation(kMake);
+}
+
+TEST_CASE("pg stores: leases", "[store][contract]") {
+    Leases(kMake);
 }

@@ -29,6 +29,24 @@ TEST_CASE("SLAM preferences parse into priorities, SLAs and targets", "[cmdb][sl
     ));
 }
 
+TEST_CASE("a group's SLA body may carry lease terms, absent ones stay unset", "[cmdb][sla][leases]") {
+    auto with =
+        ParseSlamPreferences(Json{{"lease", {{"default", "72h"}, {"maximum", "720h"}, {"action", "stop"}}}}, "g");
+    REQUIRE(with);
+    CHECK(with->lease.default_duration == "72h");
+    CHECK(with->lease.maximum_duration == "720h");
+    CHECK(with->lease.action == "stop");
+    auto partial = ParseSlamPreferences(Json{{"lease", {{"maximum", "24h"}}}}, "g");
+    REQUIRE(partial);
+    CHECK_FALSE(partial->lease.default_duration.has_value());
+    CHECK(partial->lease.maximum_duration == "24h");
+    auto none = ParseSlamPreferences(Json::object(), "g");
+    REQUIRE(none);
+    CHECK_FALSE(none->lease.action.has_value());
+    CHECK_FALSE(ParseSlamPreferences(Json{{"lease", "72h"}}, "g"));
+    CHECK_FALSE(ParseSlamPreferences(Json{{"lease", {{"default", 72}}}}, "g"));
+}
+
 TEST_CASE("local SLA file: one body per group, unknown groups are not found", "[cmdb][sla]") {
     auto source = FileSlaSource::Open(test::SharedDir() + "/fixtures/slam/local/slam.json");
     REQUIRE(source);

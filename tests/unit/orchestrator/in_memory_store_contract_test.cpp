@@ -18,6 +18,7 @@ class InMemoryFixture final : public StoreFixture {
     orch::workflow::IdleStore& idle() override { return idle_; }
     orch::store::EventStore& events() override { return stores_.events; }
     orch::workflow::ElasticStore& elastic() override { return elastic_; }
+    orch::workflow::LeaseStore& leases() override { return stores_.leases; }
     orch::domain::TimePoint Now() override { return clock_.now(); }
     void Elapse(std::chrono::milliseconds d) override { clock_.Advance(d); }
 
@@ -92,4 +93,8 @@ TEST_CASE("in-memory stores: self-healing option and redeploy deadline", "[store
 
 TEST_CASE("in-memory stores: idle reclamation", "[store][contract]") {
     IdleReclamation(kMake);
+}
+
+TEST_CASE("in-memory stores: leases", "[store][contract]") {
+    Leases(kMake);
 }

@@ -13,6 +13,7 @@
 #include "orchestrator/server/router.hpp"
 #include "orchestrator/service/deployment_limits.hpp"
 #include "orchestrator/store/deployment_store.hpp"
+#include "orchestrator/workflow/lease_policy.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 
 #include <functional>
@@ -37,6 +38,7 @@ struct ApiContext {
     const http::EgressPolicy* egress = nullptr;     ///< checks callback URLs; null: public addresses only
     service::DeploymentLimits deployment_limits{};  ///< instance cap of creates and updates
     EventFeed* events = nullptr;                    ///< the event streams; null: they answer 503
+    workflow::LeasePolicySource* leases = nullptr;  ///< groups' lease terms; null: no defaults, no maximum
 };
 
 /// A handler body that returns a Response or an Error, adapted to the router (errors rendered

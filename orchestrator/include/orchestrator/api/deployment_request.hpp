@@ -17,12 +17,16 @@ struct DeploymentRequest {
     std::string callback;
     domain::RequestOptions options;
     std::optional<std::string> user_group;
-    Json raw;  ///< the whole body, for endpoints that read extra fields (schedules)
+    std::optional<domain::TimePoint> expires_at;  ///< `expiresAt`, parsed (not yet checked against a policy)
+    Json raw;                                     ///< the whole body, for endpoints that read extra fields (schedules)
 };
 
 /// 415 for a non-JSON content type, 400 for a missing/malformed body or a field that breaks the
 /// contract's rules (unknown fields are ignored; booleans and integers accept strings).
 Result<DeploymentRequest> ParseDeploymentRequest(const server::Request& request);
+
+/// The optional `expiresAt` of a body: an ISO-8601 time with a zone; 400 naming the field otherwise.
+Result<std::optional<domain::TimePoint>> ParseExpiresAt(const Json& body);
 
 /// Checks Content-Type is JSON and parses the body as an object (shared by every JSON endpoint).
 Result<Json> ParseJsonBody(const server::Request& request);

@@ -8,6 +8,7 @@
 #include "orchestrator/domain/deployment.hpp"
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace orch::api {
@@ -17,6 +18,7 @@ struct DeploymentChange {
     Json parameters = Json::object();  ///< the new ones, merged over the stored ones
     std::string callback;              ///< empty = unchanged
     domain::RequestOptions options;
+    std::optional<domain::TimePoint> expires_at;  ///< a new lease end; unset = unchanged
 };
 
 /// Builds the new spec (the stored parameters count as accepted), checks the instance cap and

@@ -41,6 +41,11 @@ using NodeState = tosca::NodeState;
 using tosca::NodeStateName;
 using tosca::ParseNodeState;
 
+/// What the end of a deployment's lease does (docs/lifecycle.md "Leases").
+enum class LeaseAction { kDelete, kStop };
+std::string_view LeaseActionName(LeaseAction action);  ///< "delete" | "stop"
+std::optional<LeaseAction> ParseLeaseAction(std::string_view name);
+
 struct Owner {
     std::string issuer;
     std::string subject;
@@ -86,6 +91,9 @@ struct Deployment {
     std::int64_t req_mem_mb = 0;
     int req_gpus = 0;
     int req_instances = 0;
+    /// When the lease ends (expiresAt; docs/lifecycle.md "Leases"); none = no lease.
+    std::optional<TimePoint> expires_at;
+    LeaseAction lease_action = LeaseAction::kDelete;  ///< the group's policy when the lease was set
 };
 
 struct Resource {

@@ -22,6 +22,8 @@ enum class EventType {
     kFailed,            ///< failed : the status reached a *_FAILED state, with the real cause
     kElasticScale,      ///< elastic : the autoscaler asked for a new worker count, with the signal
     kIdle,              ///< idle : idle GPU reclamation (data.phase: notice, cancelled, reclaimed)
+    kLeaseWarning,      ///< lease_warning : the lease ends soon (expiresAt, secondsLeft)
+    kLeaseExpired,      ///< lease_expired : the lease ended; its action (delete | stop) begins
     kUnknown,
 };
 std::string_view EventTypeName(EventType type);

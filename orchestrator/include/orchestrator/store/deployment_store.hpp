@@ -55,6 +55,8 @@ struct UpdateRequest {
     std::int64_t req_mem_mb = 0;
     int req_gpus = 0;
     int req_instances = 0;
+    /// A new lease end (renewal with the update); none = the lease is left as it is.
+    std::optional<domain::TimePoint> expires_at;
 };
 
 /// Maps the API's sort property names (createdAt, updatedAt, status, ...) to columns;
@@ -100,6 +102,9 @@ class DeploymentStore {
     virtual Result<std::vector<domain::Attempt>> ListAttempts(const std::string& id) = 0;
     /// POST action: resource STARTED/STOPPED → STOPPING/STARTING and queues the action.
     virtual Status BeginAction(const std::string& id, const std::string& resource_id, const std::string& action) = 0;
+    /// Renewal (PATCH/PUT expiresAt): sets a new lease end and resets its warnings, touching
+    /// nothing else (no workflow step). kConflict once the deployment is being deleted.
+    virtual Status RenewLease(const std::string& id, domain::TimePoint expires_at) = 0;
 };
 
 }  // namespace orch::store

@@ -30,6 +30,7 @@ class PgDeploymentStore final : public DeploymentStore {
     Result<Json> GetPlacement(const std::string& id) override;
     Result<std::vector<domain::Attempt>> ListAttempts(const std::string& id) override;
     Status BeginAction(const std::string& id, const std::string& resource_id, const std::string& action) override;
+    Status RenewLease(const std::string& id, domain::TimePoint expires_at) override;
 
    private:
     PgPool& pool_;

@@ -7,6 +7,7 @@
 #include <common/clock.hpp>
 #include <orchestrator/store/deployment_store.hpp>
 #include <orchestrator/store/event_store.hpp>
+#include <orchestrator/workflow/lease_store.hpp>
 #include <orchestrator/workflow/workflow_store.hpp>
 
 #include <map>
@@ -33,6 +34,8 @@ class InMemoryDatabase {
         std::vector<domain::Resource> resources;
         std::vector<workflow::Attempt> attempts;
         std::map<int, domain::TimePoint> finished_at;  ///< by attempt seq
+        int lease_warnings = 0;                        ///< migration 0011's lease columns
+        workflow::LeaseState lease_state = workflow::LeaseState::kActive;
     };
     struct JobRow {
         workflow::Job job;  ///< lease_owner empty = not leased
@@ -125,6 +128,28 @@ class InMemoryDeploymentStore final : public store::DeploymentStore {
     Result<std::string> GetLog(const std::string& id) override;
     Result<std::vector<domain::Attempt>> ListAttempts(const std::string& id) override;
     Status BeginAction(const std::string& id, const std::string& resource_id, const std::string& action) override;
+    Status RenewLease(const std::string& id, domain::TimePoint expires_at) override;
+
+   private:
+    InMemoryDatabase& db_;
+};
+
+/// PgLeaseStore's twin (in_memory_lease_store.cpp).
+class InMemoryLeaseStore final : public workflow::LeaseStore {
+   public:
+    explicit InMemoryLeaseStore(InMemoryDatabase& db) : db_(db) {}
+
+    Result<std::vector<workflow::DueLease>> DueLeases(domain::TimePoint until, int limit) override;
+    Result<bool> RecordWarning(
+        const std::string& id, domain::TimePoint expires_at, int warning, const domain::Event& event
+    ) override;
+    Result<workflow::ExpireOutcome> Expire(
+        const std::string& id,
+        domain::TimePoint expires_at,
+        workflow::LeaseAction action,
+        const std::vector<std::string>& stoppable_types,
+        const domain::Event& event
+    ) override;
 
    private:
     InMemoryDatabase& db_;
@@ -185,6 +210,7 @@ struct InMemoryStores {
     InMemoryDeploymentStore deployments{db};
     InMemoryWorkflowStore workflow{db};
     InMemoryEventStore events{db};
+    InMemoryLeaseStore leases{db};
 };
 
 }  // namespace orch::test

@@ -8,6 +8,7 @@
 #include <orchestrator/store/event_store.hpp>
 #include <orchestrator/workflow/elastic_store.hpp>
 #include <orchestrator/workflow/idle_store.hpp>
+#include <orchestrator/workflow/lease_store.hpp>
 #include <orchestrator/workflow/workflow_store.hpp>
 
 #include <chrono>
@@ -27,6 +28,7 @@ class StoreFixture {
     virtual workflow::ElasticStore& elastic() = 0;
     /// Idle reclamation's store over the same database (migration 0012).
     virtual workflow::IdleStore& idle() = 0;
+    virtual workflow::LeaseStore& leases() = 0;
     /// The stores' notion of now (creation times of the rows the suite writes).
     virtual domain::TimePoint Now() = 0;
     /// Lets `d` pass for the stores: sleeps for the database, moves a ManualClock for a fake.
@@ -79,5 +81,9 @@ void SelfHealing(const Factory& make);
 /// callback; reclaiming needs the notification, queues the stop or delete with it and adds the
 /// group's GPU-hours, scoped to the issuer.
 void IdleReclamation(const Factory& make);
+/// Leases (migration 0011): a lease set at create or renewed is listed as due by its end, warned
+/// about once per lead time, and expired once (delete; or stop, node by node, between
+/// operations); a write decided on an expiry that was renewed since does nothing.
+void Leases(const Factory& make);
 
 }  // namespace orch::test::contract
