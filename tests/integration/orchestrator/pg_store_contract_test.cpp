@@ -84,6 +84,9 @@ TEST_CASE("pg stores: admission accounting", "[store][contract]") {
 TEST_CASE("pg stores: admission race", "[store][contract]") {
     AdmissionRace(kMake);
 }
+TEST_CASE("pg stores: admission per GPU class", "[store][contract]") {
+    AdmissionGpuClasses(kMake);
+}
 TEST_CASE("pg stores: callback outbox", "[store][contract]") {
     CallbackOutbox(kMake);
 }

@@ -67,6 +67,9 @@ TEST_CASE("in-memory stores: admission accounting", "[store][contract]") {
 TEST_CASE("in-memory stores: admission race", "[store][contract]") {
     AdmissionRace(kMake);
 }
+TEST_CASE("in-memory stores: admission per GPU class", "[store][contract]") {
+    AdmissionGpuClasses(kMake);
+}
 TEST_CASE("in-memory stores: callback outbox", "[store][contract]") {
     CallbackOutbox(kMake);
 }

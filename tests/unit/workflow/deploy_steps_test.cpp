@@ -399,6 +399,40 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a GPU class quota counts the GPUs of that class only, aliases included, and the queue names the class",
+    "[workflow][admission][gpu_class]"
+) {
+    Rig rig;
+    orch::placement::GroupQuota quota;
+    quota.group.gpu_classes.push_back({{"V100", {"Tesla V100-PCIE-32GB"}, "", std::nullopt}, 2});
+    rig.placer.SetQuota(quota);
+    const auto body = [](const std::string& model, int count) {
+        return Json{{"parameters", {{"gpu_model", model}, {"count", count}}}};
+    };
+    // 2 GPUs of the class by its alias's name, 2 of another class (not limited), then one by the
+    // class's name: over the class limit. (Created in that order: the queue is strict, a GPU
+    // request waiting first holds back later GPU requests whatever their class.)
+    const std::string alias = rig.Create(body("Tesla V100-PCIE-32GB", 2));
+    rig.RunDue();
+    const std::string other = rig.Create(body("T4", 2));
+    rig.RunDue();
+    const std::string named = rig.Create(body("V100", 1));
+    rig.RunDue();
+    CHECK(rig.connector.CreateCalls("SITE-A", alias) == 1);
+    CHECK(rig.connector.CreateCalls("SITE-A", other) == 1);
+    CHECK(rig.connector.CreateCalls("SITE-A", named) == 0);
+    CHECK(rig.Get(named).status == Status::kCreateInProgress);
+    CHECK(rig.Get(named).status_reason == "queued: position 1 in group users, waiting for 1 × V100");
+
+    REQUIRE(rig.api.Call("DELETE", "/deployments/" + alias).status == 204);
+    for (int i = 0; i < 10 && rig.connector.CreateCalls("SITE-A", named) == 0; ++i) {
+        rig.api.clock.Advance(seconds(5));
+        rig.RunDue();
+    }
+    CHECK(rig.connector.CreateCalls("SITE-A", named) == 1);
+}
+
+TEST_CASE(
     "a request that may wait stays queued until admission_max_wait, then fails with why", "[workflow][admission]"
 ) {
     Rig rig;
