@@ -12,3 +12,7 @@ ALTER TABLE admission_claims DROP CONSTRAINT admission_claims_pkey;
 ALTER TABLE admission_claims
     ADD PRIMARY KEY (deployment_id, scope, issuer, user_group, subject, service_id, resource, gpu_class);
 
+
+-- A create may ask to wait at most this long for admission (`maxWaitMins`; NULL: only the
+-- operator's workflow.admission_max_wait, which also bounds this).
+ALTER TABLE deployments ADD COLUMN max_wait_mins integer;

@@ -55,6 +55,7 @@ struct Spec {
     std::optional<int> timeout_mins;
     std::string callback;
     std::string target_region;
+    std::optional<int> max_wait_mins;
 };
 
 std::string Add(StoreFixture& f, const Spec& spec) {
@@ -71,6 +72,7 @@ std::string Add(StoreFixture& f, const Spec& spec) {
     d.options.timeout_mins = spec.timeout_mins;
     d.callback = spec.callback;
     d.options.target_region = spec.target_region;
+    d.options.max_wait_mins = spec.max_wait_mins;
     d.options.target_provider = spec.target_region.empty() ? "" : "RECAS-BARI";
     d.kind = tosca::DeploymentKind::kMarathon;
     for (int i = 0; i < spec.resources; ++i) {
@@ -165,8 +167,15 @@ std::vector<std::string> ResourceIds(StoreFixture& f, const std::string& id) {
 void CreateGetAndResources(const Factory& make) {
     auto f = make();
     const std::string id =
-        Add(*f, {.owner = kAlice, .group = "g1", .resources = 2, .timeout_mins = 30, .target_region = "RegionTwo"});
+        Add(*f,
+            {.owner = kAlice,
+             .group = "g1",
+             .resources = 2,
+             .timeout_mins = 30,
+             .target_region = "RegionTwo",
+             .max_wait_mins = 45});
     const auto d = MustGet(*f, id);
+    CHECK(d.options.max_wait_mins == 45);
     CHECK(d.options.target_provider == "RECAS-BARI");
     CHECK(d.options.target_region == "RegionTwo");
     CHECK(d.status == DStatus::kCreateInProgress);

@@ -47,6 +47,9 @@ domain::Deployment RowToDeployment(const pqxx::row& row) {
     d.req_instances = row[24].as<int>();
     d.options.target_provider = TextOr(row[25]);
     d.options.target_region = TextOr(row[26]);
+    if (!row[27].is_null()) {
+        d.options.max_wait_mins = row[27].as<int>();
+    }
     return d;
 }
 

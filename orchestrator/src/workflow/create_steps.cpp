@@ -5,6 +5,9 @@
 #include "progress.hpp"
 #include "queue_position.hpp"
 
+#include <algorithm>
+#include <chrono>
+
 namespace orch::workflow::steps {
 namespace {
 
@@ -74,10 +77,21 @@ std::optional<Admission> AdmissionOf(
     return admit;
 }
 
+// How long the deployment may wait for admission: its own maxWaitMins, bounded by the
+// operator's admission_max_wait (0: no bound of the operator's); zero: until its timeoutMins.
+std::chrono::milliseconds MaxWait(const StepServices& s, const WorkflowState& st) {
+    const auto bound = s.options.admission_max_wait;
+    if (!st.deployment.options.max_wait_mins) {
+        return bound;
+    }
+    const std::chrono::milliseconds asked = std::chrono::minutes(*st.deployment.options.max_wait_mins);
+    return bound.count() > 0 ? std::min(asked, bound) : asked;
+}
+
 // Nothing fits now but something may later (a quota is full, a site's free GPUs are taken), or
 // it fits but a request ahead of it in the fair-share order waits for the same: the deployment
 // stays CREATE_IN_PROGRESS, in the queue, and is placed again after admission_retry, until
-// admission_max_wait (then it fails with the reason it waited for and every site's).
+// its maximum wait (MaxWait; then it fails with the reason it waited for and every site's).
 StepResult WaitForAdmission(
     const StepServices& s,
     const WorkflowState& st,
@@ -90,7 +104,7 @@ StepResult WaitForAdmission(
     // Only the classes of the claims are read (what it waits for), not whose counters they are.
     const auto claims = ClaimsFor(decision, placement::Requester{}, request, spec);
     const std::string reason = QueuedReason(decision.quota_group, WaitingFor(request, claims, spec), place);
-    const auto max_wait = s.options.admission_max_wait;
+    const auto max_wait = MaxWait(s, st);
     if (max_wait.count() > 0 && s.clock.now() - st.deployment.created_at >= max_wait) {
         return StepResult::Commit(FailCreate(
             st,

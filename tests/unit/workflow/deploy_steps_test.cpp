@@ -468,6 +468,32 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a create's maxWaitMins ends its wait sooner, never later than the operator's admission_max_wait",
+    "[workflow][admission]"
+) {
+    Rig rig;
+    rig.services.options.admission_max_wait = minutes(2);
+    rig.placer.SetFull(true);
+    const std::string soon = rig.Create(Json{{"maxWaitMins", 1}});
+    const std::string late = rig.Create(Json{{"maxWaitMins", 10}});  // bounded by the operator's 2
+    rig.RunDue();
+    const auto waited = [&](const std::string& id) {
+        for (int i = 0; i < 40 && rig.Get(id).status == Status::kCreateInProgress; ++i) {
+            rig.api.clock.Advance(seconds(5));
+            rig.RunDue();
+        }
+        return rig.Get(id);
+    };
+    const auto first = waited(soon);
+    CHECK(first.status == Status::kCreateFailed);
+    CHECK_THAT(first.status_reason, Catch::Contains("; not admitted within 60 s"));
+    const auto second = waited(late);
+    CHECK(second.status == Status::kCreateFailed);
+    CHECK_THAT(second.status_reason, Catch::Contains("; not admitted within 120 s"));
+    CHECK(rig.api.Call("POST", "/deployments", Json{{"template", "x"}, {"maxWaitMins", 0}}.dump()).status == 400);
+}
+
+TEST_CASE(
     "freed capacity admits the waiting request first in the fair-share order, not the oldest job",
     "[workflow][admission]"
 ) {
