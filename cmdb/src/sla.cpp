@@ -50,6 +50,40 @@ Result<Restrictions> ParseRestrictions(const Json& object, const std::string& wh
     return out;
 }
 
+// The GPU class members of a num_gpus target (ours; SLAM has none). Bounded: at most 64 aliases
+// of at most 256 bytes each.
+Status ParseGpuClass(const Json& item, SlaTarget& target, const std::string& where) {
+    target.gpu_class = Text(item, "gpu_class");
+    target.gpu_vendor = Text(item, "gpu_vendor");
+    constexpr std::size_t kMaxAliases = 64;
+    constexpr std::size_t kMaxText = 256;
+    if (target.gpu_class.size() > kMaxText || target.gpu_vendor.size() > kMaxText) {
+        return Error::InvalidArgument(where + ": 'gpu_class' and 'gpu_vendor' are at most 256 bytes");
+    }
+    if (const auto aliases = item.find("gpu_aliases"); aliases != item.end() && !aliases->is_null()) {
+        if (!aliases->is_array() || aliases->size() > kMaxAliases) {
+            return Error::InvalidArgument(where + ": 'gpu_aliases' must be a list of at most 64 names");
+        }
+        for (const auto& alias : *aliases) {
+            if (!alias.is_string() || alias.get_ref<const std::string&>().size() > kMaxText) {
+                return Error::InvalidArgument(where + ": a GPU alias must be a name of at most 256 bytes");
+            }
+            target.gpu_aliases.push_back(alias.get<std::string>());
+        }
+    }
+    if (const auto memory = item.find("gpu_min_memory_mb"); memory != item.end() && !memory->is_null()) {
+        if (!memory->is_number_integer() || memory->get<std::int64_t>() < 0) {
+            return Error::InvalidArgument(where + ": 'gpu_min_memory_mb' must be a whole number of MB");
+        }
+        target.gpu_min_memory_mb = memory->get<std::uint64_t>();
+    }
+    const bool declares = !target.gpu_aliases.empty() || !target.gpu_vendor.empty() || target.gpu_min_memory_mb;
+    if (declares && target.gpu_class.empty()) {
+        return Error::InvalidArgument(where + ": GPU aliases, vendor or memory need a 'gpu_class' name");
+    }
+    return Ok();
+}
+
 Result<SlaService> ParseSlaService(const Json& object, const std::string& sla_id) {
     SlaService service;
     service.type = Text(object, "type");
@@ -69,6 +103,7 @@ Result<SlaService> ParseSlaService(const Json& object, const std::string& sla_id
             return std::move(restrictions).error();
         }
         target.restrictions = *restrictions;
+        ORCH_RETURN_IF_ERROR(ParseGpuClass(item, target, where));
         service.targets.push_back(std::move(target));
     }
     return service;

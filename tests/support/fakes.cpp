@@ -37,6 +37,9 @@ Result<tosca::DeploymentSpec> FakeTemplateService::Build(const std::string& text
     if (parameters.is_object() && parameters.contains("count") && !spec.nodes.empty()) {
         spec.nodes[0].count = parameters["count"].get<int>();
     }
+    if (parameters.is_object() && parameters.contains("gpu_model") && !spec.nodes.empty()) {
+        spec.nodes[0].resources.gpu.model = parameters["gpu_model"].get<std::string>();
+    }
     if (parameters.is_object() && parameters.contains("removal_list") && !spec.nodes.empty()) {
         spec.nodes[0].removal_list = parameters["removal_list"].get<std::vector<std::string>>();
     }

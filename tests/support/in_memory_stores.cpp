@@ -290,14 +290,17 @@ Status InMemoryDeploymentStore::BeginUpdate(const store::UpdateRequest& u) {
     if (!u.callback.empty()) {
         d.callback = u.callback;
     }
-    // The target is the create's (the PostgreSQL update leaves its columns alone).
+    // The target and the admission wait are the create's (the PostgreSQL update leaves their
+    // columns alone).
     const std::string target_provider = d.options.target_provider;
     const std::string target_region = d.options.target_region;
     const auto self_healing = d.options.self_healing;  // an update that does not say keeps it
+    const auto max_wait_mins = d.options.max_wait_mins;
     d.options = u.options;
     d.options.self_healing = u.options.self_healing ? u.options.self_healing : self_healing;
     d.options.target_provider = target_provider;
     d.options.target_region = target_region;
+    d.options.max_wait_mins = max_wait_mins;
     d.req_cpus = u.req_cpus;
     d.req_mem_mb = u.req_mem_mb;
     d.req_gpus = u.req_gpus;

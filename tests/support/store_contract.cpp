@@ -57,6 +57,7 @@ struct Spec {
     std::string callback;
     std::string target_region;
     std::optional<bool> self_healing;
+    std::optional<int> max_wait_mins;
 };
 
 std::string Add(StoreFixture& f, const Spec& spec) {
@@ -73,6 +74,7 @@ std::string Add(StoreFixture& f, const Spec& spec) {
     d.options.timeout_mins = spec.timeout_mins;
     d.callback = spec.callback;
     d.options.target_region = spec.target_region;
+    d.options.max_wait_mins = spec.max_wait_mins;
     d.options.target_provider = spec.target_region.empty() ? "" : "RECAS-BARI";
     d.options.self_healing = spec.self_healing;
     d.kind = tosca::DeploymentKind::kMarathon;
@@ -168,8 +170,15 @@ std::vector<std::string> ResourceIds(StoreFixture& f, const std::string& id) {
 void CreateGetAndResources(const Factory& make) {
     auto f = make();
     const std::string id =
-        Add(*f, {.owner = kAlice, .group = "g1", .resources = 2, .timeout_mins = 30, .target_region = "RegionTwo"});
+        Add(*f,
+            {.owner = kAlice,
+             .group = "g1",
+             .resources = 2,
+             .timeout_mins = 30,
+             .target_region = "RegionTwo",
+             .max_wait_mins = 45});
     const auto d = MustGet(*f, id);
+    CHECK(d.options.max_wait_mins == 45);
     CHECK(d.options.target_provider == "RECAS-BARI");
     CHECK(d.options.target_region == "RegionTwo");
     CHECK(d.status == DStatus::kCreateInProgress);
@@ -918,6 +927,64 @@ void AdmissionRace(const Factory& make) {
         admitted += MustGet(*f, id).status_reason == "placed" ? 1 : 0;
     }
     CHECK(admitted == 3);
+}
+
+namespace {
+
+// A place step's commit reserving `gpus` GPUs of `gpu_class` (limit `limit`) and as many of
+// every GPU (limit 100) for Alice in group g.
+workflow::Transition AdmitClass(const std::string& gpu_class, double gpus, double limit) {
+    workflow::Transition t = Admit(gpus, 100);
+    workflow::CounterKey key{
+        workflow::QuotaScope::kGroup, kAlice.issuer, "g", "", "", workflow::QuotaResource::kGpus, gpu_class};
+    t.admit->claims.push_back({key, gpus, limit});
+    std::sort(t.admit->claims.begin(), t.admit->claims.end(), [](const auto& a, const auto& b) {
+        return a.key < b.key;
+    });
+    return t;
+}
+
+// What group g holds (reserved + in use) of one GPU class ("" = every GPU).
+double ClassHeld(StoreFixture& f, const std::string& gpu_class) {
+    const auto counters = f.workflow().QuotaCounters(kAlice.issuer, {"g"});
+    REQUIRE(counters);
+    for (const auto& c : *counters) {
+        if (c.key.scope == workflow::QuotaScope::kGroup && c.key.gpu_class == gpu_class) {
+            return c.reserved + c.in_use;
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+void AdmissionGpuClasses(const Factory& make) {
+    auto f = make();
+    const std::string v100 = Add(*f, {.owner = kAlice, .group = "g"});
+    const std::string more = Add(*f, {.owner = kAlice, .group = "g"});
+    const std::string t4 = Add(*f, {.owner = kAlice, .group = "g"});
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, v100), "w1", AdmitClass("V100", 2, 2)));
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, more), "w1", AdmitClass("V100", 1, 2)));
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, t4), "w1", AdmitClass("T4", 2, 2)));
+    // The V100 class is full; T4 is another counter; every GPU counts both classes.
+    CHECK(MustGet(*f, v100).status_reason == "placed");
+    CHECK(MustGet(*f, more).status_reason == "queued: waiting in group g for 1 × GPU");
+    CHECK(MustGet(*f, t4).status_reason == "placed");
+    CHECK(ClassHeld(*f, "V100") == 2);
+    CHECK(ClassHeld(*f, "T4") == 2);
+    CHECK(ClassHeld(*f, "") == 4);
+
+    // Deleting the V100 holder gives its class back (and only that).
+    REQUIRE(f->deployments().BeginDelete(v100, false));
+    auto jobs = f->workflow().Claim("w2", 10, minutes(1)).value();
+    for (const auto& job : jobs) {
+        if (job.deployment_id == v100) {
+            REQUIRE(f->workflow().Commit(job, "w2", WithStatus(DStatus::kDeleteComplete)));
+        }
+    }
+    CHECK(ClassHeld(*f, "V100") == 0);
+    CHECK(ClassHeld(*f, "T4") == 2);
+    CHECK(ClassHeld(*f, "") == 2);
 }
 
 void AdmissionQueue(const Factory& make) {

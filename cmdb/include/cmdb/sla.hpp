@@ -3,6 +3,7 @@
 #include "common/json.hpp"
 #include "common/result.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -25,6 +26,13 @@ struct SlaTarget {
     /// What the site reports in use (a Federation Registry `usage` quota); SLAM has none. Quotas
     /// count the larger of this and the orchestrator's own active deployments.
     std::optional<double> reported_usage;
+    /// Ours, on num_gpus targets: the limits count only GPUs of this class (docs/admission.md,
+    /// "GPU classes"): models matching `gpu_class` or one of `gpu_aliases` (and `gpu_vendor` when
+    /// set), or, with `gpu_min_memory_mb`, GPUs with at least that much memory. Empty: every GPU.
+    std::string gpu_class;
+    std::vector<std::string> gpu_aliases;
+    std::string gpu_vendor;
+    std::optional<std::uint64_t> gpu_min_memory_mb;
 };
 
 struct SlaService {

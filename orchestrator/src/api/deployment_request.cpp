@@ -23,6 +23,7 @@ Status ParseTimeouts(const Json& body, DeploymentRequest& out) {
     ORCH_ASSIGN_OR_RETURN(const auto timeout, ReadLenientInt(body, "timeoutMins"));
     ORCH_ASSIGN_OR_RETURN(const auto provider_timeout, ReadLenientInt(body, "providerTimeoutMins"));
     ORCH_ASSIGN_OR_RETURN(const auto retries, ReadLenientInt(body, "maxProvidersRetry"));
+    ORCH_ASSIGN_OR_RETURN(const auto max_wait, ReadLenientInt(body, "maxWaitMins"));
     // The contract's messages below the minimum; our own caps (the original took any Java int)
     // are named in theirs, so a client knows what to send instead.
     constexpr std::int64_t kMaxMinutes = 1'000'000'000;
@@ -49,6 +50,11 @@ Status ParseTimeouts(const Json& body, DeploymentRequest& out) {
     if (timeout && provider_timeout && *provider_timeout > *timeout) {
         return Error::InvalidArgument("ProviderTimeout must be <= Timeout");
     }
+    if (max_wait && (*max_wait < 1 || *max_wait > kMaxMinutes)) {
+        return Error::InvalidArgument(
+            "maxWaitMins value, if provided, must be at least 1 and at most " + std::to_string(kMaxMinutes) + " minutes"
+        );
+    }
     if (retries && *retries < 1) {
         return Error::InvalidArgument("maxProvidersRetry value, if provided, must be at least of 1");
     }
@@ -65,6 +71,9 @@ Status ParseTimeouts(const Json& body, DeploymentRequest& out) {
     }
     if (retries) {
         out.options.max_providers_retry = static_cast<int>(*retries);
+    }
+    if (max_wait) {
+        out.options.max_wait_mins = static_cast<int>(*max_wait);
     }
     return Ok();
 }

@@ -27,6 +27,17 @@ std::optional<double> QuotaLimits::*FieldFor(const std::string& type) {
     return nullptr;
 }
 
+// A num_gpus target naming a class limits that class only, not every GPU.
+void AddGpuClass(const cmdb::SlaTarget& target, GroupQuota& quota) {
+    const GpuClass gpu_class{target.gpu_class, target.gpu_aliases, target.gpu_vendor, target.gpu_min_memory_mb};
+    if (target.restrictions.total_limit) {
+        quota.group.gpu_classes.push_back({gpu_class, *target.restrictions.total_limit});
+    }
+    if (target.restrictions.user_limit) {
+        quota.user.gpu_classes.push_back({gpu_class, *target.restrictions.user_limit});
+    }
+}
+
 }  // namespace
 
 GroupQuota QuotaCheck::SlaQuotaOf(const Evaluation& eval) const {
@@ -39,6 +50,10 @@ GroupQuota SlaQuota(const cmdb::SlaService& service) {
     GroupQuota quota;
     for (const auto& target : service.targets) {
         const auto field = FieldFor(target.type);
+        if (field == &QuotaLimits::gpus && !target.gpu_class.empty()) {
+            AddGpuClass(target, quota);
+            continue;
+        }
         if (field == nullptr) {
             continue;
         }
@@ -161,8 +176,31 @@ void QuotaCheck::Check(Evaluation& eval) {
     std::vector<std::string> reasons;
     CheckScope(sla.group, by_service(usage->group_by_service), group, where, reasons, never_fits_, sla.reported);
     CheckScope(sla.user, by_service(usage->user_by_service), "you", where, reasons, never_fits_);
+    CheckGpuClasses(sla.group.gpu_classes, group, where, reasons);
+    CheckGpuClasses(sla.user.gpu_classes, "you", where, reasons);
     for (auto& reason : reasons) {
         eval.Reject(std::move(reason));
+    }
+}
+
+void QuotaCheck::CheckGpuClasses(
+    const std::vector<GpuClassLimit>& limits,
+    const std::string& who,
+    const std::string& where,
+    std::vector<std::string>& out
+) {
+    // Usage per class is not summed here: admission checks it atomically when it reserves
+    // (workflow/admission.hpp) and queues the request when the class is full. What placement
+    // can tell at once is a request larger than the class limit by itself: it never fits.
+    for (const auto& item : limits) {
+        const int asked = GpusOfClass(context_.spec, item.gpu_class);
+        if (asked > 0 && asked > item.limit) {
+            never_fits_ = true;
+            out.push_back(
+                "quota exceeded: " + who + " may use " + Number(item.limit) + " × " + item.gpu_class.name + where +
+                " and this deployment needs " + std::to_string(asked)
+            );
+        }
     }
 }
 

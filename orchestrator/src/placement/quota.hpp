@@ -24,6 +24,12 @@ class QuotaCheck {
    private:
     GroupQuota SlaQuotaOf(const Evaluation& eval) const;
     const Usage* LoadUsage();
+    void CheckGpuClasses(
+        const std::vector<GpuClassLimit>& limits,
+        const std::string& who,
+        const std::string& where,
+        std::vector<std::string>& out
+    );
     void CheckScope(
         const QuotaLimits& limits,
         const ResourceTotals& used,

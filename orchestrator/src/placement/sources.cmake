@@ -2,6 +2,7 @@ set(SOURCES
   ${AREA_DIR}/usage.cpp
   ${AREA_DIR}/indigo_ranker.cpp
   ${AREA_DIR}/request_profile.cpp
+  ${AREA_DIR}/gpu_class.cpp
   ${AREA_DIR}/gpu_model.cpp
   ${AREA_DIR}/flavor_index.cpp
   ${AREA_DIR}/site_universe.cpp

@@ -19,7 +19,7 @@ struct Held {
 // this one does not know are skipped: releasing them is that build's business.
 std::vector<Held> HeldBy(pqxx::transaction_base& tx, const std::string& deployment_id) {
     const auto rows = tx.exec_params(
-        "SELECT scope, issuer, user_group, subject, service_id, resource, amount, state "
+        "SELECT scope, issuer, user_group, subject, service_id, resource, amount, state, gpu_class "
         "FROM admission_claims WHERE deployment_id = $1::uuid",
         deployment_id
     );
@@ -37,7 +37,8 @@ std::vector<Held> HeldBy(pqxx::transaction_base& tx, const std::string& deployme
             row[2].as<std::string>(),
             row[3].as<std::string>(),
             row[4].as<std::string>(),
-            *resource};
+            *resource,
+            row[8].as<std::string>()};
         h.amount = row[6].as<double>();
         h.state = row[7].as<std::string>() == "in_use" ? AdmissionState::kInUse : AdmissionState::kReserved;
         held.push_back(std::move(h));
@@ -50,7 +51,8 @@ std::vector<Held> HeldBy(pqxx::transaction_base& tx, const std::string& deployme
 void AddTo(pqxx::transaction_base& tx, const CounterKey& key, double reserved, double in_use) {
     tx.exec_params(
         "UPDATE quota_counters SET reserved = reserved + $7, in_use = in_use + $8 "
-        "WHERE scope = $1 AND issuer = $2 AND user_group = $3 AND subject = $4 AND service_id = $5 AND resource = $6",
+        "WHERE scope = $1 AND issuer = $2 AND user_group = $3 AND subject = $4 AND service_id = $5 AND resource = $6 "
+        "AND gpu_class = $9",
         std::string(workflow::QuotaScopeName(key.scope)),
         key.issuer,
         key.group,
@@ -58,7 +60,8 @@ void AddTo(pqxx::transaction_base& tx, const CounterKey& key, double reserved, d
         key.service_id,
         std::string(workflow::QuotaResourceName(key.resource)),
         reserved,
-        in_use
+        in_use,
+        key.gpu_class
     );
 }
 
@@ -83,9 +86,9 @@ bool Reserve(
         // One statement: the row is locked, checked and updated together, so concurrent admissions
         // on this counter (any replica) serialise here and none can pass on a stale sum.
         const auto fitted = tx.exec_params(
-            "INSERT INTO quota_counters AS c (scope, issuer, user_group, subject, service_id, resource, reserved) "
-            "VALUES ($1, $2, $3, $4, $5, $6, $7) "
-            "ON CONFLICT (scope, issuer, user_group, subject, service_id, resource) DO UPDATE "
+            "INSERT INTO quota_counters AS c (scope, issuer, user_group, subject, service_id, resource, gpu_class, "
+            "reserved) VALUES ($1, $2, $3, $4, $5, $6, $9, $7) "
+            "ON CONFLICT (scope, issuer, user_group, subject, service_id, resource, gpu_class) DO UPDATE "
             "SET reserved = c.reserved + EXCLUDED.reserved WHERE c.reserved + c.in_use + EXCLUDED.reserved <= $8 "
             "RETURNING 1",
             scope,
@@ -95,14 +98,15 @@ bool Reserve(
             key.service_id,
             resource,
             claim.amount,
-            claim.limit
+            claim.limit,
+            key.gpu_class
         );
         if (fitted.empty()) {
             return false;
         }
         tx.exec_params(
             "INSERT INTO admission_claims (deployment_id, scope, issuer, user_group, subject, service_id, resource, "
-            "amount) VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8)",
+            "amount, gpu_class) VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8, $9)",
             deployment_id,
             scope,
             key.issuer,
@@ -110,7 +114,8 @@ bool Reserve(
             key.subject,
             key.service_id,
             resource,
-            claim.amount
+            claim.amount,
+            key.gpu_class
         );
     }
     return true;
@@ -195,8 +200,8 @@ std::vector<workflow::QuotaCounter> Counters(
     pqxx::transaction_base& tx, const std::string& issuer, const std::vector<std::string>& groups
 ) {
     const auto rows = tx.exec_params(
-        "SELECT scope, issuer, user_group, subject, service_id, resource, reserved, in_use FROM quota_counters "
-        "WHERE issuer = $1 ORDER BY scope, user_group, subject, service_id, resource",
+        "SELECT scope, issuer, user_group, subject, service_id, resource, reserved, in_use, gpu_class "
+        "FROM quota_counters WHERE issuer = $1 ORDER BY scope, user_group, subject, service_id, resource, gpu_class",
         issuer
     );
     std::vector<workflow::QuotaCounter> out;
@@ -210,7 +215,13 @@ std::vector<workflow::QuotaCounter> Counters(
         }
         workflow::QuotaCounter c;
         c.key = CounterKey{
-            *scope, row[1].as<std::string>(), group, row[3].as<std::string>(), row[4].as<std::string>(), *resource};
+            *scope,
+            row[1].as<std::string>(),
+            group,
+            row[3].as<std::string>(),
+            row[4].as<std::string>(),
+            *resource,
+            row[8].as<std::string>()};
         c.reserved = row[6].as<double>();
         c.in_use = row[7].as<double>();
         out.push_back(std::move(c));

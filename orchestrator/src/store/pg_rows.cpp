@@ -53,6 +53,9 @@ domain::Deployment RowToDeployment(const pqxx::row& row) {
     if (!row[28].is_null()) {
         d.options.self_healing = row[28].as<bool>();
     }
+    if (!row[29].is_null()) {
+        d.options.max_wait_mins = row[29].as<int>();
+    }
     return d;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <sstream>
 
 namespace orch::workflow {
 namespace {
@@ -34,6 +35,39 @@ void AddClaims(
         key.resource = kResources[i];
         out.push_back(QuotaClaim{std::move(key), amount, **limit});
     }
+}
+
+// One claim per GPU class limited whose GPUs the deployment asks for.
+void AddClassClaims(
+    const placement::QuotaLimits& limits,
+    const tosca::DeploymentSpec& spec,
+    const CounterKey& base,
+    std::vector<QuotaClaim>& out
+) {
+    for (const auto& item : limits.gpu_classes) {
+        const int amount = placement::GpusOfClass(spec, item.gpu_class);
+        if (amount <= 0) {
+            continue;
+        }
+        CounterKey key = base;
+        key.resource = QuotaResource::kGpus;
+        key.gpu_class = item.gpu_class.name;
+        out.push_back(QuotaClaim{std::move(key), static_cast<double>(amount), item.limit});
+    }
+}
+
+void AddAllClaims(
+    const placement::GroupQuota& quota,
+    const placement::ResourceTotals& request,
+    const tosca::DeploymentSpec& spec,
+    const CounterKey& group,
+    const CounterKey& user,
+    std::vector<QuotaClaim>& out
+) {
+    AddClaims(quota.group, request, group, out);
+    AddClaims(quota.user, request, user, out);
+    AddClassClaims(quota.group, spec, group, out);
+    AddClassClaims(quota.user, spec, user, out);
 }
 
 }  // namespace
@@ -91,28 +125,55 @@ std::string_view AdmissionStateName(AdmissionState state) {
 std::vector<QuotaClaim> ClaimsFor(
     const placement::PlacementDecision& decision,
     const placement::Requester& requester,
-    const placement::ResourceTotals& request
+    const placement::ResourceTotals& request,
+    const tosca::DeploymentSpec& spec,
+    std::size_t candidate
 ) {
     std::vector<QuotaClaim> claims;
-    const CounterKey group{QuotaScope::kGroup, requester.issuer, decision.quota_group, "", "", QuotaResource::kGpus};
+    const CounterKey group{
+        QuotaScope::kGroup, requester.issuer, decision.quota_group, "", "", QuotaResource::kGpus, ""};
     CounterKey user = group;
     user.scope = QuotaScope::kUser;
     user.subject = requester.subject;
-    AddClaims(decision.configured_quota.group, request, group, claims);
-    AddClaims(decision.configured_quota.user, request, user, claims);
-    if (!decision.ranked.empty()) {
-        const auto& first = decision.ranked.front();
+    AddAllClaims(decision.configured_quota, request, spec, group, user, claims);
+    if (candidate < decision.ranked.size()) {
+        const auto& on = decision.ranked[candidate];
         CounterKey group_on = group;
         group_on.scope = QuotaScope::kGroupOnService;
-        group_on.service_id = first.target.service_id;
+        group_on.service_id = on.target.service_id;
         CounterKey user_on = user;
         user_on.scope = QuotaScope::kUserOnService;
-        user_on.service_id = first.target.service_id;
-        AddClaims(first.sla_quota.group, request, group_on, claims);
-        AddClaims(first.sla_quota.user, request, user_on, claims);
+        user_on.service_id = on.target.service_id;
+        AddAllClaims(on.sla_quota, request, spec, group_on, user_on, claims);
     }
     std::sort(claims.begin(), claims.end(), [](const QuotaClaim& a, const QuotaClaim& b) { return a.key < b.key; });
     return claims;
+}
+
+std::string WaitingFor(
+    const placement::ResourceTotals& request, const std::vector<QuotaClaim>& claims, const tosca::DeploymentSpec& spec
+) {
+    if (request.gpus > 0) {
+        std::string gpu_class;
+        for (const auto& claim : claims) {
+            if (!claim.key.gpu_class.empty()) {
+                gpu_class = claim.key.gpu_class;
+                break;
+            }
+        }
+        for (const auto* node : spec.WorkloadNodes()) {
+            if (gpu_class.empty() && node->resources.gpu.count > 0 && !node->resources.gpu.model.empty()) {
+                gpu_class = node->resources.gpu.model;
+            }
+        }
+        return std::to_string(request.gpus) + " × " + (gpu_class.empty() ? std::string("GPU") : gpu_class);
+    }
+    if (request.cpus > 0) {
+        std::ostringstream cpus;
+        cpus << request.cpus;
+        return cpus.str() + " × CPU";
+    }
+    return std::to_string(request.instances) + " instance(s)";
 }
 
 }  // namespace orch::workflow

@@ -5,7 +5,8 @@
 #include "progress.hpp"
 #include "queue_position.hpp"
 
-#include <sstream>
+#include <algorithm>
+#include <chrono>
 
 namespace orch::workflow::steps {
 namespace {
@@ -39,20 +40,10 @@ Transition StartedAndFailed(const WorkflowState& st, int seq, Transition t) {
 }
 
 // What a waiting deployment says (statusReason): its place in the queue, the group and what it
-// waits for. Clients of the original read statusReason as free text.
-std::string QueuedReason(const std::string& group, const placement::ResourceTotals& request, QueuePlace place) {
-    std::string waiting;
-    if (request.gpus > 0) {
-        waiting = std::to_string(request.gpus) + " × GPU";
-    } else if (request.cpus > 0) {
-        std::ostringstream cpus;
-        cpus << request.cpus;
-        waiting = cpus.str() + " × CPU";
-    } else {
-        waiting = std::to_string(request.instances) + " instance(s)";
-    }
+// waits for (WaitingFor: "2 × V100"). Clients of the original read statusReason as free text.
+std::string QueuedReason(const std::string& group, const std::string& waiting_for, QueuePlace place) {
     return "queued: position " + std::to_string(place.position) + " in group " +
-           (group.empty() ? std::string("(none)") : group) + ", waiting for " + waiting;
+           (group.empty() ? std::string("(none)") : group) + ", waiting for " + waiting_for;
 }
 
 // The deployment as a member of the admission queue; it waits since its creation.
@@ -71,34 +62,49 @@ std::optional<Admission> AdmissionOf(
     const placement::PlacementDecision& decision,
     const placement::Requester& requester,
     const placement::ResourceTotals& request,
+    const tosca::DeploymentSpec& spec,
     const WaitingRequest& self,
     QueuePlace place
 ) {
     Admission admit;
-    admit.claims = ClaimsFor(decision, requester, request);
+    admit.claims = ClaimsFor(decision, requester, request, spec);
     if (admit.claims.empty()) {
         return std::nullopt;
     }
-    admit.queued_reason = QueuedReason(decision.quota_group, request, place);
+    admit.queued_reason = QueuedReason(decision.quota_group, WaitingFor(request, admit.claims, spec), place);
     admit.retry_delay = s.options.admission_retry;
     admit.waiting = WaitingToJson(self);
     return admit;
 }
 
+// How long the deployment may wait for admission: its own maxWaitMins, bounded by the
+// operator's admission_max_wait (0: no bound of the operator's); zero: until its timeoutMins.
+std::chrono::milliseconds MaxWait(const StepServices& s, const WorkflowState& st) {
+    const auto bound = s.options.admission_max_wait;
+    if (!st.deployment.options.max_wait_mins) {
+        return bound;
+    }
+    const std::chrono::milliseconds asked = std::chrono::minutes(*st.deployment.options.max_wait_mins);
+    return bound.count() > 0 ? std::min(asked, bound) : asked;
+}
+
 // Nothing fits now but something may later (a quota is full, a site's free GPUs are taken), or
 // it fits but a request ahead of it in the fair-share order waits for the same: the deployment
 // stays CREATE_IN_PROGRESS, in the queue, and is placed again after admission_retry, until
-// admission_max_wait (then it fails with the reason it waited for and every site's).
+// its maximum wait (MaxWait; then it fails with the reason it waited for and every site's).
 StepResult WaitForAdmission(
     const StepServices& s,
     const WorkflowState& st,
     const placement::PlacementDecision& decision,
     const placement::ResourceTotals& request,
+    const tosca::DeploymentSpec& spec,
     const WaitingRequest& self,
     QueuePlace place
 ) {
-    const std::string reason = QueuedReason(decision.quota_group, request, place);
-    const auto max_wait = s.options.admission_max_wait;
+    // Only the classes of the claims are read (what it waits for), not whose counters they are.
+    const auto claims = ClaimsFor(decision, placement::Requester{}, request, spec);
+    const std::string reason = QueuedReason(decision.quota_group, WaitingFor(request, claims, spec), place);
+    const auto max_wait = MaxWait(s, st);
     if (max_wait.count() > 0 && s.clock.now() - st.deployment.created_at >= max_wait) {
         return StepResult::Commit(FailCreate(
             st,
@@ -170,7 +176,7 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
         place = *found;
     }
     if (queued && (placement.candidates.empty() || !place.first())) {
-        return WaitForAdmission(s, st, *decision, resources, self, place);
+        return WaitForAdmission(s, st, *decision, resources, spec, self, place);
     }
     if (placement.candidates.empty()) {
         Transition t = FailCreate(st, decision->NoCandidateMessage());
@@ -178,7 +184,7 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
         return StepResult::Commit(std::move(t));
     }
     Transition t;
-    t.admit = AdmissionOf(s, *decision, request.requester, resources, self, place);
+    t.admit = AdmissionOf(s, *decision, request.requester, resources, spec, self, place);
     progress::Placed(t, placement.candidates);
     t.placement = std::move(placement);
     t.candidate_index = 0;

@@ -96,6 +96,10 @@ TEST_CASE("pg stores: admission race", "[store][contract]") {
 TEST_CASE("pg stores: fair-share history", "[store][contract]") {
     FairShareHistory(kMake);
 }
+
+TEST_CASE("pg stores: admission per GPU class", "[store][contract]") {
+    AdmissionGpuClasses(kMake);
+}
 TEST_CASE("pg stores: callback outbox", "[store][contract]") {
     CallbackOutbox(kMake);
 }

@@ -47,6 +47,36 @@ TEST_CASE("a group's SLA body may carry lease terms, absent ones stay unset", "[
     CHECK_FALSE(ParseSlamPreferences(Json{{"lease", {{"default", 72}}}}, "g"));
 }
 
+TEST_CASE("a num_gpus target may name a GPU class with aliases, vendor or a memory floor", "[cmdb][sla][gpu_class]") {
+    const auto body = [](Json target) {
+        target["type"] = "num_gpus";
+        target["restrictions"] = {{"total_limit", 8}};
+        const Json service{{"service_id", "svc"}, {"targets", Json::array({target})}};
+        const Json sla{{"id", "s"}, {"services", Json::array({service})}};
+        return Json{{"sla", Json::array({sla})}};
+    };
+    auto slas = ParseSlamPreferences(
+        body({{"gpu_class", "V100"}, {"gpu_aliases", {"Tesla V100-PCIE-32GB"}}, {"gpu_vendor", "NVIDIA"}}), "g"
+    );
+    REQUIRE(slas);
+    const auto& target = slas->slas[0].services[0].targets[0];
+    CHECK(target.gpu_class == "V100");
+    CHECK(target.gpu_aliases == std::vector<std::string>{"Tesla V100-PCIE-32GB"});
+    CHECK(target.gpu_vendor == "NVIDIA");
+    auto memory = ParseSlamPreferences(body({{"gpu_class", ">=40GB"}, {"gpu_min_memory_mb", 40960}}), "g");
+    REQUIRE(memory);
+    CHECK(memory->slas[0].services[0].targets[0].gpu_min_memory_mb == 40960u);
+    // Hostile or malformed: bounded lists, typed members, a class name for what defines one.
+    CHECK_FALSE(ParseSlamPreferences(body({{"gpu_class", "V100"}, {"gpu_aliases", "V100"}}), "g"));
+    CHECK_FALSE(ParseSlamPreferences(body({{"gpu_class", "V100"}, {"gpu_aliases", Json::array({1})}}), "g"));
+    CHECK_FALSE(
+        ParseSlamPreferences(body({{"gpu_class", "V100"}, {"gpu_aliases", std::vector<std::string>(65, "x")}}), "g")
+    );
+    CHECK_FALSE(ParseSlamPreferences(body({{"gpu_class", std::string(257, 'x')}}), "g"));
+    CHECK_FALSE(ParseSlamPreferences(body({{"gpu_class", "x"}, {"gpu_min_memory_mb", -1}}), "g"));
+    CHECK_FALSE(ParseSlamPreferences(body({{"gpu_aliases", {"V100"}}}), "g"));
+}
+
 TEST_CASE("local SLA file: one body per group, unknown groups are not found", "[cmdb][sla]") {
     auto source = FileSlaSource::Open(test::SharedDir() + "/fixtures/slam/local/slam.json");
     REQUIRE(source);

@@ -77,6 +77,10 @@ TEST_CASE("in-memory stores: admission race", "[store][contract]") {
 TEST_CASE("in-memory stores: fair-share history", "[store][contract]") {
     FairShareHistory(kMake);
 }
+
+TEST_CASE("in-memory stores: admission per GPU class", "[store][contract]") {
+    AdmissionGpuClasses(kMake);
+}
 TEST_CASE("in-memory stores: callback outbox", "[store][contract]") {
     CallbackOutbox(kMake);
 }

@@ -133,3 +133,32 @@ TEST_CASE("RequestedResources sums count × per-instance needs", "[placement][qu
 
 }  // namespace
 }  // namespace orch::test
+
+namespace orch::test {
+namespace {
+
+TEST_CASE(
+    "a GPU class covers its model, its aliases and, for a memory class, GPUs large enough", "[placement][gpu_class]"
+) {
+    const placement::GpuClass v100{"V100", {"Tesla V100-PCIE-32GB"}, "", std::nullopt};
+    // The class's name covers the full model name; an alias covers the short request too.
+    CHECK(placement::GpusOfClass(MarathonSpec(2, "Tesla V100-PCIE-32GB", 3), v100) == 6);
+    CHECK(placement::GpusOfClass(MarathonSpec(1, "v100"), v100) == 1);
+    CHECK(placement::GpusOfClass(MarathonSpec(1, "T4"), v100) == 0);
+    CHECK(placement::GpusOfClass(MarathonSpec(1, "V1000"), v100) == 0);  // words, not substrings
+    CHECK(placement::GpusOfClass(MarathonSpec(1, ""), v100) == 0);       // no model: no class
+    CHECK(placement::GpusOfClass(MarathonSpec(0, "V100"), v100) == 0);
+
+    const placement::GpuClass nvidia{"V100", {}, "NVIDIA", std::nullopt};
+    tosca::GpuRequest amd{1, "AMD", "V100", std::nullopt};
+    CHECK_FALSE(placement::GpuClassCovers(nvidia, amd));
+
+    const placement::GpuClass large{">=32GB", {}, "", 32768};
+    CHECK(placement::GpusOfClass(MarathonSpec(1, "Tesla V100-PCIE-32GB"), large) == 1);  // memory from the name
+    CHECK(placement::GpusOfClass(MarathonSpec(1, "T4"), large) == 0);
+    CHECK(placement::GpuClassCovers(large, tosca::GpuRequest{1, "", "", 40960}));
+    CHECK_FALSE(placement::GpuClassCovers(large, tosca::GpuRequest{1, "", "", 16384}));
+}
+
+}  // namespace
+}  // namespace orch::test

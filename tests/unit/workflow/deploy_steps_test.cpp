@@ -400,6 +400,40 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a GPU class quota counts the GPUs of that class only, aliases included, and the queue names the class",
+    "[workflow][admission][gpu_class]"
+) {
+    Rig rig;
+    orch::placement::GroupQuota quota;
+    quota.group.gpu_classes.push_back({{"V100", {"Tesla V100-PCIE-32GB"}, "", std::nullopt}, 2});
+    rig.placer.SetQuota(quota);
+    const auto body = [](const std::string& model, int count) {
+        return Json{{"parameters", {{"gpu_model", model}, {"count", count}}}};
+    };
+    // 2 GPUs of the class by its alias's name, 2 of another class (not limited), then one by the
+    // class's name: over the class limit. (Created in that order: the queue is strict, a GPU
+    // request waiting first holds back later GPU requests whatever their class.)
+    const std::string alias = rig.Create(body("Tesla V100-PCIE-32GB", 2));
+    rig.RunDue();
+    const std::string other = rig.Create(body("T4", 2));
+    rig.RunDue();
+    const std::string named = rig.Create(body("V100", 1));
+    rig.RunDue();
+    CHECK(rig.connector.CreateCalls("SITE-A", alias) == 1);
+    CHECK(rig.connector.CreateCalls("SITE-A", other) == 1);
+    CHECK(rig.connector.CreateCalls("SITE-A", named) == 0);
+    CHECK(rig.Get(named).status == Status::kCreateInProgress);
+    CHECK(rig.Get(named).status_reason == "queued: position 1 in group users, waiting for 1 × V100");
+
+    REQUIRE(rig.api.Call("DELETE", "/deployments/" + alias).status == 204);
+    for (int i = 0; i < 10 && rig.connector.CreateCalls("SITE-A", named) == 0; ++i) {
+        rig.api.clock.Advance(seconds(5));
+        rig.RunDue();
+    }
+    CHECK(rig.connector.CreateCalls("SITE-A", named) == 1);
+}
+
+TEST_CASE(
     "a request that may wait stays queued until admission_max_wait, then fails with why", "[workflow][admission]"
 ) {
     Rig rig;
@@ -432,6 +466,32 @@ TEST_CASE(
     rig.api.clock.Advance(seconds(5));
     rig.RunDue();
     CHECK(rig.connector.CreateCalls("SITE-A", next) == 1);
+}
+
+TEST_CASE(
+    "a create's maxWaitMins ends its wait sooner, never later than the operator's admission_max_wait",
+    "[workflow][admission]"
+) {
+    Rig rig;
+    rig.services.options.admission_max_wait = minutes(2);
+    rig.placer.SetFull(true);
+    const std::string soon = rig.Create(Json{{"maxWaitMins", 1}});
+    const std::string late = rig.Create(Json{{"maxWaitMins", 10}});  // bounded by the operator's 2
+    rig.RunDue();
+    const auto waited = [&](const std::string& id) {
+        for (int i = 0; i < 40 && rig.Get(id).status == Status::kCreateInProgress; ++i) {
+            rig.api.clock.Advance(seconds(5));
+            rig.RunDue();
+        }
+        return rig.Get(id);
+    };
+    const auto first = waited(soon);
+    CHECK(first.status == Status::kCreateFailed);
+    CHECK_THAT(first.status_reason, Catch::Contains("; not admitted within 60 s"));
+    const auto second = waited(late);
+    CHECK(second.status == Status::kCreateFailed);
+    CHECK_THAT(second.status_reason, Catch::Contains("; not admitted within 120 s"));
+    CHECK(rig.api.Call("POST", "/deployments", Json{{"template", "x"}, {"maxWaitMins", 0}}.dump()).status == 400);
 }
 
 TEST_CASE(

@@ -56,6 +56,9 @@ struct RequestOptions {
     std::optional<int> timeout_mins;
     std::optional<int> provider_timeout_mins;
     std::optional<int> max_providers_retry;
+    /// Create only (`maxWaitMins`): the longest the request may wait in the admission queue
+    /// before it fails with the queued reason; workflow.admission_max_wait bounds it.
+    std::optional<int> max_wait_mins;
     bool keep_last_attempt = false;
     /// `selfHealing` (docs/lifecycle.md "Self-healing"): redeploy elsewhere when the site or the
     /// workload is lost. None: the request did not say (the group's SLA or the operator decides).

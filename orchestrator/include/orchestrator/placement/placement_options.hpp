@@ -1,10 +1,13 @@
 #pragma once
 
+#include "orchestrator/placement/gpu_class.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace orch::placement {
 
@@ -37,8 +40,11 @@ struct QuotaLimits {
     std::optional<double> ram_mb;
     std::optional<double> gpus;
     std::optional<double> instances;
+    /// GPUs per class, on top of `gpus` (which counts every GPU): admission claims a counter per
+    /// class the request's GPUs fall in (docs/admission.md, "GPU classes").
+    std::vector<GpuClassLimit> gpu_classes;
 
-    bool empty() const { return !cpus && !ram_mb && !gpus && !instances; }
+    bool empty() const { return !cpus && !ram_mb && !gpus && !instances && gpu_classes.empty(); }
 };
 
 struct GroupQuota {

@@ -35,11 +35,14 @@ struct CounterKey {
     std::string subject;
     std::string service_id;
     QuotaResource resource = QuotaResource::kGpus;
+    /// GPUs of one class only (docs/admission.md, "GPU classes"); empty: every GPU, and always
+    /// empty for the other resources. Migration 0016's `gpu_class` column.
+    std::string gpu_class;
 
     /// The lock order of counter rows: every transaction that locks several counters locks them
     /// in this order (after the deployment and job rows), so two admissions cannot deadlock.
     /// (Written out: clang-tidy 14 misreads a defaulted operator<=>.)
-    auto Tie() const { return std::tie(scope, issuer, group, subject, service_id, resource); }
+    auto Tie() const { return std::tie(scope, issuer, group, subject, service_id, resource, gpu_class); }
     bool operator<(const CounterKey& other) const { return Tie() < other.Tie(); }
     bool operator==(const CounterKey& other) const { return Tie() == other.Tie(); }
 };
@@ -74,13 +77,23 @@ struct QuotaCounter {
     double in_use = 0;    ///< deployments that reached CREATE_COMPLETE
 };
 
-/// The claims for a deployment asking `request` (RequestedResources of its spec) that placement
-/// decided: the configured group and user quotas (all services) and the SLA quotas of the first
-/// candidate's service. Resources without a limit are not claimed; the result is sorted.
+/// The claims for a deployment of `spec` asking `request` (RequestedResources of `spec`) that
+/// placement decided: the configured group and user quotas (all services) and the SLA quotas of
+/// the candidate `candidate` (the first one when admitted; the next one when the workflow moves
+/// on), GPUs per class included (GpusOfClass). Resources without a limit are not claimed; the
+/// result is sorted.
 std::vector<QuotaClaim> ClaimsFor(
     const placement::PlacementDecision& decision,
     const placement::Requester& requester,
-    const placement::ResourceTotals& request
+    const placement::ResourceTotals& request,
+    const tosca::DeploymentSpec& spec,
+    std::size_t candidate = 0
+);
+
+/// What a waiting request waits for, for statusReason: "2 × V100" (the GPU class it claims, else
+/// the model it asks for), "2 × GPU", "4 × CPU" or "1 instance(s)".
+std::string WaitingFor(
+    const placement::ResourceTotals& request, const std::vector<QuotaClaim>& claims, const tosca::DeploymentSpec& spec
 );
 
 }  // namespace orch::workflow

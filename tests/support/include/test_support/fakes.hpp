@@ -37,7 +37,7 @@ class FakeTemplateService final : public workflow::TemplateService {
 };
 
 /// A spec with one Marathon-style app node `app` (count from parameters["count"], default 1;
-/// removal_list from parameters["removal_list"]).
+/// removal_list from parameters["removal_list"]; the GPU model from parameters["gpu_model"]).
 tosca::DeploymentSpec SimpleSpec();
 
 /// Ranks the configured sites in order; every site accepts.

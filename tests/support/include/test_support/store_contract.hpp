@@ -64,6 +64,9 @@ void AdmissionAccounting(const Factory& make);
 void FairShareHistory(const Factory& make);
 /// Eight commits racing for three GPUs admit exactly three.
 void AdmissionRace(const Factory& make);
+/// A GPU class is a counter of its own: a full class queues its requests, another class and
+/// the all-GPU counter are unaffected, a delete gives the class back.
+void AdmissionGpuClasses(const Factory& make);
 /// A committed change queues one callback delivery (when the deployment has a URL), claimed by
 /// one claimer at a time under a lease, retried after a delay, taken over when the lease expires.
 void CallbackOutbox(const Factory& make);
