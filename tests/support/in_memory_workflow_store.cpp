@@ -155,7 +155,8 @@ void ReleaseClaims(InMemoryDatabase& db, const std::string& deployment_id) {
     for (const auto& claim : it->second) {
         auto& counter = db.counters()[claim.key];
         (claim.state == workflow::AdmissionState::kInUse ? counter.in_use : counter.reserved) -= claim.amount;
-        if (claim.key.scope == workflow::QuotaScope::kGroup) {
+        // A GPU-class counter repeats GPUs its group's all-GPU counter already holds.
+        if (claim.key.scope == workflow::QuotaScope::kGroup && claim.key.gpu_class.empty()) {
             const double hours =
                 std::max(0.0, std::chrono::duration<double, std::ratio<3600>>(now - claim.since).count());
             db.fair_share_usage()[{claim.key.issuer, claim.key.group, claim.key.resource, DayOf(now)}] +=

@@ -149,7 +149,7 @@ void Release(pqxx::transaction_base& tx, const std::string& deployment_id) {
             "INSERT INTO fair_share_usage (issuer, user_group, resource, day, amount) "
             "SELECT issuer, user_group, resource, current_date, "
             "       sum(amount * greatest(extract(epoch FROM now() - since)::float8, 0) / 3600.0) "
-            "FROM admission_claims WHERE deployment_id = $1::uuid AND scope = 'group' "
+            "FROM admission_claims WHERE deployment_id = $1::uuid AND scope = 'group' AND gpu_class = '' "
             "GROUP BY issuer, user_group, resource ORDER BY issuer, user_group, resource "
             "ON CONFLICT (issuer, user_group, resource, day) "
             "DO UPDATE SET amount = fair_share_usage.amount + excluded.amount",

@@ -68,7 +68,8 @@ Result<QueuePlace> PlaceInQueue(
     }
     ShareVector capacity;
     for (const auto& c : *counters) {
-        if (c.key.scope == QuotaScope::kGroup) {
+        // A GPU-class counter repeats GPUs of its group's all-GPU counter: counted once.
+        if (c.key.scope == QuotaScope::kGroup && c.key.gpu_class.empty()) {
             Add(accounts[c.key.group].usage, c.key.resource, c.reserved + c.in_use);
             Add(capacity, c.key.resource, c.reserved + c.in_use);
         }
