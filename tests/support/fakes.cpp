@@ -1,5 +1,6 @@
 #include "test_support/fakes.hpp"
 
+#include <algorithm>
 #include <thread>
 
 namespace orch::test {
@@ -134,7 +135,11 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(
         obs.reason = "fake failure reported by " + handle.target.site_id;
         return obs;
     }
-    if (++polls_[key] < b.polls_until_ready) {
+    const int poll = ++polls_[key];
+    if (!b.site_logs.empty()) {
+        obs.log = b.site_logs[std::min(static_cast<std::size_t>(poll), b.site_logs.size()) - 1];
+    }
+    if (poll < b.polls_until_ready) {
         obs.phase = connectors::Phase::kInProgress;
         obs.reason = b.waiting_message;
         if (b.in_progress_status) {

@@ -107,7 +107,12 @@ StepResult WaitForAdmission(
         ));
     }
     Transition t;
-    t.status_reason = reason;
+    progress::Waiting(
+        t,
+        st.deployment.status_reason,
+        reason,
+        decision.ranked.empty() ? progress::WaitCause::kCapacity : progress::WaitCause::kQueue
+    );
     t.next = NextJob{JobKind::kDeploy, Json{{kWaitingMember, WaitingToJson(self)}}, s.options.admission_retry, true};
     return StepResult::Commit(std::move(t));
 }
@@ -337,9 +342,9 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
     }
     const connectors::Observation& obs = *Value(observed);
     Transition t;
-    if (!obs.log.empty()) {
-        t.log = obs.log;
-    }
+    // The site's whole log comes on every poll: only what it added goes to the deployment's.
+    progress::SiteLogCursor cursor = progress::CursorFrom(job.payload);
+    t.append_log = progress::NewSiteLog(obs.log, cursor);
     switch (obs.phase) {
         case connectors::Phase::kReady: {
             t.status = domain::Status::kCreateComplete;
@@ -377,6 +382,7 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
             const std::string message = obs.site_message.value_or(obs.reason);
             progress::StillInProgress(t, st, seq, polls, message, said);
             next["said"] = message.empty() ? said : message;
+            progress::CursorTo(cursor, next);
             t.next = NextJob{JobKind::kPoll, std::move(next), PollDelay(s.options, polls + 1), true};
             return StepResult::Commit(std::move(t));
         }

@@ -75,6 +75,9 @@ struct FakeSiteBehaviour {
     /// Delete removes everything at once (Deletion::kComplete) while Poll keeps reporting the
     /// finished deployment as ready, as Slurm lists completed jobs long after they ended.
     bool ended_work_stays_listed = false;
+    /// The site's whole log (Observation::log) at the first, second, ... poll; the last one
+    /// again after that. Sites send all of it every time, as IM's contmsg does.
+    std::vector<std::string> site_logs;
 };
 
 /// A Marathon-kind connector whose sites are plain in-memory maps.
