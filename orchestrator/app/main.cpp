@@ -23,6 +23,7 @@
 #include "orchestrator/app/wiring_templates.hpp"
 #include "orchestrator/app/workflow_config.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
+#include "orchestrator/ops/callback_metrics.hpp"
 #include "orchestrator/ops/metered_connector.hpp"
 #include "orchestrator/ops/metered_placer.hpp"
 #include "orchestrator/ops/request_metrics.hpp"
@@ -214,8 +215,13 @@ int main(int argc, char** argv) {
         },
         step_options};
     workflow::RegisterDeploymentSteps(engine, services);
+    ops::CallbackMetrics callback_metrics(metrics_registry);
     workflow::CallbackDeliverer callbacks(
-        services, {.owner = config->instance_id, .workers = 2, .idle_poll = engine_options.idle_poll}
+        services,
+        {.owner = config->instance_id,
+         .workers = 2,
+         .idle_poll = engine_options.idle_poll,
+         .observer = &callback_metrics}
     );
 
     api::ApiContext api_context{
