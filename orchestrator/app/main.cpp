@@ -201,6 +201,7 @@ int main(int argc, char** argv) {
     ops::WorkflowMetrics workflow_metrics(metrics_registry);
     engine_options.observer = &workflow_metrics;
     workflow::Engine engine(workflow_store, engine_options);
+    workflow::SiteVersionCache site_versions(clock);
     workflow::StepServices services{
         workflow_store,
         templates,
@@ -213,7 +214,8 @@ int main(int argc, char** argv) {
         [](const tosca::DeploymentSpec& spec, const std::map<std::string, Json>& attrs) {
             return tosca::EvaluateOutputs(spec, attrs);
         },
-        step_options};
+        step_options,
+        &site_versions};
     workflow::RegisterDeploymentSteps(engine, services);
     ops::CallbackMetrics callback_metrics(metrics_registry);
     workflow::CallbackDeliverer callbacks(

@@ -217,6 +217,18 @@ std::set<std::string> FakeConnector::Live() const {
     return live_;
 }
 
+connectors::ConnectorResult<std::string> FakeConnector::SiteVersion(const connectors::SiteTarget& target) {
+    const std::lock_guard lock(mutex_);
+    ++version_calls_[target.site_id];
+    return "fake-marathon 1.0 (" + target.site_id + ")";
+}
+
+int FakeConnector::VersionCalls(const std::string& site) const {
+    const std::lock_guard lock(mutex_);
+    const auto it = version_calls_.find(site);
+    return it == version_calls_.end() ? 0 : it->second;
+}
+
 int FakeConnector::CreateCalls(const std::string& site, const std::string& deployment_id) const {
     const std::lock_guard lock(mutex_);
     const auto it = create_calls_.find(Key(site, deployment_id));

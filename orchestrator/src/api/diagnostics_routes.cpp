@@ -1,11 +1,13 @@
 #include "orchestrator/api/diagnostics_routes.hpp"
 
 #include "common/build_info.hpp"
+#include "connectors/connector.hpp"
 #include "orchestrator/api/event_stream.hpp"
 #include "orchestrator/api/links.hpp"
 #include "orchestrator/api/views.hpp"
 #include "tosca/sensitive_inputs.hpp"
 
+#include <map>
 #include <string>
 
 namespace orch::api {
@@ -126,15 +128,38 @@ Json StatusHistory(const domain::Deployment& d, const std::vector<domain::Attemp
     return history;
 }
 
-Json Versions(const domain::Deployment& d, const std::vector<domain::Attempt>& attempts) {
+// The site version each attempt's `attempt_started` event recorded (by attempt seq, 0-based).
+std::map<int, std::string> SiteVersionsFrom(const Json& history) {
+    std::map<int, std::string> out;
+    for (const auto& e : history) {
+        if (e.value("event", std::string()) != domain::EventTypeName(domain::EventType::kAttemptStarted)) {
+            continue;
+        }
+        const Json data = e.value("data", Json::object());
+        if (data.contains("siteVersion") && data["siteVersion"].is_string() && data.contains("seq") &&
+            data["seq"].is_number_integer()) {
+            out[data["seq"].get<int>() - 1] = data["siteVersion"].get<std::string>();
+        }
+    }
+    return out;
+}
+
+Json Versions(const domain::Deployment& d, const std::vector<domain::Attempt>& attempts, const Json& history) {
+    const auto site_versions = SiteVersionsFrom(history);
     const BuildInfo build = GetBuildInfo();
     const Json orchestrator{
         {"version", build.version}, {"gitCommit", build.git_commit}, {"buildTime", build.build_time}};
     Json sites = Json::array();
     for (const auto& a : attempts) {
-        // Site software versions are not reported by the connectors yet: only what is known.
+        // Asked of the site when the attempt started (connectors that cannot ask say "unknown";
+        // attempts from before the event log, or whose events were purged, too).
+        const auto version = site_versions.find(a.seq);
         sites.push_back(Json{
-            {"providerId", a.provider_id}, {"providerName", a.provider_name}, {"serviceId", a.service_id}});
+            {"providerId", a.provider_id},
+            {"providerName", a.provider_name},
+            {"serviceId", a.service_id},
+            {"version",
+             version != site_versions.end() ? version->second : std::string(connectors::kUnknownSiteVersion)}});
     }
     Json versions{
         {"orchestrator", orchestrator},
@@ -188,7 +213,7 @@ Result<Response> GetDiagnostics(ApiContext& ctx, const Request& request) {
         doc["historySource"] = "events";
         doc["history"] = std::move(history);
     }
-    doc["versions"] = Versions(d, attempts);
+    doc["versions"] = Versions(d, attempts, doc["history"]);
     doc["truncated"] = std::move(truncated);
     return Response::Json(200, doc);
 }

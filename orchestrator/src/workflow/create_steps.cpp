@@ -245,7 +245,9 @@ StepResult CreateOn(
         t.finish_attempt = running;
         t.next = NextJob{JobKind::kPoll, Json{{"seq", seq}, {"polls", 0}}, s.options.first_poll, true};
         t.callback = true;
-        progress::AttemptStarted(t, st, seq);
+        progress::AttemptStarted(
+            t, st, seq, s.site_versions != nullptr ? s.site_versions->VersionOf(*connector, request.target) : ""
+        );
         return StepResult::Commit(std::move(t));
     }
     return *StepForFailure(s, job, created, [&](const connectors::Failure& failure) {

@@ -104,8 +104,11 @@ domain::Event StartedEvent(const WorkflowState& st, int seq) {
 
 }  // namespace
 
-void AttemptStarted(Transition& t, const WorkflowState& st, int seq) {
+void AttemptStarted(Transition& t, const WorkflowState& st, int seq, const std::string& site_version) {
     t.events.push_back(StartedEvent(st, seq));
+    if (!site_version.empty()) {
+        t.events.back().data["siteVersion"] = site_version;
+    }
     if (!t.status) {
         Say(t, "Deploying on " + AttemptLabel(st, seq));
     }

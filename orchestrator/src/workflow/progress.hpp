@@ -26,8 +26,9 @@ std::string SiteOf(const WorkflowState& st, int seq);
 
 /// The placement decided: the sites to try, in order (the candidates' JSON).
 void Placed(Transition& t, const Json& candidates);
-/// Attempt `seq` was started on its site and Create accepted it.
-void AttemptStarted(Transition& t, const WorkflowState& st, int seq);
+/// Attempt `seq` was started on its site and Create accepted it; `site_version` (when known) is
+/// the site's software version, kept in the event for diagnostics.
+void AttemptStarted(Transition& t, const WorkflowState& st, int seq, const std::string& site_version = "");
 /// Attempt `seq` was started and failed at once: its start goes before the step's other events.
 void AttemptStartedBefore(Transition& t, const WorkflowState& st, int seq);
 /// Attempt `seq` ended; `reason` is the site's or the orchestrator's, kept whole in the event.

@@ -16,3 +16,4 @@ set(SOURCES
 )
 list(APPEND SOURCES ${AREA_DIR}/tosca_template_service.cpp)
 list(APPEND SOURCES ${AREA_DIR}/caching_template_service.cpp)
+list(APPEND SOURCES ${AREA_DIR}/site_version_cache.cpp)

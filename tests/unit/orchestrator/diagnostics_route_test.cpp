@@ -204,3 +204,19 @@ TEST_CASE(
     CHECK(doc["truncated"][0]["keptEvents"] == limits.history_events);
     CHECK(doc["truncated"][0]["nextEventId"] == doc["history"][limits.history_events]["id"].get<std::int64_t>() + 1);
 }
+
+TEST_CASE(
+    "diagnostics name each site's version as its attempt recorded it, unknown otherwise", "[deployments][diagnostics]"
+) {
+    HarnessWithLog h;
+    const auto res = h.Call(kPath);
+    REQUIRE(res.status == 200);
+    CHECK(Json::parse(res.body)["versions"]["sites"][0]["version"] == "unknown");  // nothing recorded
+    h.Append(
+        orch::domain::EventType::kAttemptStarted,
+        Json{{"seq", 1}, {"of", 1}, {"site", "SITE-A"}, {"siteVersion", "Marathon 1.7.236"}}
+    );
+    const Json doc = Json::parse(h.Call(kPath).body);
+    CHECK(doc["versions"]["sites"][0]["providerId"] == "SITE-A");
+    CHECK(doc["versions"]["sites"][0]["version"] == "Marathon 1.7.236");
+}

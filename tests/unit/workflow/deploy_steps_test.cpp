@@ -8,8 +8,11 @@
 #include <orchestrator/domain/attempt.hpp>
 #include <orchestrator/workflow/deployment_steps.hpp>
 #include <orchestrator/workflow/engine.hpp>
+#include <orchestrator/workflow/site_version_cache.hpp>
 
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 
 namespace {
 
@@ -362,6 +365,28 @@ TEST_CASE("a waiting deployment says why once, in an event and a log line, not o
     rig.placer.SetFull(false);
     rig.RunDue();
     CHECK(rig.Get(id).status_reason == "Deploying on SITE-A (attempt 1 of 2)");
+}
+
+TEST_CASE("the site's version is asked once per site and kept in the attempt_started event", "[workflow][events]") {
+    Rig rig;
+    orch::workflow::SiteVersionCache versions(rig.api.clock, minutes(60));
+    rig.services.site_versions = &versions;
+    const std::string first = rig.Create(Json::object());
+    const std::string second = rig.Create(Json::object());
+    rig.RunDue();
+    CHECK(rig.connector.VersionCalls("SITE-A") == 1);  // cached for the second deployment
+    for (const auto& id : {first, second}) {
+        const auto events = rig.Events(id);
+        const auto started = std::find_if(events.begin(), events.end(), [](const auto& e) {
+            return e.type == orch::domain::EventType::kAttemptStarted;
+        });
+        REQUIRE(started != events.end());
+        CHECK(started->data["siteVersion"] == "fake-marathon 1.0 (SITE-A)");
+    }
+    rig.api.clock.Advance(minutes(61));  // past the ttl: asked again
+    rig.Create(Json::object());
+    rig.RunDue();
+    CHECK(rig.connector.VersionCalls("SITE-A") == 2);
 }
 
 TEST_CASE("a first site that fails shows both attempts in order in the event log", "[workflow][events]") {

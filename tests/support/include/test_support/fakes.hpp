@@ -96,6 +96,10 @@ class FakeConnector final : public connectors::Connector {
         const connectors::Handle& handle, const std::string& physical_id, const std::string& action
     ) override;
 
+    /// "fake-marathon 1.0 (SITE)"; counted per site.
+    connectors::ConnectorResult<std::string> SiteVersion(const connectors::SiteTarget& target) override;
+    int VersionCalls(const std::string& site) const;
+
     void SetBehaviour(const std::string& site, FakeSiteBehaviour behaviour);
     /// Objects alive per site ("site/deployment").
     std::set<std::string> Live() const;
@@ -112,6 +116,7 @@ class FakeConnector final : public connectors::Connector {
     std::map<std::string, FakeSiteBehaviour> behaviour_;
     std::map<std::string, int> polls_;  // key site/deployment
     std::map<std::string, int> create_calls_;
+    std::map<std::string, int> version_calls_;
     std::set<std::string> live_;
     std::set<std::string> listed_after_delete_;  // key site/deployment
     std::map<std::string, std::map<std::string, connectors::NodePlacement>> update_placements_;
