@@ -28,6 +28,7 @@
 #include "orchestrator/app/wiring_templates.hpp"
 #include "orchestrator/app/workflow_config.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
+#include "orchestrator/ops/callback_metrics.hpp"
 #include "orchestrator/ops/metered_connector.hpp"
 #include "orchestrator/ops/metered_placer.hpp"
 #include "orchestrator/ops/request_metrics.hpp"
@@ -221,6 +222,7 @@ int main(int argc, char** argv) {
     ops::WorkflowMetrics workflow_metrics(metrics_registry);
     engine_options.observer = &workflow_metrics;
     workflow::Engine engine(workflow_store, engine_options);
+    workflow::SiteVersionCache site_versions(clock);
     workflow::StepServices services{
         workflow_store,
         templates,
@@ -233,10 +235,16 @@ int main(int argc, char** argv) {
         [](const tosca::DeploymentSpec& spec, const std::map<std::string, Json>& attrs) {
             return tosca::EvaluateOutputs(spec, attrs);
         },
-        step_options};
+        step_options,
+        &site_versions};
     workflow::RegisterDeploymentSteps(engine, services);
+    ops::CallbackMetrics callback_metrics(metrics_registry);
     workflow::CallbackDeliverer callbacks(
-        services, {.owner = config->instance_id, .workers = 2, .idle_poll = engine_options.idle_poll}
+        services,
+        {.owner = config->instance_id,
+         .workers = 2,
+         .idle_poll = engine_options.idle_poll,
+         .observer = &callback_metrics}
     );
 
     api::ApiContext api_context{

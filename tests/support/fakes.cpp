@@ -1,5 +1,6 @@
 #include "test_support/fakes.hpp"
 
+#include <algorithm>
 #include <thread>
 
 namespace orch::test {
@@ -146,7 +147,11 @@ connectors::ConnectorResult<connectors::Observation> FakeConnector::Poll(
         obs.reason = "fake failure reported by " + handle.target.site_id;
         return obs;
     }
-    if (++polls_[key] < b.polls_until_ready) {
+    const int poll = ++polls_[key];
+    if (!b.site_logs.empty()) {
+        obs.log = b.site_logs[std::min(static_cast<std::size_t>(poll), b.site_logs.size()) - 1];
+    }
+    if (poll < b.polls_until_ready) {
         obs.phase = connectors::Phase::kInProgress;
         obs.reason = b.waiting_message;
         if (b.in_progress_status) {
@@ -226,6 +231,18 @@ std::map<std::string, connectors::NodePlacement> FakeConnector::UpdatePlacements
 std::set<std::string> FakeConnector::Live() const {
     const std::lock_guard lock(mutex_);
     return live_;
+}
+
+connectors::ConnectorResult<std::string> FakeConnector::SiteVersion(const connectors::SiteTarget& target) {
+    const std::lock_guard lock(mutex_);
+    ++version_calls_[target.site_id];
+    return "fake-marathon 1.0 (" + target.site_id + ")";
+}
+
+int FakeConnector::VersionCalls(const std::string& site) const {
+    const std::lock_guard lock(mutex_);
+    const auto it = version_calls_.find(site);
+    return it == version_calls_.end() ? 0 : it->second;
 }
 
 int FakeConnector::CreateCalls(const std::string& site, const std::string& deployment_id) const {

@@ -51,8 +51,15 @@ void ApplyDeployment(InMemoryDatabase::Row& row, const workflow::Transition& t, 
     if (t.handle) {
         row.handle = *t.handle;
     }
-    if (t.log) {
-        row.log = *t.log;
+    if (!t.append_log.empty()) {
+        row.log += t.append_log;
+        if (row.log.size() > workflow::kMaxLogChars) {
+            std::size_t cut = row.log.size() - workflow::kMaxLogChars;
+            while (cut < row.log.size() && (static_cast<unsigned char>(row.log[cut]) & 0xC0U) == 0x80U) {
+                ++cut;  // to the start of a UTF-8 sequence
+            }
+            row.log.erase(0, cut);
+        }
     }
     if (t.deadline) {
         row.deadline = *t.deadline;

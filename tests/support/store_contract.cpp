@@ -600,7 +600,7 @@ void AttemptsRecorded(const Factory& make) {
     job = ClaimFor(*f, id);
     workflow::Transition placed;
     placed.placement = workflow::PlacementRecord{R"({"sites":[1]})", Json::array({Json{{"site", "A"}}})};
-    placed.log = "hello";
+    placed.append_log = "hello";
     placed.outputs = Json{{"o", 1}};
     placed.provider_name = "Site A";
     placed.status = DStatus::kCreateComplete;
@@ -612,6 +612,33 @@ void AttemptsRecorded(const Factory& make) {
     CHECK(d.cloud_provider_name == "Site A");
     CHECK(f->workflow().Load(id).value()->candidates == Json::array({Json{{"site", "A"}}}));
     CHECK(f->deployments().ListAttempts(SequentialUuid()).value().empty());
+}
+
+void LogAppended(const Factory& make) {
+    auto f = make();
+    const std::string id = Add(*f, {});
+    CHECK(f->deployments().GetLog(id).value().empty());
+    workflow::Transition first;
+    first.append_log = "placed\n";
+    first.next = workflow::NextJob{workflow::JobKind::kPoll, Json::object(), milliseconds(0), true};
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, id), "w1", first));
+    workflow::Transition quiet;  // a step with nothing to say leaves the log as it is
+    quiet.next = first.next;
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, id), "w1", quiet));
+    workflow::Transition second;
+    second.append_log = "polling\n";
+    second.next = first.next;
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, id), "w1", second));
+    CHECK(f->deployments().GetLog(id).value() == "placed\npolling\n");
+
+    // Past the bound only the end is kept: the newest lines, whatever came before.
+    workflow::Transition flood;
+    flood.append_log = std::string(workflow::kMaxLogChars, 'x') + "last\n";
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, id), "w1", flood));
+    const std::string log = f->deployments().GetLog(id).value();
+    CHECK(log.size() == workflow::kMaxLogChars);
+    CHECK(log.ends_with("xxlast\n"));
+    CHECK(log.find("polling") == std::string::npos);
 }
 
 void PurgeDeleted(const Factory& make) {

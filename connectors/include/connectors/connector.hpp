@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -135,6 +136,9 @@ struct Observation {
     bool cannot_start = false;
 };
 
+/// What SiteVersion answers when the site's version cannot be asked or read.
+inline constexpr std::string_view kUnknownSiteVersion = "unknown";
+
 /// Handle of what a connector created: enough to find it again after a restart.
 struct Handle {
     std::string deployment_id;
@@ -181,6 +185,13 @@ class Connector {
     virtual ConnectorResult<Restored> RollBack(const Handle& handle) {
         (void)handle;
         return Failure{FailureKind::kUserError, "this target does not roll an update back"};
+    }
+    /// The site's software as it names itself ("Marathon 1.7.236", "Kubernetes v1.29.2"), for
+    /// diagnostics; kUnknownSiteVersion where the connector cannot ask. One bounded call; callers
+    /// cache the answer (workflow::SiteVersionCache) rather than ask on every step.
+    virtual ConnectorResult<std::string> SiteVersion(const SiteTarget& target) {
+        (void)target;
+        return std::string(kUnknownSiteVersion);
     }
     /// Start/stop one instance where the target can (VMs); others answer kUserError.
     virtual ConnectorResult<bool> Act(

@@ -39,6 +39,7 @@ class ContextualisingConnector final : public Connector {
     ConnectorResult<Handle> Update(const Handle& handle, const DeployRequest& request) override;
     ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
+    ConnectorResult<std::string> SiteVersion(const SiteTarget& target) override { return inner_->SiteVersion(target); }
 
    private:
     /// `request` with the key of its deployment and service, when the template needs one.

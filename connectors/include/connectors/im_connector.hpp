@@ -76,6 +76,9 @@ class VmRouter final : public Connector {
     ConnectorResult<Handle> Update(const Handle& handle, const DeployRequest& request) override;
     ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
+    ConnectorResult<std::string> SiteVersion(const SiteTarget& target) override {
+        return UsesIm(target) ? im_.SiteVersion(target) : native_.SiteVersion(target);
+    }
 
    private:
     Connector& For(const Handle& handle) { return IsImHandle(handle) ? static_cast<Connector&>(im_) : native_; }

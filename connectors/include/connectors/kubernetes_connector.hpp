@@ -63,6 +63,8 @@ class KubernetesConnector final : public Connector {
     /// replica counts); the surplus pods, Pending ones first, go. kUserError when none is recorded.
     ConnectorResult<Restored> RollBack(const Handle& handle) override;
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
+    /// "Kubernetes <gitVersion>" from GET /version.
+    ConnectorResult<std::string> SiteVersion(const SiteTarget& target) override;
 
    private:
     ConnectorResult<RestClient> ClientFor(const SiteTarget& target);

@@ -36,6 +36,8 @@ class MarathonConnector final : public Connector {
     /// kComplete when the group was already gone.
     ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
+    /// "Marathon <version>" from GET /v2/info.
+    ConnectorResult<std::string> SiteVersion(const SiteTarget& target) override;
 
    private:
     ConnectorResult<RestClient> ClientFor(const SiteTarget& target);

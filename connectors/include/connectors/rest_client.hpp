@@ -99,6 +99,10 @@ auto GuardJson(std::string_view site, F&& body) -> decltype(body()) {
 #define ORCH_CONNECTOR_CONCAT_INNER(a, b) a##b
 #define ORCH_CONNECTOR_CONCAT(a, b) ORCH_CONNECTOR_CONCAT_INNER(a, b)
 
+/// A version a site reported, as diagnostics show it: printable ASCII only (anything else is
+/// '?'), at most 64 bytes, kUnknownSiteVersion when empty. The site's text reaches a user.
+std::string BoundedVersion(std::string_view reported);
+
 /// Unwraps a ConnectorResult into `lhs`, or returns its Failure from the enclosing function.
 #define ORCH_CONNECTOR_TRY(lhs, expr)                                                                           \
     auto ORCH_CONNECTOR_CONCAT(orch_connector_result_, __LINE__) = (expr);                                      \

@@ -148,4 +148,13 @@ Failure RestClient::StatusFailure(const RestResponse& response, std::string_view
     return ClassifyHttpStatus(response.status, ServerMessage(response.body), std::string(what) + " on " + site_);
 }
 
+std::string BoundedVersion(std::string_view reported) {
+    constexpr std::size_t kMaxVersionBytes = 64;
+    std::string out;
+    for (const char c : reported.substr(0, kMaxVersionBytes)) {
+        out += c >= 0x20 && c < 0x7F ? c : '?';
+    }
+    return out.empty() ? std::string(kUnknownSiteVersion) : out;
+}
+
 }  // namespace orch::connectors

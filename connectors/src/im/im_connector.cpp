@@ -219,6 +219,11 @@ ConnectorResult<Observation> ImConnector::Poll(const Handle& handle, const tosca
         } else {
             obs.phase = Phase::kInProgress;
             obs.reason = "IM infrastructure " + id + " is " + aggregate;
+            // IM's latest contextualisation line ("Contextualizing docker", "VM 1 (front) is
+            // running") is what it is doing now: the statusReason and a site_message event.
+            if (std::string last = im::ReasonTail(im::LastLine(obs.log)); !last.empty()) {
+                obs.site_message = std::move(last);
+            }
         }
         return obs;
     });

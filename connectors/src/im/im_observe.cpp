@@ -83,6 +83,18 @@ VmRecord ReadVm(const Json& info) {
     return vm;
 }
 
+std::string LastLine(const std::string& contmsg) {
+    std::size_t end = contmsg.size();
+    while (end > 0 && (contmsg[end - 1] == '\n' || contmsg[end - 1] == ' ' || contmsg[end - 1] == '\r')) {
+        --end;
+    }
+    if (end == 0) {
+        return "";
+    }
+    const std::size_t start = contmsg.rfind('\n', end - 1);
+    return start == std::string::npos ? contmsg.substr(0, end) : contmsg.substr(start + 1, end - start - 1);
+}
+
 std::string ReasonTail(const std::string& contmsg, std::size_t max) {
     std::string text = contmsg;
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {

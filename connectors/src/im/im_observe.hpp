@@ -25,5 +25,7 @@ VmRecord ReadVm(const Json& info);
 /// The tail of IM's contextualisation log that says why it failed: the last lines, at most
 /// `max` characters, starting at a line boundary.
 std::string ReasonTail(const std::string& contmsg, std::size_t max = 600);
+/// The last line of `contmsg` that is not blank (without its line break); "" when none.
+std::string LastLine(const std::string& contmsg);
 
 }  // namespace orch::connectors::im

@@ -269,4 +269,16 @@ ConnectorResult<bool> KubernetesConnector::Act(const Handle&, const std::string&
         "Kubernetes workloads do not support the action '" + action + "'; change the node's count instead"};
 }
 
+ConnectorResult<std::string> KubernetesConnector::SiteVersion(const SiteTarget& target) {
+    return GuardJson("Kubernetes site " + target.site_id, [&]() -> ConnectorResult<std::string> {
+        ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(target));
+        ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("GET", "/version"));
+        if (!r.Ok()) {
+            return rest.StatusFailure(r, "reading the Kubernetes version");
+        }
+        ORCH_CONNECTOR_TRY(Json info, rest.ParseBody(r, "Kubernetes version"));
+        return "Kubernetes " + BoundedVersion(info.value("gitVersion", std::string(kUnknownSiteVersion)));
+    });
+}
+
 }  // namespace orch::connectors

@@ -244,4 +244,16 @@ ConnectorResult<bool> MarathonConnector::Act(
     });
 }
 
+ConnectorResult<std::string> MarathonConnector::SiteVersion(const SiteTarget& target) {
+    return GuardJson("Marathon site " + target.site_id, [&]() -> ConnectorResult<std::string> {
+        ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(target));
+        ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("GET", "/v2/info"));
+        if (!r.Ok()) {
+            return rest.StatusFailure(r, "reading the Marathon version");
+        }
+        ORCH_CONNECTOR_TRY(Json info, rest.ParseBody(r, "Marathon version"));
+        return "Marathon " + BoundedVersion(info.value("version", std::string(kUnknownSiteVersion)));
+    });
+}
+
 }  // namespace orch::connectors

@@ -1,10 +1,13 @@
 #include "orchestrator/api/diagnostics_routes.hpp"
 
 #include "common/build_info.hpp"
+#include "connectors/connector.hpp"
+#include "orchestrator/api/event_stream.hpp"
 #include "orchestrator/api/links.hpp"
 #include "orchestrator/api/views.hpp"
 #include "tosca/sensitive_inputs.hpp"
 
+#include <map>
 #include <string>
 
 namespace orch::api {
@@ -48,12 +51,58 @@ class Budget {
                " bytes omitted]\n" + text.substr(start);
     }
 
+    /// The history stopped after `kept` events; the log goes on from event `next_id`.
+    void RecordEvents(const std::string& part, std::size_t kept, std::int64_t next_id) {
+        truncated_.push_back(Json{{"part", part}, {"keptEvents", kept}, {"nextEventId", next_id}});
+    }
+
    private:
     void Record(const std::string& part, std::size_t original, std::size_t kept) {
         truncated_.push_back(Json{{"part", part}, {"originalBytes", original}, {"keptBytes", kept}});
     }
     Json& truncated_;
 };
+
+// The deployment's past as its event log tells it, oldest first: one entry per event (id, time,
+// type, data), after CREATED and before the current STATUS. Read in pages under both limits, so
+// a deployment polled for weeks cannot make the document (or the handler's work) unbounded.
+// Empty when there is no log to read or it holds nothing of the deployment (written before the
+// log existed, or purged after events.retention): the caller then falls back to the attempts.
+Result<Json> EventHistory(
+    ApiContext& ctx,
+    const auth::Principal& principal,
+    const domain::Deployment& d,
+    const DiagnosticsLimits& limits,
+    Budget& budget
+) {
+    Json history = Json::array();
+    if (ctx.events == nullptr) {
+        return history;
+    }
+    store::EventQuery query{.owner = auth::OwnerFilter::VisibleTo(principal), .deployment_id = d.id, .limit = 200};
+    std::size_t bytes = 0;
+    while (true) {
+        ORCH_ASSIGN_OR_RETURN(const auto page, ctx.events->store().After(query));
+        for (const auto& e : page) {
+            Json entry{
+                {"id", e.id},
+                {"at", domain::FormatUtcMillis(e.time)},
+                {"event", domain::EventTypeName(e.type)},
+                {"data", e.data}};
+            const std::size_t size = entry.dump(-1, ' ', false, Json::error_handler_t::replace).size();
+            if (history.size() >= limits.history_events || bytes + size > limits.history_bytes) {
+                budget.RecordEvents("history", history.size(), e.id);
+                return history;
+            }
+            bytes += size;
+            history.push_back(std::move(entry));
+        }
+        if (page.size() < static_cast<std::size_t>(query.limit)) {
+            return history;
+        }
+        query.after_id = page.back().id;
+    }
+}
 
 // What is known of the deployment's past without an event log: its creation, every attempt's
 // start and end, and its current status since its last update, in time order.
@@ -79,15 +128,38 @@ Json StatusHistory(const domain::Deployment& d, const std::vector<domain::Attemp
     return history;
 }
 
-Json Versions(const domain::Deployment& d, const std::vector<domain::Attempt>& attempts) {
+// The site version each attempt's `attempt_started` event recorded (by attempt seq, 0-based).
+std::map<int, std::string> SiteVersionsFrom(const Json& history) {
+    std::map<int, std::string> out;
+    for (const auto& e : history) {
+        if (e.value("event", std::string()) != domain::EventTypeName(domain::EventType::kAttemptStarted)) {
+            continue;
+        }
+        const Json data = e.value("data", Json::object());
+        if (data.contains("siteVersion") && data["siteVersion"].is_string() && data.contains("seq") &&
+            data["seq"].is_number_integer()) {
+            out[data["seq"].get<int>() - 1] = data["siteVersion"].get<std::string>();
+        }
+    }
+    return out;
+}
+
+Json Versions(const domain::Deployment& d, const std::vector<domain::Attempt>& attempts, const Json& history) {
+    const auto site_versions = SiteVersionsFrom(history);
     const BuildInfo build = GetBuildInfo();
     const Json orchestrator{
         {"version", build.version}, {"gitCommit", build.git_commit}, {"buildTime", build.build_time}};
     Json sites = Json::array();
     for (const auto& a : attempts) {
-        // Site software versions are not reported by the connectors yet: only what is known.
+        // Asked of the site when the attempt started (connectors that cannot ask say "unknown";
+        // attempts from before the event log, or whose events were purged, too).
+        const auto version = site_versions.find(a.seq);
         sites.push_back(Json{
-            {"providerId", a.provider_id}, {"providerName", a.provider_name}, {"serviceId", a.service_id}});
+            {"providerId", a.provider_id},
+            {"providerName", a.provider_name},
+            {"serviceId", a.service_id},
+            {"version",
+             version != site_versions.end() ? version->second : std::string(connectors::kUnknownSiteVersion)}});
     }
     Json versions{
         {"orchestrator", orchestrator},
@@ -128,8 +200,20 @@ Result<Response> GetDiagnostics(ApiContext& ctx, const Request& request) {
     }
     doc["attempts"] = std::move(attempt_views);
     doc["log"] = budget.Tail("log", log.empty() ? d.status_reason : log, limits.log_bytes);
-    doc["history"] = StatusHistory(d, attempts);
-    doc["versions"] = Versions(d, attempts);
+    ORCH_ASSIGN_OR_RETURN(Json history, EventHistory(ctx, principal, d, limits, budget));
+    if (history.empty()) {
+        doc["historySource"] = "attempts";
+        doc["history"] = StatusHistory(d, attempts);
+    } else {
+        history.insert(history.begin(), Json{{"at", domain::FormatUtcMillis(d.created_at)}, {"event", "CREATED"}});
+        history.push_back(Json{
+            {"at", domain::FormatUtcMillis(d.updated_at)},
+            {"event", "STATUS"},
+            {"status", domain::StatusName(d.status)}});
+        doc["historySource"] = "events";
+        doc["history"] = std::move(history);
+    }
+    doc["versions"] = Versions(d, attempts, doc["history"]);
     doc["truncated"] = std::move(truncated);
     return Response::Json(200, doc);
 }

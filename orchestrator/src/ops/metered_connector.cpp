@@ -51,6 +51,9 @@ class MeteredConnector final : public connectors::Connector {
     ConnectorResult<connectors::Restored> RollBack(const connectors::Handle& handle) override {
         return Timed("rollback", handle.target, [&] { return inner_.RollBack(handle); });
     }
+    ConnectorResult<std::string> SiteVersion(const connectors::SiteTarget& target) override {
+        return Timed("version", target, [&] { return inner_.SiteVersion(target); });
+    }
     ConnectorResult<bool> Act(
         const connectors::Handle& handle, const std::string& physical_id, const std::string& action
     ) override {

@@ -2,6 +2,9 @@
 
 #include "common/log.hpp"
 
+#include <algorithm>
+#include <chrono>
+
 namespace orch::ops {
 
 StoreMetrics::StoreMetrics(
@@ -21,6 +24,13 @@ StoreMetrics::StoreMetrics(
       ),
       jobs_(registry.AddGauge(
           "orch_workflow_jobs", "Workflow jobs in the database (queued: all, due: runnable now)", {"state"}
+      )),
+      callbacks_pending_(registry.AddGauge(
+          "orch_callback_deliveries_pending", "Callback deliveries in the outbox, not yet made or abandoned"
+      )),
+      callbacks_oldest_(registry.AddGauge(
+          "orch_callback_oldest_pending_seconds",
+          "Age of the oldest callback delivery in the outbox (0 when it is empty)"
       )),
       scrape_errors_(
           registry.AddCounter("orch_metrics_store_errors_total", "Failed reads of the store counters during a scrape")
@@ -59,6 +69,13 @@ void StoreMetrics::RefreshCounts() {
         );
         rows.emplace_back("jobs.queued", jobs[0].as<double>());
         rows.emplace_back("jobs.due", jobs[1].as<double>());
+        // The oldest creation time, not its age: ages are measured on the process' Clock.
+        const auto outbox = tx.exec1(
+            "SELECT count(*)::float8, COALESCE(extract(epoch FROM min(created_at)), 0)::float8 "
+            "FROM callback_deliveries"
+        );
+        rows.emplace_back("callbacks.pending", outbox[0].as<double>());
+        rows.emplace_back("callbacks.oldest", outbox[1].as<double>());
         return rows;
     });
     // A failed read keeps the last values and retries on the next scrape (no refreshed_ update).
@@ -73,6 +90,11 @@ void StoreMetrics::RefreshCounts() {
             jobs_.With({"queued"}).Set(value);
         } else if (key == "jobs.due") {
             jobs_.With({"due"}).Set(value);
+        } else if (key == "callbacks.pending") {
+            callbacks_pending_.With({}).Set(value);
+        } else if (key == "callbacks.oldest") {
+            const double wall = std::chrono::duration<double>(clock_.now().time_since_epoch()).count();
+            callbacks_oldest_.With({}).Set(value > 0 ? std::max(0.0, wall - value) : 0.0);
         } else {
             deployments_.With({key}).Set(value);
         }

@@ -122,8 +122,11 @@ void ApplyDeployment(pqxx::work& tx, const std::string& id, const Transition& t)
     if (t.handle) {
         add_nullable("handle", t.handle->is_null() ? "" : t.handle->dump(), "::jsonb");
     }
-    if (t.log) {
-        add("log", *t.log);
+    if (!t.append_log.empty()) {
+        // Only the end is kept: a deployment polled for days cannot grow its row without bound.
+        params.push_back(t.append_log);
+        set += ", log = right(COALESCE(log, '') || $" + std::to_string(params.size()) + ", " +
+               std::to_string(workflow::kMaxLogChars) + ")";
     }
     if (t.deadline) {
         params.push_back(std::to_string(ToMicros(*t.deadline)));

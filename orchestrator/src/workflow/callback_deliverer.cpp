@@ -5,6 +5,22 @@
 
 namespace orch::workflow {
 
+std::string_view CallbackOutcomeName(CallbackOutcome outcome) {
+    switch (outcome) {
+        case CallbackOutcome::kDelivered:
+            return "delivered";
+        case CallbackOutcome::kFailed:
+            return "failed";
+        case CallbackOutcome::kAbandoned:
+            return "abandoned";
+        case CallbackOutcome::kRefused:
+            return "refused";
+        case CallbackOutcome::kDropped:
+            return "dropped";
+    }
+    return "failed";
+}
+
 CallbackDeliverer::CallbackDeliverer(StepServices& services, CallbackDelivererOptions options)
     : s_(services),
       options_(std::move(options)),
@@ -66,6 +82,7 @@ void CallbackDeliverer::Deliver(const CallbackDelivery& d) {
     }
     if (!*loaded || !s_.render) {
         ORCH_LOG_WARN("callback dropped: the deployment is gone", {{"deployment", d.deployment_id}});
+        Report(d, CallbackOutcome::kDropped);
         (void)s_.store.FinishCallback(d);
         return;
     }
@@ -78,6 +95,7 @@ void CallbackDeliverer::Deliver(const CallbackDelivery& d) {
     request.max_response_bytes = 64 * 1024;
     const auto response = s_.http.Send(request);
     if (response && response->status >= 200 && response->status < 300) {
+        Report(d, CallbackOutcome::kDelivered);
         if (auto finished = s_.store.FinishCallback(d); !finished) {
             // Delivered but not recorded: it will be sent again (at least once, not exactly once).
             ORCH_LOG_WARN("callback delivered but not recorded", {{"error", finished.error().message}});
@@ -88,6 +106,7 @@ void CallbackDeliverer::Deliver(const CallbackDelivery& d) {
         // Refused by the egress policy (the host resolves to an internal address): retrying
         // cannot change that, and the deployment is not failed for it.
         ORCH_LOG_WARN("callback refused", {{"url", d.url}, {"error", response.error().message}});
+        Report(d, CallbackOutcome::kRefused);
         (void)s_.store.FinishCallback(d);
         return;
     }
@@ -103,6 +122,7 @@ void CallbackDeliverer::Settle(const CallbackDelivery& d, const std::string& why
             "callback abandoned",
             {{"url", d.url}, {"deployment", d.deployment_id}, {"attempts", d.attempts}, {"error", why}}
         );
+        Report(d, CallbackOutcome::kAbandoned);
         (void)s_.store.FinishCallback(d);
         return;
     }
@@ -113,7 +133,16 @@ void CallbackDeliverer::Settle(const CallbackDelivery& d, const std::string& why
          {"retry_in_ms", static_cast<std::int64_t>(delay.count())},
          {"error", why}}
     );
+    Report(d, CallbackOutcome::kFailed);
     (void)s_.store.RetryCallback(d, delay, "callback failed: " + why);
+}
+
+void CallbackDeliverer::Report(const CallbackDelivery& d, CallbackOutcome outcome) {
+    if (options_.observer != nullptr) {
+        options_.observer->CallbackTried(
+            outcome, std::chrono::duration_cast<std::chrono::milliseconds>(s_.clock.now() - d.created_at)
+        );
+    }
 }
 
 }  // namespace orch::workflow

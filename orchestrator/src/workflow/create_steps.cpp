@@ -113,7 +113,12 @@ StepResult WaitForAdmission(
         ));
     }
     Transition t;
-    t.status_reason = reason;
+    progress::Waiting(
+        t,
+        st.deployment.status_reason,
+        reason,
+        decision.ranked.empty() ? progress::WaitCause::kCapacity : progress::WaitCause::kQueue
+    );
     t.next = NextJob{JobKind::kDeploy, Json{{kWaitingMember, WaitingToJson(self)}}, s.options.admission_retry, true};
     return StepResult::Commit(std::move(t));
 }
@@ -254,7 +259,9 @@ StepResult CreateOn(
         t.finish_attempt = running;
         t.next = NextJob{JobKind::kPoll, Json{{"seq", seq}, {"polls", 0}}, s.options.first_poll, true};
         t.callback = true;
-        progress::AttemptStarted(t, st, seq);
+        progress::AttemptStarted(
+            t, st, seq, s.site_versions != nullptr ? s.site_versions->VersionOf(*connector, request.target) : ""
+        );
         return StepResult::Commit(std::move(t));
     }
     return *StepForFailure(s, job, created, [&](const connectors::Failure& failure) {
@@ -351,9 +358,9 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
     }
     const connectors::Observation& obs = *Value(observed);
     Transition t;
-    if (!obs.log.empty()) {
-        t.log = obs.log;
-    }
+    // The site's whole log comes on every poll: only what it added goes to the deployment's.
+    progress::SiteLogCursor cursor = progress::CursorFrom(job.payload);
+    t.append_log = progress::NewSiteLog(obs.log, cursor);
     switch (obs.phase) {
         case connectors::Phase::kReady: {
             t.status = domain::Status::kCreateComplete;
@@ -394,6 +401,7 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
             const std::string message = obs.site_message.value_or(obs.reason);
             progress::StillInProgress(t, st, seq, polls, message, said);
             next["said"] = message.empty() ? said : message;
+            progress::CursorTo(cursor, next);
             t.next = NextJob{JobKind::kPoll, std::move(next), PollDelay(s.options, polls + 1), true};
             return StepResult::Commit(std::move(t));
         }

@@ -1,5 +1,6 @@
 #include "progress.hpp"
 
+#include "orchestrator/domain/attempt.hpp"
 #include "steps_common.hpp"
 
 #include <algorithm>
@@ -103,8 +104,11 @@ domain::Event StartedEvent(const WorkflowState& st, int seq) {
 
 }  // namespace
 
-void AttemptStarted(Transition& t, const WorkflowState& st, int seq) {
+void AttemptStarted(Transition& t, const WorkflowState& st, int seq, const std::string& site_version) {
     t.events.push_back(StartedEvent(st, seq));
+    if (!site_version.empty()) {
+        t.events.back().data["siteVersion"] = site_version;
+    }
     if (!t.status) {
         Say(t, "Deploying on " + AttemptLabel(st, seq));
     }
@@ -151,6 +155,133 @@ void StillInProgress(
     }
 }
 
+void Waiting(Transition& t, const std::string& current, const std::string& reason, WaitCause cause) {
+    t.status_reason = reason;
+    if (current == reason) {
+        return;  // retried every admission_retry: one event per change, not per retry
+    }
+    const bool queue = cause == WaitCause::kQueue;
+    Note(t, domain::EventType::kProgress, Json{{"statusReason", reason}, {"waiting", queue ? "queue" : "capacity"}});
+}
+
+namespace {
+
+constexpr std::size_t kCursorTailBytes = 64;
+
+std::string Hex(const std::string& bytes) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(bytes.size() * 2);
+    for (const char c : bytes) {
+        const auto b = static_cast<unsigned char>(c);
+        out += kDigits[b >> 4U];
+        out += kDigits[b & 0x0FU];
+    }
+    return out;
+}
+
+int Nibble(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    return -1;
+}
+
+// A malformed or overlong tail (the payload is ours, but stored) reads as none: the site's
+// whole log is appended once more rather than guessed.
+std::string Unhex(const std::string& hex) {
+    std::string out;
+    if (hex.size() % 2 != 0 || hex.size() > 2 * kCursorTailBytes) {
+        return out;
+    }
+    for (std::size_t i = 0; i < hex.size(); i += 2) {
+        const int hi = Nibble(hex[i]);
+        const int lo = Nibble(hex[i + 1]);
+        if (hi < 0 || lo < 0) {
+            return {};
+        }
+        out += static_cast<char>((hi << 4) | lo);
+    }
+    return out;
+}
+
+// The log line of an event: what a user reads in GET /deployments/{id}/log.
+std::string LineOf(const domain::Event& e) {
+    const Json& d = e.data;
+    const auto text = [&d](const char* key) {
+        return d.contains(key) && d[key].is_string() ? d[key].get<std::string>() : std::string();
+    };
+    switch (e.type) {
+        case domain::EventType::kProgress: {
+            const std::string waiting = text("waiting");
+            if (waiting.empty()) {
+                return text("statusReason");
+            }
+            return text("statusReason") +
+                   (waiting == "queue" ? " (an earlier request goes first)" : " (no site can take it now)");
+        }
+        case domain::EventType::kPlacementDecided: {
+            std::string sites;
+            for (const auto& site : d.value("sites", Json::array())) {
+                sites += (sites.empty() ? "" : ", ") + site.value("site", std::string());
+            }
+            return "Placed: " + (sites.empty() ? std::string("no site") : sites);
+        }
+        case domain::EventType::kAttemptEnded: {
+            const std::string head =
+                "Attempt " + std::to_string(d.value("seq", 0)) + " on " + text("site") + " " + text("outcome");
+            return text("reason").empty() ? head : head + ": " + text("reason");
+        }
+        case domain::EventType::kSiteMessage:
+            return text("site") + ": " + text("message");
+        case domain::EventType::kCompleted:
+        case domain::EventType::kFailed:
+            return text("reason").empty() ? text("status") : text("status") + ": " + text("reason");
+        case domain::EventType::kAttemptStarted:  // the progress event says "Deploying on SITE ..."
+        case domain::EventType::kUnknown:
+            break;
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string NewSiteLog(const std::string& now, SiteLogCursor& cursor) {
+    std::string added;
+    const std::string& tail = cursor.tail;
+    if (cursor.size >= tail.size() && cursor.size <= now.size() &&
+        now.compare(cursor.size - tail.size(), tail.size(), tail) == 0) {
+        added = now.substr(cursor.size);  // the usual case: the site's log grew at its end
+    } else if (const auto at = tail.empty() ? std::string::npos : now.rfind(tail); at != std::string::npos) {
+        added = now.substr(at + tail.size());  // its start (or middle) was cut meanwhile
+    } else {
+        added = now;
+    }
+    cursor.size = now.size();
+    cursor.tail = now.substr(now.size() - std::min(now.size(), kCursorTailBytes));
+    return added;
+}
+
+SiteLogCursor CursorFrom(const Json& payload) {
+    SiteLogCursor c;
+    if (const auto it = payload.find("log_seen"); it != payload.end() && it->is_number_unsigned()) {
+        c.size = it->get<std::size_t>();
+    }
+    if (const auto it = payload.find("log_tail"); it != payload.end() && it->is_string()) {
+        c.tail = Unhex(it->get<std::string>());
+    }
+    return c;
+}
+
+void CursorTo(const SiteLogCursor& cursor, Json& payload) {
+    payload["log_seen"] = cursor.size;
+    // Hex: the tail is cut at any byte and a site's log need not be UTF-8, which JSON text must be.
+    payload["log_tail"] = Hex(cursor.tail);
+}
+
 void Stamp(Transition& t, const Clock& clock) {
     if (t.status && IsFinal(*t.status)) {
         const bool noted = std::any_of(t.events.begin(), t.events.end(), [](const domain::Event& e) {
@@ -165,9 +296,14 @@ void Stamp(Transition& t, const Clock& clock) {
         }
     }
     const auto now = clock.now();
+    std::string lines;
     for (auto& e : t.events) {
         e.time = now;
+        if (const std::string line = LineOf(e); !line.empty()) {
+            lines += domain::FormatUtcMillis(now) + " " + line + "\n";
+        }
     }
+    t.append_log = lines + t.append_log;
 }
 
 }  // namespace orch::workflow::progress

@@ -23,3 +23,4 @@ set(SOURCES
 list(APPEND SOURCES ${AREA_DIR}/tosca_template_service.cpp)
 list(APPEND SOURCES ${AREA_DIR}/caching_template_service.cpp)
 list(APPEND SOURCES ${AREA_DIR}/lease_store.cpp ${AREA_DIR}/lease_sweep.cpp ${AREA_DIR}/lease_policy.cpp)
+list(APPEND SOURCES ${AREA_DIR}/site_version_cache.cpp)

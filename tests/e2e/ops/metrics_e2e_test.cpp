@@ -89,6 +89,9 @@ TEST_CASE("GET /metrics exposes request, placement, workflow and database metric
     CHECK(Sample(text, R"(orch_placement_decisions_total{outcome="no_candidate"})") >= 1);
     CHECK(SumOf(text, "orch_workflow_job_duration_seconds_count{") >= 1);
     CHECK(text.find("# TYPE orch_workflow_queue_depth gauge") != std::string::npos);
+    // No callback was asked for: the outbox is empty, and says so (0, not absent).
+    CHECK(Sample(text, "orch_callback_deliveries_pending") == 0);
+    CHECK(Sample(text, "orch_callback_oldest_pending_seconds") == 0);
     CHECK(Sample(text, R"(orch_http_requests_total{route="/metrics",method="GET",status="200"})") >= 2);
 }
 

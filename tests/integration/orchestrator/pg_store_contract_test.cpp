@@ -81,6 +81,9 @@ TEST_CASE("pg stores: job timing", "[store][contract]") {
 TEST_CASE("pg stores: attempts", "[store][contract]") {
     AttemptsRecorded(kMake);
 }
+TEST_CASE("pg stores: log appended and bounded", "[store][contract]") {
+    LogAppended(kMake);
+}
 TEST_CASE("pg stores: purge of deleted deployments", "[store][contract]") {
     PurgeDeleted(kMake);
 }

@@ -122,3 +122,11 @@ TEST_CASE("the registry hands out the connector registered for a kind", "[connec
     CHECK(registry.Find(TargetKind::kKubernetes)->kind() == TargetKind::kKubernetes);
     CHECK(registry.Find(TargetKind::kOpenStack) == nullptr);
 }
+
+TEST_CASE("a site's version text reaches users bounded and printable only", "[connectors]") {
+    using orch::connectors::BoundedVersion;
+    CHECK(BoundedVersion("1.7.236") == "1.7.236");
+    CHECK(BoundedVersion("") == "unknown");
+    CHECK(BoundedVersion("v1\n<script>\x01") == "v1?<script>?");
+    CHECK(BoundedVersion(std::string(1000, '9')).size() == 64);
+}

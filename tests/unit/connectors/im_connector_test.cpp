@@ -109,6 +109,11 @@ TEST_CASE(
 
     Observation first = Ok(f.connector.Poll(handle, f.spec));
     CHECK(first.phase == Phase::kInProgress);
+    // What IM says it is doing now: its latest contextualisation line.
+    REQUIRE(first.site_message);
+    CHECK(first.site_message->find("Infrastructure ") != std::string::npos);
+    CHECK(first.site_message->find(" created on OpenStack cloud") != std::string::npos);
+    CHECK(first.site_message->find('\n') == std::string::npos);
     CHECK(first.instances.size() == 2);
     CHECK(first.instances[0].state == InstanceStatus::kCreating);
 

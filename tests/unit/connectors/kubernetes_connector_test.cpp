@@ -454,3 +454,10 @@ TEST_CASE(
     CHECK(f.site->Objects()["kubernetes"].dump().find("web-data") == std::string::npos);
     CHECK(f.site->Rejections().empty());
 }
+
+TEST_CASE("Kubernetes names its version from /version", "[connectors][kubernetes]") {
+    Fixture f;
+    const auto version = f.connector.SiteVersion(f.target);
+    REQUIRE(std::holds_alternative<std::string>(version));
+    CHECK(std::get<std::string>(version) == "Kubernetes v1.20.2");  // site-sim's gitVersion
+}

@@ -275,3 +275,13 @@ TEST_CASE("Marathon stop runs an app on 0 instances keeping its count, start res
     CHECK(Fails(f.connector.Act(handle, task, "restart")).kind == FailureKind::kUserError);
     CHECK(Fails(f.connector.Act(handle, "other-app.1234", "stop")).kind == FailureKind::kUserError);
 }
+
+TEST_CASE("Marathon names its version from /v2/info, an unreachable site cannot", "[connectors][marathon]") {
+    Fixture f;
+    const auto version = f.connector.SiteVersion(f.target);
+    REQUIRE(std::holds_alternative<std::string>(version));
+    CHECK(std::get<std::string>(version) == "Marathon 1.7.236");  // what site-sim's /v2/info says
+    SiteTarget nowhere = f.target;
+    nowhere.endpoint = "http://nowhere.example:8080";
+    CHECK(std::holds_alternative<orch::connectors::Failure>(f.connector.SiteVersion(nowhere)));
+}

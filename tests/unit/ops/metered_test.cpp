@@ -3,6 +3,7 @@
 // calls pass through unchanged.
 #include "test_support/fakes.hpp"
 
+#include <orchestrator/ops/callback_metrics.hpp>
 #include <orchestrator/ops/metered_connector.hpp>
 #include <orchestrator/ops/metered_placer.hpp>
 #include <orchestrator/ops/request_metrics.hpp>
@@ -129,4 +130,21 @@ TEST_CASE("the workflow engine's queue depths and step durations are recorded", 
     CHECK(Sample(text, R"(orch_workflow_job_duration_seconds_count{kind="deploy",outcome="retry"})") == 1);
     CHECK(Sample(text, R"(orch_workflow_job_duration_seconds_count{kind="deploy",outcome="commit"})") == 1);
     CHECK(Sample(text, R"(orch_workflow_job_duration_seconds_count{kind="delete",outcome="cancelled"})") == 1);
+}
+
+TEST_CASE("callback delivery tries are counted by outcome with their age", "[metrics][ops]") {
+    orch::metrics::Registry registry;
+    orch::ops::CallbackMetrics metrics(registry);
+    using orch::workflow::CallbackOutcome;
+    metrics.CallbackTried(CallbackOutcome::kFailed, std::chrono::milliseconds(0));
+    metrics.CallbackTried(CallbackOutcome::kFailed, std::chrono::milliseconds(1'000));
+    metrics.CallbackTried(CallbackOutcome::kDelivered, std::chrono::milliseconds(3'000));
+    metrics.CallbackTried(CallbackOutcome::kAbandoned, std::chrono::hours(25));
+    const auto text = registry.Render();
+    CHECK(Sample(text, R"(orch_callback_deliveries_total{outcome="failed"})") == 2);
+    CHECK(Sample(text, R"(orch_callback_deliveries_total{outcome="delivered"})") == 1);
+    CHECK(Sample(text, R"(orch_callback_deliveries_total{outcome="abandoned"})") == 1);
+    CHECK(Sample(text, R"(orch_callback_delivery_age_seconds_sum{outcome="delivered"})") == 3);
+    CHECK(Sample(text, R"(orch_callback_delivery_age_seconds_bucket{outcome="abandoned",le="86400"})") == 0);
+    CHECK(Sample(text, R"(orch_callback_delivery_age_seconds_count{outcome="abandoned"})") == 1);
 }

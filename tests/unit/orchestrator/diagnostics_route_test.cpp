@@ -7,8 +7,11 @@
 
 #include <orchestrator/api/deployment_routes.hpp>
 #include <orchestrator/api/diagnostics_routes.hpp>
+#include <orchestrator/api/event_stream.hpp>
 
 #include <catch2/catch.hpp>
+
+#include <mutex>
 
 namespace {
 
@@ -135,4 +138,85 @@ TEST_CASE("diagnostics cut large parts with a marker and say which", "[deploymen
     std::sort(parts.begin(), parts.end());
     CHECK(parts == std::vector<std::string>{"attempts[0].reason", "log", "placement"});
     CHECK(res.body.size() < limits.log_bytes + limits.placement_bytes + limits.reason_bytes + 8192);
+}
+
+namespace {
+
+// bob's deployment with an event log the diagnostics read its history from.
+struct HarnessWithLog : Harness {
+    orch::api::EventFeed feed{stores.events, {}, clock};
+
+    HarnessWithLog() { ctx.events = &feed; }
+
+    void Append(orch::domain::EventType type, Json data) {
+        orch::domain::Event e;
+        e.type = type;
+        e.time = clock.now();
+        e.data = std::move(data);
+        const std::lock_guard lock(stores.db.mutex());
+        stores.db.AppendEvents(kId, {e});
+    }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "diagnostics read the history from the event log, in order, with each event's data", "[deployments][diagnostics]"
+) {
+    HarnessWithLog h;
+    using orch::domain::EventType;
+    h.Append(EventType::kProgress, Json{{"statusReason", "Validated; placing"}});
+    h.Append(EventType::kAttemptStarted, Json{{"seq", 1}, {"of", 1}, {"site", "SITE-A"}});
+    h.Append(EventType::kSiteMessage, Json{{"site", "SITE-A"}, {"message", "CUDA error: no CUDA-capable device"}});
+    h.Append(EventType::kFailed, Json{{"status", "CREATE_FAILED"}, {"reason", "CUDA error"}});
+    const auto res = h.Call(kPath);
+    REQUIRE(res.status == 200);
+    const Json doc = Json::parse(res.body);
+    CHECK(doc["historySource"] == "events");
+    std::vector<std::string> events;
+    for (const auto& e : doc["history"]) {
+        events.push_back(e["event"]);
+    }
+    CHECK(
+        events == std::vector<std::string>{"CREATED", "progress", "attempt_started", "site_message", "failed", "STATUS"}
+    );
+    CHECK(doc["history"][3]["data"]["message"] == "CUDA error: no CUDA-capable device");
+    CHECK(doc["history"][1]["id"] < doc["history"][2]["id"]);
+    CHECK(doc["truncated"] == Json::array());
+}
+
+TEST_CASE(
+    "diagnostics keep at most history_events of a long event log and say where it stopped", "[deployments][diagnostics]"
+) {
+    HarnessWithLog h;
+    const orch::api::DiagnosticsLimits limits;
+    for (std::size_t i = 0; i < limits.history_events + 250; ++i) {
+        h.Append(
+            orch::domain::EventType::kSiteMessage, Json{{"site", "SITE-A"}, {"message", "poll " + std::to_string(i)}}
+        );
+    }
+    const auto res = h.Call(kPath);
+    REQUIRE(res.status == 200);
+    const Json doc = Json::parse(res.body);
+    CHECK(doc["history"].size() == limits.history_events + 2);  // CREATED ... STATUS
+    REQUIRE(doc["truncated"].size() == 1);
+    CHECK(doc["truncated"][0]["part"] == "history");
+    CHECK(doc["truncated"][0]["keptEvents"] == limits.history_events);
+    CHECK(doc["truncated"][0]["nextEventId"] == doc["history"][limits.history_events]["id"].get<std::int64_t>() + 1);
+}
+
+TEST_CASE(
+    "diagnostics name each site's version as its attempt recorded it, unknown otherwise", "[deployments][diagnostics]"
+) {
+    HarnessWithLog h;
+    const auto res = h.Call(kPath);
+    REQUIRE(res.status == 200);
+    CHECK(Json::parse(res.body)["versions"]["sites"][0]["version"] == "unknown");  // nothing recorded
+    h.Append(
+        orch::domain::EventType::kAttemptStarted,
+        Json{{"seq", 1}, {"of", 1}, {"site", "SITE-A"}, {"siteVersion", "Marathon 1.7.236"}}
+    );
+    const Json doc = Json::parse(h.Call(kPath).body);
+    CHECK(doc["versions"]["sites"][0]["providerId"] == "SITE-A");
+    CHECK(doc["versions"]["sites"][0]["version"] == "Marathon 1.7.236");
 }

@@ -62,6 +62,9 @@ TEST_CASE("in-memory stores: job timing", "[store][contract]") {
 TEST_CASE("in-memory stores: attempts", "[store][contract]") {
     AttemptsRecorded(kMake);
 }
+TEST_CASE("in-memory stores: log appended and bounded", "[store][contract]") {
+    LogAppended(kMake);
+}
 TEST_CASE("in-memory stores: purge of deleted deployments", "[store][contract]") {
     PurgeDeleted(kMake);
 }

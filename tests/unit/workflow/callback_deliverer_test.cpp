@@ -26,6 +26,14 @@ class RefusingClient final : public orch::http::Client {
     int calls = 0;
 };
 
+// What the deliverer reported, in order.
+struct RecordingObserver final : orch::workflow::CallbackObserver {
+    void CallbackTried(orch::workflow::CallbackOutcome outcome, milliseconds age) override {
+        tries.emplace_back(std::string(orch::workflow::CallbackOutcomeName(outcome)), age);
+    }
+    std::vector<std::pair<std::string, milliseconds>> tries;
+};
+
 struct Rig {
     explicit Rig(orch::http::Client* client = nullptr) : http_(client != nullptr ? client : &fixture) {
         options.callback_max_age = hours(24);
@@ -40,6 +48,7 @@ struct Rig {
     orch::test::FakeRegistry registry{connector};
     orch::test::FakeCredentials credentials;
     orch::workflow::StepOptions options;
+    RecordingObserver observed;
     std::unique_ptr<orch::workflow::StepServices> services;
     std::unique_ptr<orch::workflow::CallbackDeliverer> deliverer;
 
@@ -58,7 +67,7 @@ struct Rig {
             nullptr,
             options});
         deliverer = std::make_unique<orch::workflow::CallbackDeliverer>(
-            *services, orch::workflow::CallbackDelivererOptions{.owner = "unit-test"}
+            *services, orch::workflow::CallbackDelivererOptions{.owner = "unit-test", .observer = &observed}
         );
     }
 
@@ -116,6 +125,13 @@ TEST_CASE(
     REQUIRE(seen.size() == 3);
     CHECK(Json::parse(seen[2].body) == Json{{"uuid", id}, {"status", "CREATE_COMPLETE"}});
     CHECK(seen[2].Header("Content-Type") == "application/json");
+    // Each try is reported with its outcome and how long after the state change it was made.
+    using Try = std::pair<std::string, milliseconds>;
+    CHECK(
+        rig.observed.tries ==
+        std::vector<Try>{
+            {"failed", milliseconds(0)}, {"failed", milliseconds(1'000)}, {"delivered", milliseconds(3'000)}}
+    );
 }
 
 TEST_CASE("a callback is given up once older than callback_max_age", "[workflow][callback]") {
@@ -143,6 +159,11 @@ TEST_CASE("a callback is given up after callback_retries tries", "[workflow][cal
         rig.api.clock.Advance(seconds(10));
     }
     CHECK(rig.receiver->Requests().size() == 3);
+    std::vector<std::string> outcomes;
+    for (const auto& [outcome, age] : rig.observed.tries) {
+        outcomes.push_back(outcome);
+    }
+    CHECK(outcomes == std::vector<std::string>{"failed", "failed", "abandoned"});
 }
 
 TEST_CASE("a callback the egress policy refuses is dropped at once, not retried", "[workflow][callback][security]") {
@@ -154,4 +175,6 @@ TEST_CASE("a callback the egress policy refuses is dropped at once, not retried"
     rig.api.clock.Advance(hours(1));
     CHECK_FALSE(rig.DeliverOne());
     CHECK(refusing.calls == 1);
+    REQUIRE(rig.observed.tries.size() == 1);
+    CHECK(rig.observed.tries[0].first == "refused");
 }

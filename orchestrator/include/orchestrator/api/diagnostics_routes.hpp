@@ -14,6 +14,9 @@ struct DiagnosticsLimits {
     std::size_t placement_bytes = 256u << 10;
     std::size_t log_bytes = 64u << 10;  ///< the log's last bytes are kept (the end says how it ended)
     std::size_t reason_bytes = 4u << 10;
+    /// The history read from the event log: at most this many events and this much JSON text.
+    std::size_t history_events = 1'000;
+    std::size_t history_bytes = 256u << 10;
 };
 
 /// GET /deployments/{id}/diagnostics: one JSON document for a support ticket (template, redacted

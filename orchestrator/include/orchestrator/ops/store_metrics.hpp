@@ -10,7 +10,8 @@
 namespace orch::ops {
 
 /// Database-backed gauges for /metrics: the pool's usage (read from memory on every scrape) and
-/// deployments by status plus due workflow jobs (read from the trigger-kept counters, at most once
+/// deployments by status, due workflow jobs and the callback outbox's backlog with the age of its
+/// oldest delivery (read from the trigger-kept counters and the tables, at most once
 /// per `ttl`, so frequent scrapes cost the database nothing). Collection runs inside the /metrics
 /// handler, i.e. on the worker pool, never on an I/O thread. The ttl is measured on `clock`.
 class StoreMetrics {
@@ -31,6 +32,8 @@ class StoreMetrics {
     metrics::Family<metrics::Gauge>& pool_connections_;
     metrics::Family<metrics::Gauge>& deployments_;
     metrics::Family<metrics::Gauge>& jobs_;
+    metrics::Family<metrics::Gauge>& callbacks_pending_;
+    metrics::Family<metrics::Gauge>& callbacks_oldest_;
     metrics::Family<metrics::Counter>& scrape_errors_;
     std::mutex mutex_;  // one refresh at a time
     std::chrono::steady_clock::time_point refreshed_{};

@@ -7,15 +7,37 @@
 #include <condition_variable>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 namespace orch::workflow {
 
+/// How one try of a callback delivery ended.
+enum class CallbackOutcome {
+    kDelivered,  ///< the receiver answered 2xx
+    kFailed,     ///< no 2xx (or no answer): tried again later
+    kAbandoned,  ///< failed and out of tries or age: dropped
+    kRefused,    ///< the egress policy refused the URL: dropped
+    kDropped,    ///< the deployment is gone (or nothing renders it): dropped unsent
+};
+std::string_view CallbackOutcomeName(CallbackOutcome outcome);  ///< "delivered", "failed", ...
+
+/// What the deliverer reports, for metrics (ops' WorkflowMetrics implements it; main passes it),
+/// so the workflow never touches the metrics registry. Called on a deliverer thread: quick, never
+/// blocking.
+class CallbackObserver {
+   public:
+    virtual ~CallbackObserver() = default;
+    /// A try ended; `age` is how long after the state change it was made.
+    virtual void CallbackTried(CallbackOutcome outcome, std::chrono::milliseconds age) = 0;
+};
+
 struct CallbackDelivererOptions {
     std::string owner;                         ///< this process in leases (instance id)
     int workers = 2;                           ///< deliveries in flight at once
     std::chrono::milliseconds idle_poll{500};  ///< how often an idle worker looks for due deliveries
+    CallbackObserver* observer = nullptr;      ///< none: nothing reported
 };
 
 /// Sends the callback outbox (WorkflowStore::ClaimCallbacks): each delivery the workflow queued
@@ -43,6 +65,7 @@ class CallbackDeliverer {
     void Work();
     void Deliver(const CallbackDelivery& delivery);
     void Settle(const CallbackDelivery& delivery, const std::string& why);
+    void Report(const CallbackDelivery& delivery, CallbackOutcome outcome);
 
     StepServices& s_;
     CallbackDelivererOptions options_;

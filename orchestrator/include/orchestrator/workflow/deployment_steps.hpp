@@ -8,6 +8,7 @@
 #include "orchestrator/workflow/engine.hpp"
 #include "orchestrator/workflow/fair_share.hpp"
 #include "orchestrator/workflow/self_heal_options.hpp"
+#include "orchestrator/workflow/site_version_cache.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 #include "orchestrator/workflow/workflow_store.hpp"
 #include "tosca/outputs.hpp"
@@ -86,6 +87,8 @@ struct StepServices {
     std::function<tosca::OutputValues(const tosca::DeploymentSpec&, const std::map<std::string, Json>&)>
         resolve_outputs;
     StepOptions options;
+    /// Where the versions of the sites deployed to come from (diagnostics); none: not asked.
+    SiteVersionCache* site_versions = nullptr;
 };
 
 /// Registers every deployment step (deploy, poll, delete, delete_poll, cleanup, update,

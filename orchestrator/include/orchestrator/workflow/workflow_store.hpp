@@ -87,6 +87,10 @@ struct PlacementRecord {
     Json candidates = Json::array();
 };
 
+/// How much of a deployment's log the store keeps (its end): characters in PostgreSQL, bytes
+/// (cut on a UTF-8 boundary) in the in-memory fake.
+inline constexpr std::size_t kMaxLogChars = 512 * 1024;
+
 /// The outcome of a step, written atomically with the job's completion. Unset members are left.
 struct Transition {
     std::optional<domain::Status> status;
@@ -101,7 +105,10 @@ struct Transition {
     std::optional<Json> handle;  ///< null clears it
     /// A new deadline: a self-healing redeploy gets its timeoutMins again, counted from now.
     std::optional<domain::TimePoint> deadline;
-    std::optional<std::string> log;
+    /// Appended to the deployment's log (GET /deployments/{id}/log): one line per progress step
+    /// and what the site's own log added since the last poll. Appended, never replaced, like the
+    /// original's IM contextualisation log; the store keeps the last kMaxLogChars of it.
+    std::string append_log;
     std::optional<domain::NodeState> resources_state;  ///< every resource not DELETED
     std::vector<ResourceChange> resource_changes;
     bool drop_deleting_resources = false;  ///< after an update: DELETING instances are gone

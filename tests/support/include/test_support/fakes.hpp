@@ -78,6 +78,9 @@ struct FakeSiteBehaviour {
     /// The site does not answer (killed, network cut): Poll and Delete fail with kRetryHere and
     /// change nothing; what lives there stays.
     bool unreachable = false;
+    /// The site's whole log (Observation::log) at the first, second, ... poll; the last one
+    /// again after that. Sites send all of it every time, as IM's contmsg does.
+    std::vector<std::string> site_logs;
 };
 
 /// A Marathon-kind connector whose sites are plain in-memory maps.
@@ -95,6 +98,10 @@ class FakeConnector final : public connectors::Connector {
     connectors::ConnectorResult<bool> Act(
         const connectors::Handle& handle, const std::string& physical_id, const std::string& action
     ) override;
+
+    /// "fake-marathon 1.0 (SITE)"; counted per site.
+    connectors::ConnectorResult<std::string> SiteVersion(const connectors::SiteTarget& target) override;
+    int VersionCalls(const std::string& site) const;
 
     void SetBehaviour(const std::string& site, FakeSiteBehaviour behaviour);
     /// Everything on `site` vanishes without a Delete (a wiped site, a workload lost).
@@ -114,6 +121,7 @@ class FakeConnector final : public connectors::Connector {
     std::map<std::string, FakeSiteBehaviour> behaviour_;
     std::map<std::string, int> polls_;  // key site/deployment
     std::map<std::string, int> create_calls_;
+    std::map<std::string, int> version_calls_;
     std::set<std::string> live_;
     std::set<std::string> listed_after_delete_;  // key site/deployment
     std::map<std::string, std::map<std::string, connectors::NodePlacement>> update_placements_;

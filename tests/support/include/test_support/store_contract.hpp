@@ -52,6 +52,8 @@ void ConcurrentRequestsOneWins(const Factory& make);
 void LeaseFencing(const Factory& make);
 void JobTiming(const Factory& make);
 void AttemptsRecorded(const Factory& make);
+/// A step's log text is appended to the deployment's log, whose end only is kept.
+void LogAppended(const Factory& make);
 void PurgeDeleted(const Factory& make);
 /// Events commit with their step (not when the lease was lost), come back in id order after a
 /// cursor, scoped like the list, and are purged after their retention.
