@@ -7,6 +7,7 @@ set(SOURCES
   ${AREA_DIR}/authorization.cpp
   ${AREA_DIR}/base64.cpp
   ${AREA_DIR}/claims_mapping.cpp
+  ${AREA_DIR}/client_registration.cpp
   ${AREA_DIR}/issuer_client.cpp
   ${AREA_DIR}/issuer_directory.cpp
   ${AREA_DIR}/issuer_keys.cpp

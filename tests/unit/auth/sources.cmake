@@ -3,6 +3,7 @@
 set(TEST_SOURCES
   ${TEST_DIR}/fake_idp.cpp
   ${TEST_DIR}/base64_test.cpp
+  ${TEST_DIR}/client_registration_test.cpp
   ${TEST_DIR}/jws_test.cpp
   ${TEST_DIR}/token_checks_test.cpp
   ${TEST_DIR}/authorization_test.cpp
