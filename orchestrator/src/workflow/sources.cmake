@@ -18,3 +18,4 @@ set(SOURCES
 )
 list(APPEND SOURCES ${AREA_DIR}/tosca_template_service.cpp)
 list(APPEND SOURCES ${AREA_DIR}/caching_template_service.cpp)
+list(APPEND SOURCES ${AREA_DIR}/iam_client_store.cpp)

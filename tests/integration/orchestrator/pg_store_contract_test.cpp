@@ -7,6 +7,7 @@
 #include <orchestrator/store/pg_deployment_store.hpp>
 #include <orchestrator/store/pg_elastic_store.hpp>
 #include <orchestrator/store/pg_event_store.hpp>
+#include <orchestrator/store/pg_iam_client_store.hpp>
 #include <orchestrator/store/pg_pool.hpp>
 #include <orchestrator/store/pg_workflow_store.hpp>
 
@@ -29,6 +30,7 @@ class PgFixture final : public StoreFixture {
     orch::workflow::WorkflowStore& workflow() override { return workflow_; }
     orch::store::EventStore& events() override { return events_; }
     orch::workflow::ElasticStore& elastic() override { return elastic_; }
+    orch::workflow::IamClientStore& iam_clients() override { return iam_clients_; }
     orch::domain::TimePoint Now() override { return std::chrono::system_clock::now(); }
     // The database reads its own clock (now()): only real time passes for it.
     void Elapse(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
@@ -40,6 +42,7 @@ class PgFixture final : public StoreFixture {
     orch::store::PgWorkflowStore workflow_{pool_};
     orch::store::PgEventStore events_{pool_};
     orch::store::PgElasticStore elastic_{pool_};
+    orch::store::PgIamClientStore iam_clients_{pool_};
 };
 
 const Factory kMake = [] {
@@ -95,4 +98,7 @@ TEST_CASE("pg stores: admission queue", "[store][contract]") {
 }
 TEST_CASE("pg stores: elastic state", "[store][contract]") {
     ElasticState(kMake);
+}
+TEST_CASE("pg stores: IAM client records", "[store][contract]") {
+    IamClientRecords(kMake);
 }

@@ -1,6 +1,7 @@
 // The store contract (test_support/store_contract.hpp) on the in-memory fakes the unit tests
 // use; tests/integration/orchestrator/pg_store_contract_test.cpp runs the same on PostgreSQL.
 #include "test_support/in_memory_elastic_store.hpp"
+#include "test_support/in_memory_iam_client_store.hpp"
 #include "test_support/in_memory_stores.hpp"
 #include "test_support/store_contract.hpp"
 
@@ -16,6 +17,7 @@ class InMemoryFixture final : public StoreFixture {
     orch::workflow::WorkflowStore& workflow() override { return stores_.workflow; }
     orch::store::EventStore& events() override { return stores_.events; }
     orch::workflow::ElasticStore& elastic() override { return elastic_; }
+    orch::workflow::IamClientStore& iam_clients() override { return iam_clients_; }
     orch::domain::TimePoint Now() override { return clock_.now(); }
     void Elapse(std::chrono::milliseconds d) override { clock_.Advance(d); }
 
@@ -23,6 +25,7 @@ class InMemoryFixture final : public StoreFixture {
     orch::ManualClock clock_;
     orch::test::InMemoryStores stores_{clock_};
     orch::test::InMemoryElasticStore elastic_{stores_.db};
+    orch::test::InMemoryIamClientStore iam_clients_;
 };
 
 const Factory kMake = [] {
@@ -78,4 +81,7 @@ TEST_CASE("in-memory stores: admission queue", "[store][contract]") {
 }
 TEST_CASE("in-memory stores: elastic state", "[store][contract]") {
     ElasticState(kMake);
+}
+TEST_CASE("in-memory stores: IAM client records", "[store][contract]") {
+    IamClientRecords(kMake);
 }

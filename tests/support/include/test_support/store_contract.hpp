@@ -7,6 +7,7 @@
 #include <orchestrator/store/deployment_store.hpp>
 #include <orchestrator/store/event_store.hpp>
 #include <orchestrator/workflow/elastic_store.hpp>
+#include <orchestrator/workflow/iam_client_store.hpp>
 #include <orchestrator/workflow/workflow_store.hpp>
 
 #include <chrono>
@@ -24,6 +25,7 @@ class StoreFixture {
     virtual workflow::WorkflowStore& workflow() = 0;
     virtual store::EventStore& events() = 0;
     virtual workflow::ElasticStore& elastic() = 0;
+    virtual workflow::IamClientStore& iam_clients() = 0;
     /// The stores' notion of now (creation times of the rows the suite writes).
     virtual domain::TimePoint Now() = 0;
     /// Lets `d` pass for the stores: sleeps for the database, moves a ManualClock for a fake.
@@ -65,5 +67,9 @@ void AdmissionQueue(const Factory& make);
 /// The elastic autoscaler's turns (one per gap, of two sweeps at once exactly one), its memory
 /// kept to the microsecond, its event in the log, and the deployments it may scale.
 void ElasticState(const Factory& make);
+/// Per-deployment OAuth client records: reserved before registration (one per id), completed,
+/// marked unconfirmed, forgotten; listed per deployment and by age, oldest first, to the µs;
+/// independent of the deployment row (a purged deployment does not take them along).
+void IamClientRecords(const Factory& make);
 
 }  // namespace orch::test::contract
