@@ -4,10 +4,10 @@
 
 namespace orch::test {
 
-Status InMemoryIamClientStore::Reserve(const workflow::IamClientRecord& record) {
+Status InMemoryIamClientStore::Reserve(const auth::IamClientRecord& record) {
     const std::lock_guard lock(mutex_);
-    workflow::IamClientRecord row = record;
-    row.state = workflow::IamClientState::kRegistering;
+    auth::IamClientRecord row = record;
+    row.state = auth::IamClientState::kRegistering;
     row.client_id.clear();
     row.registration_client_uri.clear();
     row.sealed_registration_token.clear();
@@ -30,7 +30,7 @@ Status InMemoryIamClientStore::MarkRegistered(
     if (it == rows_.end()) {
         return Error::NotFound("no IAM client record " + id);
     }
-    it->second.state = workflow::IamClientState::kRegistered;
+    it->second.state = auth::IamClientState::kRegistered;
     it->second.client_id = client_id;
     it->second.registration_client_uri = registration_client_uri;
     it->second.sealed_registration_token = sealed_registration_token;
@@ -43,7 +43,7 @@ Status InMemoryIamClientStore::MarkUnconfirmed(const std::string& id) {
     if (it == rows_.end()) {
         return Error::NotFound("no IAM client record " + id);
     }
-    it->second.state = workflow::IamClientState::kUnconfirmed;
+    it->second.state = auth::IamClientState::kUnconfirmed;
     return Ok();
 }
 
@@ -53,8 +53,8 @@ Status InMemoryIamClientStore::Forget(const std::string& id) {
     return Ok();
 }
 
-std::vector<workflow::IamClientRecord> InMemoryIamClientStore::SortedLocked() const {
-    std::vector<workflow::IamClientRecord> out;
+std::vector<auth::IamClientRecord> InMemoryIamClientStore::SortedLocked() const {
+    std::vector<auth::IamClientRecord> out;
     for (const auto& [id, row] : rows_) {
         out.push_back(row);
     }
@@ -65,16 +65,14 @@ std::vector<workflow::IamClientRecord> InMemoryIamClientStore::SortedLocked() co
     return out;
 }
 
-Result<std::vector<workflow::IamClientRecord>> InMemoryIamClientStore::ForDeployment(const std::string& deployment_id) {
+Result<std::vector<auth::IamClientRecord>> InMemoryIamClientStore::ForDeployment(const std::string& deployment_id) {
     const std::lock_guard lock(mutex_);
     auto rows = SortedLocked();
     std::erase_if(rows, [&](const auto& r) { return r.deployment_id != deployment_id; });
     return rows;
 }
 
-Result<std::vector<workflow::IamClientRecord>> InMemoryIamClientStore::CreatedBefore(
-    domain::TimePoint before, int limit
-) {
+Result<std::vector<auth::IamClientRecord>> InMemoryIamClientStore::CreatedBefore(Clock::WallTime before, int limit) {
     const std::lock_guard lock(mutex_);
     auto rows = SortedLocked();
     std::erase_if(rows, [&](const auto& r) { return r.created_at >= before; });

@@ -1010,8 +1010,8 @@ void ElasticState(const Factory& make) {
 }
 
 void IamClientRecords(const Factory& make) {
-    using workflow::IamClientRecord;
-    using workflow::IamClientState;
+    using auth::IamClientRecord;
+    using auth::IamClientState;
     auto f = make();
     auto& store = f->iam_clients();
     const auto t0 = Base(*f) + milliseconds(1) + std::chrono::microseconds(7);

@@ -10,14 +10,14 @@ constexpr const char* kColumns =
     "coalesce(registration_client_uri, ''), coalesce(registration_access_token, ''), "
     "(extract(epoch FROM created_at) * 1000000)::bigint";
 
-workflow::IamClientRecord RecordOf(const pqxx::row& row) {
-    workflow::IamClientRecord r;
+auth::IamClientRecord RecordOf(const pqxx::row& row) {
+    auth::IamClientRecord r;
     r.id = row[0].as<std::string>();
     r.deployment_id = row[1].as<std::string>();
     r.node_name = row[2].as<std::string>();
     r.issuer = row[3].as<std::string>();
     // The CHECK constraint admits only the three names.
-    r.state = workflow::ParseIamClientState(row[4].as<std::string>()).value_or(workflow::IamClientState::kRegistering);
+    r.state = auth::ParseIamClientState(row[4].as<std::string>()).value_or(auth::IamClientState::kRegistering);
     r.client_id = row[5].as<std::string>();
     r.registration_client_uri = row[6].as<std::string>();
     r.sealed_registration_token = row[7].as<std::string>();
@@ -25,8 +25,8 @@ workflow::IamClientRecord RecordOf(const pqxx::row& row) {
     return r;
 }
 
-std::vector<workflow::IamClientRecord> RecordsOf(const pqxx::result& rows) {
-    std::vector<workflow::IamClientRecord> out;
+std::vector<auth::IamClientRecord> RecordsOf(const pqxx::result& rows) {
+    std::vector<auth::IamClientRecord> out;
     out.reserve(rows.size());
     for (const auto& row : rows) {
         out.push_back(RecordOf(row));
@@ -43,7 +43,7 @@ Status NotFoundUnlessUpdated(const pqxx::result& result, const std::string& id) 
 
 }  // namespace
 
-Status PgIamClientStore::Reserve(const workflow::IamClientRecord& record) {
+Status PgIamClientStore::Reserve(const auth::IamClientRecord& record) {
     return pool_.Run([&](pqxx::connection& conn) -> Status {
         pqxx::work tx(conn);
         const auto inserted = tx.exec_params(
@@ -103,8 +103,8 @@ Status PgIamClientStore::Forget(const std::string& id) {
     });
 }
 
-Result<std::vector<workflow::IamClientRecord>> PgIamClientStore::ForDeployment(const std::string& deployment_id) {
-    return pool_.Run([&](pqxx::connection& conn) -> Result<std::vector<workflow::IamClientRecord>> {
+Result<std::vector<auth::IamClientRecord>> PgIamClientStore::ForDeployment(const std::string& deployment_id) {
+    return pool_.Run([&](pqxx::connection& conn) -> Result<std::vector<auth::IamClientRecord>> {
         pqxx::read_transaction tx(conn);
         return RecordsOf(tx.exec_params(
             std::string("SELECT ") + kColumns +
@@ -114,8 +114,8 @@ Result<std::vector<workflow::IamClientRecord>> PgIamClientStore::ForDeployment(c
     });
 }
 
-Result<std::vector<workflow::IamClientRecord>> PgIamClientStore::CreatedBefore(domain::TimePoint before, int limit) {
-    return pool_.Run([&](pqxx::connection& conn) -> Result<std::vector<workflow::IamClientRecord>> {
+Result<std::vector<auth::IamClientRecord>> PgIamClientStore::CreatedBefore(Clock::WallTime before, int limit) {
+    return pool_.Run([&](pqxx::connection& conn) -> Result<std::vector<auth::IamClientRecord>> {
         pqxx::read_transaction tx(conn);
         return RecordsOf(tx.exec_params(
             std::string("SELECT ") + kColumns +

@@ -18,4 +18,3 @@ set(SOURCES
 )
 list(APPEND SOURCES ${AREA_DIR}/tosca_template_service.cpp)
 list(APPEND SOURCES ${AREA_DIR}/caching_template_service.cpp)
-list(APPEND SOURCES ${AREA_DIR}/iam_client_store.cpp)

@@ -30,7 +30,7 @@ class PgFixture final : public StoreFixture {
     orch::workflow::WorkflowStore& workflow() override { return workflow_; }
     orch::store::EventStore& events() override { return events_; }
     orch::workflow::ElasticStore& elastic() override { return elastic_; }
-    orch::workflow::IamClientStore& iam_clients() override { return iam_clients_; }
+    orch::auth::IamClientStore& iam_clients() override { return iam_clients_; }
     orch::domain::TimePoint Now() override { return std::chrono::system_clock::now(); }
     // The database reads its own clock (now()): only real time passes for it.
     void Elapse(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }

@@ -17,7 +17,7 @@ class InMemoryFixture final : public StoreFixture {
     orch::workflow::WorkflowStore& workflow() override { return stores_.workflow; }
     orch::store::EventStore& events() override { return stores_.events; }
     orch::workflow::ElasticStore& elastic() override { return elastic_; }
-    orch::workflow::IamClientStore& iam_clients() override { return iam_clients_; }
+    orch::auth::IamClientStore& iam_clients() override { return iam_clients_; }
     orch::domain::TimePoint Now() override { return clock_.now(); }
     void Elapse(std::chrono::milliseconds d) override { clock_.Advance(d); }
 

@@ -1,16 +1,16 @@
 #pragma once
 
+#include "orchestrator/auth/iam_client_store.hpp"
 #include "orchestrator/store/pg_pool.hpp"
-#include "orchestrator/workflow/iam_client_store.hpp"
 
 namespace orch::store {
 
 /// IamClientStore on PostgreSQL: the iam_clients table (migration 0017).
-class PgIamClientStore final : public workflow::IamClientStore {
+class PgIamClientStore final : public auth::IamClientStore {
    public:
     explicit PgIamClientStore(PgPool& pool) : pool_(pool) {}
 
-    Status Reserve(const workflow::IamClientRecord& record) override;
+    Status Reserve(const auth::IamClientRecord& record) override;
     Status MarkRegistered(
         const std::string& id,
         const std::string& client_id,
@@ -19,8 +19,8 @@ class PgIamClientStore final : public workflow::IamClientStore {
     ) override;
     Status MarkUnconfirmed(const std::string& id) override;
     Status Forget(const std::string& id) override;
-    Result<std::vector<workflow::IamClientRecord>> ForDeployment(const std::string& deployment_id) override;
-    Result<std::vector<workflow::IamClientRecord>> CreatedBefore(domain::TimePoint before, int limit) override;
+    Result<std::vector<auth::IamClientRecord>> ForDeployment(const std::string& deployment_id) override;
+    Result<std::vector<auth::IamClientRecord>> CreatedBefore(Clock::WallTime before, int limit) override;
 
    private:
     PgPool& pool_;

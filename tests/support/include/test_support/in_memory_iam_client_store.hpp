@@ -2,7 +2,7 @@
 
 // The in-memory twin of PgIamClientStore (migration 0017), held to the same contract
 // (store_contract.hpp: IamClientRecords).
-#include <orchestrator/workflow/iam_client_store.hpp>
+#include <orchestrator/auth/iam_client_store.hpp>
 
 #include <map>
 #include <mutex>
@@ -10,9 +10,9 @@
 
 namespace orch::test {
 
-class InMemoryIamClientStore final : public workflow::IamClientStore {
+class InMemoryIamClientStore final : public auth::IamClientStore {
    public:
-    Status Reserve(const workflow::IamClientRecord& record) override;
+    Status Reserve(const auth::IamClientRecord& record) override;
     Status MarkRegistered(
         const std::string& id,
         const std::string& client_id,
@@ -21,14 +21,14 @@ class InMemoryIamClientStore final : public workflow::IamClientStore {
     ) override;
     Status MarkUnconfirmed(const std::string& id) override;
     Status Forget(const std::string& id) override;
-    Result<std::vector<workflow::IamClientRecord>> ForDeployment(const std::string& deployment_id) override;
-    Result<std::vector<workflow::IamClientRecord>> CreatedBefore(domain::TimePoint before, int limit) override;
+    Result<std::vector<auth::IamClientRecord>> ForDeployment(const std::string& deployment_id) override;
+    Result<std::vector<auth::IamClientRecord>> CreatedBefore(Clock::WallTime before, int limit) override;
 
    private:
-    std::vector<workflow::IamClientRecord> SortedLocked() const;
+    std::vector<auth::IamClientRecord> SortedLocked() const;
 
     mutable std::mutex mutex_;
-    std::map<std::string, workflow::IamClientRecord> rows_;
+    std::map<std::string, auth::IamClientRecord> rows_;
 };
 
 }  // namespace orch::test

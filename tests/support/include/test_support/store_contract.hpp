@@ -4,10 +4,10 @@
 // implementation: tests/unit/orchestrator/in_memory_store_contract_test.cpp (the in-memory
 // fakes) and tests/integration/orchestrator/pg_store_contract_test.cpp (PostgreSQL). A fake that
 // drifts from the real store fails here, not in a handler test that trusted it.
+#include <orchestrator/auth/iam_client_store.hpp>
 #include <orchestrator/store/deployment_store.hpp>
 #include <orchestrator/store/event_store.hpp>
 #include <orchestrator/workflow/elastic_store.hpp>
-#include <orchestrator/workflow/iam_client_store.hpp>
 #include <orchestrator/workflow/workflow_store.hpp>
 
 #include <chrono>
@@ -25,7 +25,7 @@ class StoreFixture {
     virtual workflow::WorkflowStore& workflow() = 0;
     virtual store::EventStore& events() = 0;
     virtual workflow::ElasticStore& elastic() = 0;
-    virtual workflow::IamClientStore& iam_clients() = 0;
+    virtual auth::IamClientStore& iam_clients() = 0;
     /// The stores' notion of now (creation times of the rows the suite writes).
     virtual domain::TimePoint Now() = 0;
     /// Lets `d` pass for the stores: sleeps for the database, moves a ManualClock for a fake.

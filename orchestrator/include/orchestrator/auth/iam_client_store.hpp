@@ -2,15 +2,15 @@
 
 // The durable record of per-deployment OAuth clients (migration 0017), written before each
 // registration so that no client exists at an issuer without a trace here (issue 20).
+#include "common/clock.hpp"
 #include "common/result.hpp"
-#include "orchestrator/domain/deployment.hpp"
 
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace orch::workflow {
+namespace orch::auth {
 
 enum class IamClientState {
     kRegistering,  ///< recorded, registration request sent or about to be: outcome unknown
@@ -27,7 +27,7 @@ struct IamClientRecord {
     std::string client_id;
     std::string registration_client_uri;
     std::string sealed_registration_token;  ///< TokenCipher output, never the token in clear
-    domain::TimePoint created_at{};
+    Clock::WallTime created_at{};
 
     bool operator==(const IamClientRecord&) const = default;
 };
@@ -51,10 +51,10 @@ class IamClientStore {
     virtual Result<std::vector<IamClientRecord>> ForDeployment(const std::string& deployment_id) = 0;
     /// Records created before `before`, oldest first, at most `limit`: a reconciling sweep's work
     /// (clients of deployments that are gone, or registrations a crash interrupted).
-    virtual Result<std::vector<IamClientRecord>> CreatedBefore(domain::TimePoint before, int limit) = 0;
+    virtual Result<std::vector<IamClientRecord>> CreatedBefore(Clock::WallTime before, int limit) = 0;
 };
 
 std::string_view IamClientStateName(IamClientState state);
 std::optional<IamClientState> ParseIamClientState(std::string_view name);
 
-}  // namespace orch::workflow
+}  // namespace orch::auth

@@ -1,6 +1,6 @@
-#include "orchestrator/workflow/iam_client_store.hpp"
+#include "orchestrator/auth/iam_client_store.hpp"
 
-namespace orch::workflow {
+namespace orch::auth {
 
 std::string_view IamClientStateName(IamClientState state) {
     switch (state) {
@@ -23,4 +23,4 @@ std::optional<IamClientState> ParseIamClientState(std::string_view name) {
     return std::nullopt;
 }
 
-}  // namespace orch::workflow
+}  // namespace orch::auth
