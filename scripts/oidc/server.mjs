@@ -24,6 +24,9 @@ const kPasswordGrant = 'urn:test:password';
 // Tests of "the user's token expired long ago" shorten every access token this provider mints
 // (exchanged and refreshed ones too); the password grant's `ttl` still overrides it per token.
 const kAccessTokenTtl = Number(process.env.OIDC_TEST_ACCESS_TOKEN_TTL) || 3600;
+// RFC 7591 registrations must carry this initial access token (an IAM operator's configured token;
+// IAM also takes a user's token, which oidc-provider cannot). RFC 7592 manages what they created.
+const kInitialAccessToken = 'test-initial-access-token';
 const kScopes = ['openid', 'profile', 'email', 'offline_access', 'fts:submit-transfer', 'wlcg.groups'];
 
 function ParseArgs(argv) {
@@ -376,6 +379,11 @@ async function TestHooks(req, res) {
       current = await BuildProvider();
       return reply(200, { kid: fresh.kid, kids: keys.rsa.map((k) => k.kid) });
     }
+    if (url.pathname === '/test/clients') {
+      // The dynamically registered clients still alive: leak checks read this.
+      const ids = [...storage.keys()].filter((k) => k.startsWith('Client:')).map((k) => k.slice('Client:'.length));
+      return reply(200, { clients: ids.map((id) => ({ client_id: id, client_name: storage.get(`Client:${id}`).payload.client_name })) });
+    }
     if (url.pathname === '/test/users') {
       return reply(200, Object.fromEntries([...kAccounts].map(([sub, a]) => [a.username, { sub, groups: a.groups }])));
     }
@@ -428,6 +436,8 @@ async function BuildProvider() {
       clientCredentials: { enabled: true },
       introspection: { enabled: true, allowedPolicy: () => true },
       revocation: { enabled: true },
+      registration: { enabled: true, initialAccessToken: kInitialAccessToken },
+      registrationManagement: { enabled: true, rotateRegistrationAccessToken: false },
       userinfo: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -439,7 +449,7 @@ async function BuildProvider() {
         },
       },
     },
-    routes: { jwks: '/jwk', introspection: '/introspect', userinfo: '/userinfo', revocation: '/revoke' },
+    routes: { jwks: '/jwk', introspection: '/introspect', userinfo: '/userinfo', revocation: '/revoke', registration: '/register' },
     ttl: {
       AccessToken: (ctx, token) => token.resourceServer?.accessTokenTTL || kAccessTokenTtl,
       ClientCredentials: 3600,

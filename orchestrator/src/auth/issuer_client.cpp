@@ -150,8 +150,14 @@ Result<IssuerEndpoints> IssuerClient::Discover() {
     e.introspection_endpoint = Str(*doc, "introspection_endpoint");
     e.userinfo_endpoint = Str(*doc, "userinfo_endpoint");
     e.revocation_endpoint = Str(*doc, "revocation_endpoint");
+    e.registration_endpoint = Str(*doc, "registration_endpoint");
     for (const std::string* endpoint :
-         {&e.jwks_uri, &e.token_endpoint, &e.introspection_endpoint, &e.userinfo_endpoint, &e.revocation_endpoint}) {
+         {&e.jwks_uri,
+          &e.token_endpoint,
+          &e.introspection_endpoint,
+          &e.userinfo_endpoint,
+          &e.revocation_endpoint,
+          &e.registration_endpoint}) {
         if (!endpoint->empty() && !IsSecureOrLoopbackUrl(*endpoint)) {
             return Error::Unavailable("the discovery document of " + config_.issuer + " has a non-https endpoint");
         }

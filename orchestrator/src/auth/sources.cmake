@@ -7,6 +7,8 @@ set(SOURCES
   ${AREA_DIR}/authorization.cpp
   ${AREA_DIR}/base64.cpp
   ${AREA_DIR}/claims_mapping.cpp
+  ${AREA_DIR}/client_registration.cpp
+  ${AREA_DIR}/iam_client_keeper.cpp
   ${AREA_DIR}/issuer_client.cpp
   ${AREA_DIR}/issuer_directory.cpp
   ${AREA_DIR}/issuer_keys.cpp
@@ -23,3 +25,4 @@ set(SOURCES
   ${AREA_DIR}/token_hash.cpp
   ${AREA_DIR}/token_keeper.cpp
 )
+list(APPEND SOURCES ${AREA_DIR}/iam_client_store.cpp)

@@ -175,6 +175,10 @@ Json OidcProvider::Users() {
     return Call("GET", "test/users", "", "");
 }
 
+Json OidcProvider::RegisteredClients() {
+    return Call("GET", "test/clients", "", "").at("clients");
+}
+
 std::string AuthYaml(const std::vector<std::string>& names, const std::string& issuer_extra, const std::string& extra) {
     std::string yaml = "auth:\n  mode: oidc\n  token_key: " + std::string(64, '7') + "\n" + extra + "  issuers:\n";
     for (const auto& name : names) {

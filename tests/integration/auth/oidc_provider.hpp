@@ -50,6 +50,10 @@ class OidcProvider {
     Json Jwks();
     /// username → {"sub", "groups"}.
     Json Users();
+    /// The dynamically registered (RFC 7591) clients still alive: [{"client_id", "client_name"}].
+    Json RegisteredClients();
+    /// The initial access token the provider requires for RFC 7591 registration.
+    static std::string InitialAccessToken() { return "test-initial-access-token"; }
 
    private:
     OidcProvider(std::string dir, std::string issuer, bool owned);

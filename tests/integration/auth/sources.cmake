@@ -5,6 +5,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/rotation_it_test.cpp
   ${TEST_DIR}/token_keeper_it_test.cpp
   ${TEST_DIR}/secrets_in_logs_it_test.cpp
+  ${TEST_DIR}/client_registration_it_test.cpp
 )
 set(TEST_LIBS orch::orchestrator deps::ssl orch_rig_oidc orch_test_jwt)
 set(TEST_FIXTURES oidc)

@@ -9,6 +9,7 @@
 #include <orchestrator/store/pg_event_store.hpp>
 #include <orchestrator/store/pg_idle_store.hpp>
 #include <orchestrator/store/pg_lease_store.hpp>
+#include <orchestrator/store/pg_iam_client_store.hpp>
 #include <orchestrator/store/pg_pool.hpp>
 #include <orchestrator/store/pg_workflow_store.hpp>
 
@@ -33,6 +34,7 @@ class PgFixture final : public StoreFixture {
     orch::store::EventStore& events() override { return events_; }
     orch::workflow::ElasticStore& elastic() override { return elastic_; }
     orch::workflow::LeaseStore& leases() override { return leases_; }
+    orch::auth::IamClientStore& iam_clients() override { return iam_clients_; }
     orch::domain::TimePoint Now() override { return std::chrono::system_clock::now(); }
     // The database reads its own clock (now()): only real time passes for it.
     void Elapse(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
@@ -46,6 +48,7 @@ class PgFixture final : public StoreFixture {
     orch::store::PgElasticStore elastic_{pool_};
     orch::store::PgIdleStore idle_{pool_};
     orch::store::PgLeaseStore leases_{pool_};
+    orch::store::PgIamClientStore iam_clients_{pool_};
 };
 
 const Factory kMake = [] {
@@ -123,4 +126,8 @@ TEST_CASE("pg stores: idle reclamation", "[store][contract]") {
 
 TEST_CASE("pg stores: leases", "[store][contract]") {
     Leases(kMake);
+}
+
+TEST_CASE("pg stores: IAM client records", "[store][contract]") {
+    IamClientRecords(kMake);
 }

@@ -3,6 +3,8 @@
 set(TEST_SOURCES
   ${TEST_DIR}/fake_idp.cpp
   ${TEST_DIR}/base64_test.cpp
+  ${TEST_DIR}/client_registration_test.cpp
+  ${TEST_DIR}/iam_client_keeper_test.cpp
   ${TEST_DIR}/jws_test.cpp
   ${TEST_DIR}/token_checks_test.cpp
   ${TEST_DIR}/authorization_test.cpp
@@ -15,4 +17,4 @@ set(TEST_SOURCES
   ${TEST_DIR}/token_keeper_test.cpp
   ${TEST_DIR}/verification_metrics_test.cpp
 )
-set(TEST_LIBS orch::orchestrator deps::ssl orch_test_jwt)
+set(TEST_LIBS orch::orchestrator deps::ssl orch_test_jwt orch_test_fakes)

@@ -2,6 +2,7 @@
 // use; tests/integration/orchestrator/pg_store_contract_test.cpp runs the same on PostgreSQL.
 #include "test_support/in_memory_elastic_store.hpp"
 #include "test_support/in_memory_idle_store.hpp"
+#include "test_support/in_memory_iam_client_store.hpp"
 #include "test_support/in_memory_stores.hpp"
 #include "test_support/store_contract.hpp"
 
@@ -19,6 +20,7 @@ class InMemoryFixture final : public StoreFixture {
     orch::store::EventStore& events() override { return stores_.events; }
     orch::workflow::ElasticStore& elastic() override { return elastic_; }
     orch::workflow::LeaseStore& leases() override { return stores_.leases; }
+    orch::auth::IamClientStore& iam_clients() override { return iam_clients_; }
     orch::domain::TimePoint Now() override { return clock_.now(); }
     void Elapse(std::chrono::milliseconds d) override { clock_.Advance(d); }
 
@@ -27,6 +29,7 @@ class InMemoryFixture final : public StoreFixture {
     orch::test::InMemoryStores stores_{clock_};
     orch::test::InMemoryElasticStore elastic_{stores_.db};
     orch::test::InMemoryIdleStore idle_{stores_.db};
+    orch::test::InMemoryIamClientStore iam_clients_;
 };
 
 const Factory kMake = [] {
@@ -104,4 +107,8 @@ TEST_CASE("in-memory stores: idle reclamation", "[store][contract]") {
 
 TEST_CASE("in-memory stores: leases", "[store][contract]") {
     Leases(kMake);
+}
+
+TEST_CASE("in-memory stores: IAM client records", "[store][contract]") {
+    IamClientRecords(kMake);
 }

@@ -26,6 +26,7 @@ struct IssuerEndpoints {
     std::string introspection_endpoint;
     std::string userinfo_endpoint;
     std::string revocation_endpoint;
+    std::string registration_endpoint;  ///< RFC 7591; empty when the issuer offers none
 };
 
 /// A successful token endpoint answer. Holds secrets: never log it.

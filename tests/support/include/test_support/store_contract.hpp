@@ -4,6 +4,7 @@
 // implementation: tests/unit/orchestrator/in_memory_store_contract_test.cpp (the in-memory
 // fakes) and tests/integration/orchestrator/pg_store_contract_test.cpp (PostgreSQL). A fake that
 // drifts from the real store fails here, not in a handler test that trusted it.
+#include <orchestrator/auth/iam_client_store.hpp>
 #include <orchestrator/store/deployment_store.hpp>
 #include <orchestrator/store/event_store.hpp>
 #include <orchestrator/workflow/elastic_store.hpp>
@@ -29,6 +30,7 @@ class StoreFixture {
     /// Idle reclamation's store over the same database (migration 0012).
     virtual workflow::IdleStore& idle() = 0;
     virtual workflow::LeaseStore& leases() = 0;
+    virtual auth::IamClientStore& iam_clients() = 0;
     /// The stores' notion of now (creation times of the rows the suite writes).
     virtual domain::TimePoint Now() = 0;
     /// Lets `d` pass for the stores: sleeps for the database, moves a ManualClock for a fake.
@@ -90,5 +92,9 @@ void IdleReclamation(const Factory& make);
 /// about once per lead time, and expired once (delete; or stop, node by node, between
 /// operations); a write decided on an expiry that was renewed since does nothing.
 void Leases(const Factory& make);
+/// Per-deployment OAuth client records: reserved before registration (one per id), completed,
+/// marked unconfirmed, forgotten; listed per deployment and by age, oldest first, to the µs;
+/// independent of the deployment row (a purged deployment does not take them along).
+void IamClientRecords(const Factory& make);
 
 }  // namespace orch::test::contract
