@@ -155,7 +155,7 @@ std::string TargetOption(const DeployRequest& request, const char* key) {
 }
 
 // `properties` of a node, made when missing (the node is a map: checked by the caller).
-YAML::Node PropertiesOf(YAML::Node node) {
+YAML::Node PropertiesOf(YAML::Node& node) {
     if (!node["properties"].IsMap()) {
         node["properties"] = YAML::Node(YAML::NodeType::Map);
     }
@@ -164,7 +164,7 @@ YAML::Node PropertiesOf(YAML::Node node) {
 
 /// Sets `key` when the type declares it and the template leaves it unset (a value the user
 /// wrote wins over the catalogue's) and `value` is known.
-void FillUnset(YAML::Node node, const tosca::NodeSpec& spec, const char* key, const std::string& value) {
+void FillUnset(YAML::Node& node, const tosca::NodeSpec& spec, const char* key, const std::string& value) {
     if (value.empty() || !Declares(spec, key)) {
         return;
     }
@@ -177,7 +177,7 @@ void FillUnset(YAML::Node node, const tosca::NodeSpec& spec, const char* key, co
 /// The original's deployment tags on the VM (api-contract.md, deploy step), added to the tags
 /// the user wrote. The owner's name and e-mail are not stored here, so PAAS_DEP_USER and
 /// PAAS_DEP_USER_EMAIL are not sent.
-void AddTags(YAML::Node node, const DeployRequest& request, const std::string& orchestrator_url) {
+void AddTags(YAML::Node& node, const DeployRequest& request, const std::string& orchestrator_url) {
     YAML::Node properties = PropertiesOf(node);
     if (!properties["tags"].IsMap()) {
         properties["tags"] = YAML::Node(YAML::NodeType::Map);
@@ -191,7 +191,7 @@ void AddTags(YAML::Node node, const DeployRequest& request, const std::string& o
 
 /// Network nodes: the project's public or private network by the node's network_type, as the
 /// original fills them from the CMDB (tosca.md §2.7); a private one gets the site's proxy host.
-void FillNetwork(YAML::Node node, const tosca::NodeSpec& spec, const DeployRequest& request) {
+void FillNetwork(YAML::Node& node, const tosca::NodeSpec& spec, const DeployRequest& request) {
     const std::string type = spec.properties.value("network_type", std::string());
     if (type == "public") {
         FillUnset(node, spec, "network_name", TargetOption(request, "public_network"));
@@ -204,7 +204,7 @@ void FillNetwork(YAML::Node node, const tosca::NodeSpec& spec, const DeployReque
 /// The ElasticCluster's callback settings, which CLUES uses to scale the deployment through
 /// this orchestrator; the original overwrites them, so do we (a template cannot know its id).
 void FillElasticCluster(
-    YAML::Node node, const tosca::NodeSpec& spec, const DeployRequest& request, const std::string& orchestrator_url
+    YAML::Node& node, const tosca::NodeSpec& spec, const DeployRequest& request, const std::string& orchestrator_url
 ) {
     const auto set = [&](const char* key, const std::string& value) {
         if (!value.empty() && Declares(spec, key)) {

@@ -56,7 +56,7 @@ TEST_CASE("IM template: VM tags and network names from the catalogue", "[connect
     // master types: tosca.nodes.indigo.Compute declares `tags`; tosca.nodes.network.Network
     // declares network_name but not proxy_host (tosca.nodes.indigo.network.Network does).
     const Sent sent = CreateCorpus("indigo-dc-tosca-templates/slurm_cluster.yaml", target, "https://paas.test/orch");
-    for (const char* vm : {"lrms_server", "lrms_wn"}) {
+    for (const char* vm : {"fe_server", "wn_server"}) {
         INFO(vm);
         const YAML::Node tags = sent.nodes[vm]["properties"]["tags"];
         REQUIRE(tags.IsMap());
