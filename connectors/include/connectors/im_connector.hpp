@@ -21,6 +21,9 @@ struct ImOptions {
     std::size_t max_log_bytes = 64u << 10;      ///< contextualisation text kept for the log
     std::size_t max_vms_per_poll = 128;         ///< VM records read per poll
     std::size_t max_template_bytes = 2u << 20;  ///< TOSCA sent to IM
+    /// This orchestrator's public URL (`server.external_base_url`): the PAAS_URL tag and the
+    /// ElasticCluster's orchestrator_url (CLUES calls it back). Empty: neither is written.
+    std::string orchestrator_url;
 };
 
 /// Virtual machines (and the software on them) through the Infrastructure Manager, as the

@@ -12,7 +12,15 @@ namespace orch::connectors {
 /// for each VM node placement chose a flavor/image for, the host capability's `instance_type`
 /// and the os capability's `image` (a provider URL such as ost://host/id when the catalogue
 /// gives a bare id). GPU requests stay in the host capability (IM maps them to RADL gpu.*).
+/// As the original, it also fills what only the orchestrator knows, each only where the node's
+/// type declares the property (IM's parser, like ours, refuses an undeclared one): the VM tags
+/// `PAAS_URL` and `PAAS_DEP_UUID` in every INDIGO Compute's `tags`; `network_name` (and
+/// `proxy_host` for a private network) of network nodes from the catalogue's project; and the
+/// ElasticCluster's `deployment_id`, `orchestrator_url` and `iam_access_token` (CLUES's).
 /// Everything else (imports, types, interfaces, artifacts, outputs, policies) goes as written.
-ConnectorResult<std::string> ImTemplate(const DeployRequest& request, std::size_t max_bytes);
+/// `orchestrator_url`: this orchestrator's public URL (`server.external_base_url`), or empty.
+ConnectorResult<std::string> ImTemplate(
+    const DeployRequest& request, std::size_t max_bytes, const std::string& orchestrator_url = {}
+);
 
 }  // namespace orch::connectors

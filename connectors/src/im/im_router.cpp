@@ -1,8 +1,13 @@
+#include "connectors/im_auth.hpp"
 #include "connectors/im_connector.hpp"
 
 namespace orch::connectors {
 
 bool VmRouter::UsesIm(const SiteTarget& target) const {
+    // OpenNebula, EC2 and EGI sites have no direct connector: IM is their only path.
+    if (ImCloudType(target) != "OpenStack") {
+        return true;
+    }
     const std::string path = target.options.value("deployment_path", std::string());
     if (path == "im") {
         return true;

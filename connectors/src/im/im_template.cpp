@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+
 namespace orch::connectors {
 namespace {
 
@@ -141,9 +143,101 @@ void ApplyPlacement(YAML::Node node, const DeployRequest& request, const NodePla
     }
 }
 
+bool Declares(const tosca::NodeSpec& node, std::string_view property) {
+    return std::find(node.declared_properties.begin(), node.declared_properties.end(), property) !=
+           node.declared_properties.end();
+}
+
+std::string TargetOption(const DeployRequest& request, const char* key) {
+    const Json& options = request.target.options;
+    const auto it = options.is_object() ? options.find(key) : options.end();
+    return it != options.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// `properties` of a node, made when missing (the node is a map: checked by the caller).
+YAML::Node PropertiesOf(YAML::Node& node) {
+    if (!node["properties"].IsMap()) {
+        node["properties"] = YAML::Node(YAML::NodeType::Map);
+    }
+    return node["properties"];
+}
+
+/// Sets `key` when the type declares it and the template leaves it unset (a value the user
+/// wrote wins over the catalogue's) and `value` is known.
+void FillUnset(YAML::Node& node, const tosca::NodeSpec& spec, const char* key, const std::string& value) {
+    if (value.empty() || !Declares(spec, key)) {
+        return;
+    }
+    YAML::Node properties = PropertiesOf(node);
+    if (!properties[key].IsDefined() || properties[key].IsNull()) {
+        properties[key] = value;
+    }
+}
+
+/// The original's deployment tags on the VM (api-contract.md, deploy step), added to the tags
+/// the user wrote. The owner's name and e-mail are not stored here, so PAAS_DEP_USER and
+/// PAAS_DEP_USER_EMAIL are not sent.
+void AddTags(YAML::Node& node, const DeployRequest& request, const std::string& orchestrator_url) {
+    YAML::Node properties = PropertiesOf(node);
+    if (!properties["tags"].IsMap()) {
+        properties["tags"] = YAML::Node(YAML::NodeType::Map);
+    }
+    YAML::Node tags = properties["tags"];
+    if (!orchestrator_url.empty()) {
+        tags["PAAS_URL"] = orchestrator_url;
+    }
+    tags["PAAS_DEP_UUID"] = request.deployment_id;
+}
+
+/// Network nodes: the project's public or private network by the node's network_type, as the
+/// original fills them from the CMDB (tosca.md §2.7); a private one gets the site's proxy host.
+void FillNetwork(YAML::Node& node, const tosca::NodeSpec& spec, const DeployRequest& request) {
+    const std::string type = spec.properties.value("network_type", std::string());
+    if (type == "public") {
+        FillUnset(node, spec, "network_name", TargetOption(request, "public_network"));
+    } else if (type == "private") {
+        FillUnset(node, spec, "network_name", TargetOption(request, "network"));
+        FillUnset(node, spec, "proxy_host", TargetOption(request, "proxy_host"));
+    }
+}
+
+/// The ElasticCluster's callback settings, which CLUES uses to scale the deployment through
+/// this orchestrator; the original overwrites them, so do we (a template cannot know its id).
+void FillElasticCluster(
+    YAML::Node& node, const tosca::NodeSpec& spec, const DeployRequest& request, const std::string& orchestrator_url
+) {
+    const auto set = [&](const char* key, const std::string& value) {
+        if (!value.empty() && Declares(spec, key)) {
+            PropertiesOf(node)[key] = value;
+        }
+    };
+    set("deployment_id", request.deployment_id);
+    set("orchestrator_url", orchestrator_url);
+    set("iam_access_token", request.target.credentials.bearer_token);
+}
+
+/// What only the orchestrator knows, per node (see ImTemplate's comment).
+void FillOrchestratorValues(const YAML::Node& nodes, const DeployRequest& request, const std::string& url) {
+    for (const auto& spec : request.spec->nodes) {
+        YAML::Node node = nodes[spec.name];
+        if (!node.IsMap()) {
+            continue;
+        }
+        if (tosca::DerivesFrom(spec, "tosca.nodes.indigo.Compute") && Declares(spec, "tags")) {
+            AddTags(node, request, url);
+        } else if (tosca::DerivesFrom(spec, "tosca.nodes.network.Network")) {
+            FillNetwork(node, spec, request);
+        } else if (tosca::DerivesFrom(spec, "tosca.nodes.indigo.ElasticCluster")) {
+            FillElasticCluster(node, spec, request, url);
+        }
+    }
+}
+
 }  // namespace
 
-ConnectorResult<std::string> ImTemplate(const DeployRequest& request, std::size_t max_bytes) {
+ConnectorResult<std::string> ImTemplate(
+    const DeployRequest& request, std::size_t max_bytes, const std::string& orchestrator_url
+) {
     if (request.spec == nullptr || request.template_text.empty()) {
         return Failure{FailureKind::kUserError, "an IM deployment needs the template and its validated spec"};
     }
@@ -190,6 +284,7 @@ ConnectorResult<std::string> ImTemplate(const DeployRequest& request, std::size_
             ApplyPlacement(node, request, placement);
         }
     }
+    FillOrchestratorValues(nodes, request, orchestrator_url);
     YAML::Emitter out;
     out << root;
     if (!out.good()) {

@@ -16,6 +16,10 @@ Result<connectors::ImOptions> ImOptionsFromConfig(const ConfigTree& config) {
         const std::uint64_t bytes, config.GetBytes("im.max_response_bytes", options.max_response_bytes)
     );
     options.max_response_bytes = static_cast<std::size_t>(bytes);
+    ORCH_ASSIGN_OR_RETURN(options.orchestrator_url, config.GetString("server.external_base_url", ""));
+    while (!options.orchestrator_url.empty() && options.orchestrator_url.back() == '/') {
+        options.orchestrator_url.pop_back();
+    }
     return options;
 }
 

@@ -1,6 +1,7 @@
 #include "candidate_builder.hpp"
 
 #include "gpu_model.hpp"
+#include "im_sites.hpp"
 
 namespace orch::placement {
 namespace {
@@ -89,8 +90,12 @@ Candidate BuildCandidate(const Evaluation& eval, const Requester& requester) {
     target.options = service.properties.is_object() ? service.properties : Json::object();
     // Every kind: the workflow sends such a site the owner's token (from the token keeper).
     target.options["iam_enabled"] = service.iam_enabled;
-    if (service.kind == cmdb::ServiceKind::kOpenStack) {
+    if (eval.site->kind == cmdb::ServiceKind::kOpenStack) {
         OpenStackOptions(eval, requester, target);
+        const std::string_view im_cloud = ImOnlyCloudType(service);
+        if (!im_cloud.empty()) {
+            target.options["im_cloud_type"] = std::string(im_cloud);
+        }
     } else {
         target.project =
             service.StringProperty("project", service.StringProperty("namespace", service.StringProperty("account")));

@@ -1,6 +1,7 @@
 #include "site_universe.hpp"
 
 #include "gpu_model.hpp"
+#include "im_sites.hpp"
 #include "quota.hpp"
 #include "seen_ids.hpp"
 
@@ -183,7 +184,8 @@ std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
             site.image_set = InternImages(*site.tenant, resolved->image_sets, image_sets);
             site.images = site.tenant->images.data();
         }
-        site.kind = site.service->kind;
+        // A site only IM reaches (OpenNebula, EC2, ...) is a VM site like an OpenStack one.
+        site.kind = ImOnlyCloudType(*site.service).empty() ? site.service->kind : cmdb::ServiceKind::kOpenStack;
         site.iam_enabled = site.service->iam_enabled;
         site.idp_set = InternIdps(*site.service, resolved->idp_sets, idp_sets);
         if (site.kind != cmdb::ServiceKind::kOpenStack) {

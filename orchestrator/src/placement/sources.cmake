@@ -15,6 +15,7 @@ set(SOURCES
   ${AREA_DIR}/gpu_aware_ranker.cpp
   ${AREA_DIR}/indigo_adapter.cpp
   ${AREA_DIR}/candidate_builder.cpp
+  ${AREA_DIR}/im_sites.cpp
   ${AREA_DIR}/score_breakdown.cpp
   ${AREA_DIR}/reason.cpp
   ${AREA_DIR}/decision.cpp

@@ -80,7 +80,7 @@ void CheckKind(const PlacementContext& context, Evaluation& eval) {
     }
     const auto& service = *eval.service();
     const std::string needs = std::string(KindWords(context.profile.kind));
-    if (!cmdb::IsDeployable(service.kind)) {
+    if (!cmdb::IsDeployable(KindOf(eval))) {  // an IM-only IaaS site with an IM endpoint is a VM site
         eval.Reject(
             "is a " + service.service_type +
             " service, which this orchestrator cannot deploy to; this deployment needs " + needs
@@ -145,7 +145,9 @@ void CheckPolicies(const PolicyScope& scope, Evaluation& eval) {
         eval.Reject("is not the service named by the placement policy (" + scope.services.front() + ")");
     }
     named_by_policy = named_by_policy || Contains(scope.services, eval.service_id());
-    if (KindOf(eval) == cmdb::ServiceKind::kCredentialIaas && !named_by_policy) {
+    // The service's own kind: an EC2 site reached through IM is a VM site (KindOf) that still
+    // needs the user's credentials.
+    if (eval.service()->kind == cmdb::ServiceKind::kCredentialIaas && !named_by_policy) {
         eval.Reject("needs your own cloud credentials; it can be used only through an SLA placement policy");
     }
 }

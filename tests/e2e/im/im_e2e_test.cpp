@@ -100,11 +100,10 @@ credentials:
 
 // IM-A ranks first (SLA weight), IM-B second; both sites' VMs go through the one simulated IM.
 struct ImRig {
-    ImRig()
+    using CatalogueOf = std::string (*)(const std::string& im_url);
+    explicit ImRig(CatalogueOf catalogue = Catalogue, const std::string& slas = Slas(), const char* top = kTopLevel)
         : sim(SimConfig()),
-          orchestrator(
-              db.dsn(), {}, orch::e2e::WriteOrchestratorFiles(Catalogue(sim.Url("im")), Slas(), "", kTopLevel)
-          ),
+          orchestrator(db.dsn(), {}, orch::e2e::WriteOrchestratorFiles(catalogue(sim.Url("im")), slas, "", top)),
           api(orchestrator.BaseUrl()) {
         REQUIRE(orch::test::WaitForStatus(orchestrator.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
     }
@@ -372,4 +371,109 @@ TEST_CASE(
     CHECK(status_reason.find("IM-A") != std::string::npos);
     CHECK(status_reason.find("IM-B") != std::string::npos);
     CHECK(status_reason.find("simulated Ansible failure") != std::string::npos);
+}
+
+namespace {
+
+// IaaS types no direct connector speaks, each with the IM endpoint in the catalogue: an
+// OpenNebula site (IM record host + user/password) and an EGI FedCloud site (IM record: the
+// GOCDB site name, the VO, the user's token), named in the catalogue as the CMDB names them.
+std::string IaasCatalogue(const std::string& im_url) {
+    const std::string im = "        properties: {im_endpoint: \"" + im_url + "\"";
+    std::string out = "providers:\n";
+    out +=
+        "  - id: ONE\n    name: ONE\n    services:\n      ONE_one:\n"
+        "        service_type: eu.egi.cloud.vm-management.opennebula\n"
+        "        endpoint: https://one.example:2633/RPC2\n        type: compute\n        iam_enabled: false\n"
+        "        public_ip_assignable: true\n" +
+        im + "}\n";
+    out +=
+        "  - id: EGI\n    name: EGI\n    services:\n      EGI_fedcloud:\n"
+        "        service_type: eu.egi.cloud.vm-management.openstack\n"
+        "        endpoint: https://keystone.egi.example:5000/v3\n        type: compute\n        iam_enabled: false\n"
+        "        public_ip_assignable: true\n" +
+        im + ", im_cloud_type: EGI, sitename: CESGA}\n";
+    out += "tenants:\n";
+    for (const std::string service : {"ONE_one", "EGI_fedcloud"}) {
+        out += "  " + service +
+               "-e2e:\n    tenant: {tenant_id: e2e-project, tenant_name: vo.e2e.eu, service: " + service +
+               ", iam_organisation: e2e, private_network_name: private, public_network_name: public}\n" + kOffers;
+    }
+    return out;
+}
+
+// One SLA per site; which one ranks first is chosen per case by the weights.
+std::string IaasSlas(const std::string& first) {
+    std::string prefs;
+    std::string slas;
+    for (const std::string site : {"ONE", "EGI"}) {
+        const std::string service = site == "ONE" ? "ONE_one" : "EGI_fedcloud";
+        prefs += "            - {sla_id: sla-" + site + ", service_id: " + service +
+                 ", weight: " + (site == first ? "1.0" : "0.5") + "}\n";
+        slas += "    - {id: sla-" + site + ", customer: e2e, provider: " + site + ", services: [{type: computing, " +
+                "service_id: " + service + ", targets: []}]}\n";
+    }
+    return "e2e:\n  preferences:\n    - customer: e2e\n      preferences:\n        - service_type: compute\n"
+           "          priority:\n" +
+           prefs + "  sla:\n" + slas;
+}
+
+constexpr char kIaasTopLevel[] = R"(im:
+  username: e2e-im
+  password: e2e-im-secret
+credentials:
+  ONE_one: {username: e2e-one, password: e2e-one-secret}
+  EGI_fedcloud: {token: e2e-egi-token}
+)";
+
+std::string CorpusPath(const std::string& suffix) {
+    for (const auto& path : orch::test::ImCorpusTemplates(orch::test::SharedDir() + "/tosca-corpus/MANIFEST.md")) {
+        if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+            return path;
+        }
+    }
+    FAIL("no MANIFEST target=IM template ends with " << suffix);
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "IM e2e: a corpus Kubernetes cluster deploys on an OpenNebula site and on an EGI FedCloud site through IM",
+    "[e2e][im][iaas]"
+) {
+    const std::string text = orch::e2e::CorpusTemplate(CorpusPath("examples/kubernetes_cluster.yaml"));
+    for (const std::string site : {"ONE", "EGI"}) {
+        DYNAMIC_SECTION("site " << site) {
+            ImRig rig(IaasCatalogue, IaasSlas(site), kIaasTopLevel);
+            auto res = rig.Post(text, Json::object());
+            if (res.status == 400) {
+                res = rig.Post(text, orch::test::SynthesizedInputs(text));
+            }
+            INFO(res.body);
+            REQUIRE(res.status == 201);
+            const std::string id = Json::parse(res.body)["uuid"].get<std::string>();
+            const Json d = rig.api.WaitFor(id, kCreateDone, kTimeout);
+            INFO(d.dump(2));
+            REQUIRE(d["status"] == "CREATE_COMPLETE");
+            CHECK(d["cloudProviderName"] == site);
+            CHECK(Shortfall(d, orch::test::OutputNames(text)).empty());
+            // IM received the cloud record of that site's type (the simulator checks each
+            // type's entries and refuses an incomplete record with 401).
+            const Json infrastructures = rig.Infrastructures();
+            REQUIRE(infrastructures.size() == 1);
+            CHECK(infrastructures[0]["cloud_type"] == (site == "ONE" ? "OpenNebula" : "EGI"));
+            for (const auto& vm : infrastructures[0]["vms"]) {
+                // The catalogue image as IM names it on that cloud.
+                CHECK(vm["image"].get<std::string>().rfind(site == "ONE" ? "one://one.example/" : "ost://", 0) == 0);
+            }
+            res = rig.api.Call("DELETE", "/deployments/" + id);
+            REQUIRE(res.status == 204);
+            CHECK(rig.api.WaitFor(id, kDeleteDone, kTimeout)["status"] == "DELETE_COMPLETE");
+            CHECK(rig.Infrastructures().empty());
+            const Json rejected = rig.sim.Rejections();
+            INFO(rejected.dump(2));
+            CHECK(rejected.empty());
+        }
+    }
 }

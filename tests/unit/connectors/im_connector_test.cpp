@@ -261,6 +261,11 @@ TEST_CASE("IM: the router sends a site through IM only when the catalogue or con
     CHECK(VmRouter(native, no_global).UsesIm(own_im));
     CHECK(VmRouter(native, global).UsesIm(plain));
     CHECK_FALSE(VmRouter(native, global).UsesIm(opted_out));
+    // An OpenNebula site has no direct connector: a stray deployment_path: native cannot send
+    // its VMs to Nova.
+    SiteTarget nebula = opted_out;
+    nebula.options["im_cloud_type"] = "OpenNebula";
+    CHECK(VmRouter(native, global).UsesIm(nebula));
     Handle im_handle;
     im_handle.target = ImTarget();
     im_handle.state = {{"im_infrastructure", "inf-9"}, {"im_endpoint", "http://im.sim"}};

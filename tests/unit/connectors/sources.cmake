@@ -10,5 +10,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/im_connector_test.cpp
   ${TEST_DIR}/im_corpus_test.cpp
   ${TEST_DIR}/im_scale_test.cpp
+  ${TEST_DIR}/im_template_fill_test.cpp
 )
 set(TEST_LIBS orch::sim deps::yaml)

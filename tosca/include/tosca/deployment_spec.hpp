@@ -103,6 +103,9 @@ struct NodeSpec {
     bool force_pull_image = false;
 
     Json properties = Json::object();  ///< every evaluated property, for target-specific extras
+    /// Every property the node's type declares (set or not): a connector that writes a property
+    /// into the template it forwards (IM's deployment tags) must know the type accepts it.
+    std::vector<std::string> declared_properties;
     /// Evaluated capability properties: {"host": {"num_cpus": 2, ...}, "endpoint": {...}}.
     /// Values still depending on the deployment (get_attribute) are kept as the expression.
     Json capabilities = Json::object();

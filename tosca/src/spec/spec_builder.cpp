@@ -254,6 +254,9 @@ NodeSpec BuildNode(const NodeTemplate& node) {
     spec.type = node.type->name();
     spec.type_chain = node.type->chain;
     spec.properties = node.property_values;
+    for (const auto* def : node.type->properties) {
+        spec.declared_properties.push_back(def->name);
+    }
     spec.capabilities = node.capability_values;
     spec.artifacts = node.artifact_values;
     spec.operations = node.operation_values;
