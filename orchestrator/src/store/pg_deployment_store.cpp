@@ -122,6 +122,7 @@ struct ListShape {
     std::vector<std::string> params;  ///< the filters, then LIMIT and OFFSET unless inline
     std::size_t filter_count = 0;     ///< how many of `params` are filters (the total's parameters)
     bool prepared = true;             ///< false: sent as an unnamed statement, planned for its values
+    bool anchored = false;            ///< may start at a cached anchor (AnchoredPageIds): 4 more params
 };
 
 // A first page of a usual size is asked with LIMIT and OFFSET written in the statement, as a
@@ -212,6 +213,40 @@ std::string TwoEndedPageIds(
            offset + "), 0))";
 }
 
+// Deep pages may start at a cached anchor only in the default order (created_at, then id, both
+// descending): the change marker sees every change of which rows a WHERE matches, but not of the
+// other sort keys (updated_at, status, task, ...), and created_at and id never change.
+bool Anchorable(const ListQuery& q) {
+    return !InlinePage(q) &&
+           (q.sort.empty() || (q.sort.size() == 1 && q.sort[0].column == "created_at" && q.sort[0].descending));
+}
+
+// TwoEndedPageIds, or, when the scope's change marker (migration 0019) read in this statement's
+// snapshot is still the anchor's, the page read on from the anchor (ListCursorCache): a keyset
+// seek to the anchor's row, then an OFFSET of at most ListCursorCache::kMaxWalk. The marker's
+// test is a one-time filter, so only one of the ways walks the index. Parameters after the
+// filters: LIMIT, OFFSET, then the anchor's marker (-1: none), created_at, id and distance.
+std::string AnchoredPageIds(
+    const std::string& where,
+    const std::string& order,
+    const std::string& reversed_order,
+    const std::string& total_sql,
+    const std::string& marker_sql,
+    std::size_t filters
+) {
+    const auto param = [&](std::size_t k) {
+        return "$" + std::to_string(filters + k);
+    };
+    const std::string marker = "(" + marker_sql + ")";
+    const std::string anchor_marker = param(3) + "::bigint";
+    return TwoEndedPageIds(
+               where + " AND " + marker + " <> " + anchor_marker, order, reversed_order, total_sql, filters
+           ) +
+           " UNION ALL (SELECT id FROM deployments WHERE " + where + " AND " + marker + " = " + anchor_marker +
+           " AND (created_at, id) <= (" + param(4) + "::timestamptz, " + param(5) + "::uuid)" + order + " LIMIT " +
+           param(1) + "::bigint OFFSET " + param(6) + "::bigint)";
+}
+
 ListShape ShapeOf(const ListQuery& q) {
     const bool inline_page = InlinePage(q);
     ListShape shape;
@@ -239,14 +274,22 @@ ListShape ShapeOf(const ListQuery& q) {
     // Deferred join: the OFFSET walks only the ordering index (ids), and just the page's rows
     // are read from the table; a deep page of 100,000 would otherwise fetch every skipped row.
     const std::string order = " ORDER BY " + Joined(q.sort, "created_at");
-    const std::string ids =
-        inline_page
-            ? InlinePageIds(where, order, q.size)
-            : TwoEndedPageIds(
-                  where, order, " ORDER BY " + Joined(q.sort, "created_at", true), shape.total_sql, params.size()
-              );
-    shape.page_sql = std::string("SELECT ") + kListColumns + ", (" + shape.total_sql + ") FROM deployments JOIN (" +
-                     ids + ") AS page USING (id)" + order;
+    const std::string reversed_order = " ORDER BY " + Joined(q.sort, "created_at", true);
+    shape.anchored = Anchorable(q);
+    // The marker sums the counters' `changes` under the totals' WHERE (migration 0019).
+    const std::string marker_sql = "SELECT coalesce(sum(changes), 0)::bigint FROM deployment_counts WHERE " + where;
+    std::string ids;
+    if (inline_page) {
+        ids = InlinePageIds(where, order, q.size);
+    } else if (shape.anchored) {
+        ids = AnchoredPageIds(where, order, reversed_order, shape.total_sql, marker_sql, params.size());
+    } else {
+        ids = TwoEndedPageIds(where, order, reversed_order, shape.total_sql, params.size());
+    }
+    // An anchored page also returns the marker and its first row's created_at, the next anchor.
+    const std::string anchor_columns = shape.anchored ? ", (" + marker_sql + "), created_at::text" : "";
+    shape.page_sql = std::string("SELECT ") + kListColumns + ", (" + shape.total_sql + ")" + anchor_columns +
+                     " FROM deployments JOIN (" + ids + ") AS page USING (id)" + order;
     if (!inline_page) {
         params.push_back(std::to_string(q.size));
         params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
@@ -370,8 +413,32 @@ Result<std::optional<domain::Deployment>> PgDeploymentStore::Get(const std::stri
     });
 }
 
+namespace {
+
+// The cursor cache's key: the statement's shape and the filter values (each length-prefixed,
+// so no two lists of values give one key).
+std::string AnchorScope(const ListQuery& q, const ListShape& shape) {
+    std::string scope = ShapeKey(q);
+    for (std::size_t i = 0; i < shape.filter_count; ++i) {
+        scope += '|' + std::to_string(shape.params[i].size()) + ':' + shape.params[i];
+    }
+    return scope;
+}
+
+}  // namespace
+
 Result<Page<domain::Deployment>> PgDeploymentStore::List(const ListQuery& q) {
-    const ListShape shape = ShapeOf(q);
+    ListShape shape = ShapeOf(q);
+    const std::int64_t offset = static_cast<std::int64_t>(q.page) * q.size;
+    std::string scope;
+    if (shape.anchored) {
+        scope = AnchorScope(q, shape);
+        const std::optional<ListAnchor> anchor = cursors_.Nearest(scope, offset);
+        shape.params.push_back(std::to_string(anchor ? anchor->generation : -1));  // -1: no marker is negative
+        shape.params.push_back(anchor ? anchor->created_at : "epoch");
+        shape.params.push_back(anchor ? anchor->id : "00000000-0000-0000-0000-000000000000");
+        shape.params.push_back(std::to_string(anchor ? offset - anchor->offset : 0));
+    }
     return pool_.Run([&](pqxx::connection& conn) {
         // One statement, so no BEGIN/COMMIT: the page and its total share the statement's snapshot.
         pqxx::nontransaction tx(conn);
@@ -385,6 +452,15 @@ Result<Page<domain::Deployment>> PgDeploymentStore::List(const ListQuery& q) {
         }
         if (!rows.empty()) {
             page.total = rows[0][kListColumnCount].as<std::int64_t>();
+            if (shape.anchored) {
+                cursors_.Remember(
+                    scope,
+                    {.generation = rows[0][kListColumnCount + 1].as<std::int64_t>(),
+                     .offset = offset,
+                     .created_at = rows[0][kListColumnCount + 2].as<std::string>(),
+                     .id = page.items.front().id}
+                );
+            }
             return page;
         }
         // Past the last page (or nothing at all): the total still has to be told.

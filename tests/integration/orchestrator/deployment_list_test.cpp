@@ -299,3 +299,104 @@ TEST_CASE("an owner-scoped first page is not planned on every execution", "[stor
     INFO("generic plans " << plans->first << ", custom plans " << plans->second);
     CHECK(plans->first >= 6);  // PostgreSQL plans the first five executions for their values
 }
+
+namespace {
+
+// The ids the plain OFFSET query lists for `where` (the list's order), and how many match.
+std::vector<std::string> PlainPage(
+    orch::store::PgPool& pool, const std::string& where, std::int64_t offset, int size, std::int64_t& total
+) {
+    std::vector<std::string> ids;
+    REQUIRE(pool.Run([&](pqxx::connection& conn) {
+        pqxx::read_transaction tx(conn);
+        total = tx.exec1("SELECT count(*) FROM deployments WHERE " + where)[0].as<std::int64_t>();
+        for (const auto& row : tx.exec_params(
+                 "SELECT id::text FROM deployments WHERE " + where +
+                     " ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2",
+                 size,
+                 offset
+             )) {
+            ids.push_back(row[0].as<std::string>());
+        }
+    }));
+    return ids;
+}
+
+// One write of another replica: an insert anywhere in the order, a delete, a status change into or
+// out of the list, or an owner change; each through the same triggers as the store's writes.
+void WriteElsewhere(orch::store::PgPool& pool, int step) {
+    static const std::vector<std::string> kWrites = {
+        "INSERT INTO deployments (id, created_at, updated_at, status, template, owner_issuer) "
+        "SELECT gen_random_uuid(), timestamptz '2026-01-01 00:00:00+00' + make_interval(secs => ($1::int * 37) % 700), "
+        "now(), 'CREATE_COMPLETE', 'x', CASE WHEN $1::int % 2 = 0 THEN 'https://iam/' ELSE '' END",
+        "DELETE FROM deployments WHERE id = (SELECT id FROM deployments ORDER BY md5(id::text || $1::text) LIMIT 1)",
+        "UPDATE deployments SET status = CASE WHEN status = 'DELETE_COMPLETE' THEN 'CREATE_COMPLETE' "
+        "ELSE 'DELETE_COMPLETE' END WHERE id = (SELECT id FROM deployments ORDER BY md5(id::text || $1::text) LIMIT 1)",
+        "UPDATE deployments SET owner_issuer = CASE WHEN owner_issuer = '' THEN 'https://iam/' ELSE '' END "
+        "WHERE id = (SELECT id FROM deployments ORDER BY md5(id::text || $1::text) LIMIT 1)",
+    };
+    REQUIRE(pool.Run([&](pqxx::connection& conn) {
+        pqxx::work tx(conn);
+        tx.exec_params(kWrites[static_cast<std::size_t>(step) % kWrites.size()], step);
+        tx.commit();
+    }));
+}
+
+}  // namespace
+
+// Deep pages start at cached keyset anchors (ListCursorCache); another replica's writes between
+// two reads must never let a stale anchor be used: every page equals the plain OFFSET query's.
+TEST_CASE(
+    "deep list pages read from cached anchors equal the OFFSET query's across another replica's writes", "[store][list]"
+) {
+    orch::test::TestDatabase db;
+    orch::store::PgPool reader_pool{orch::store::PgPoolOptions{.dsn = db.dsn(), .size = 2}};
+    orch::store::PgPool writer_pool{orch::store::PgPoolOptions{.dsn = db.dsn(), .size = 1}};
+    REQUIRE(orch::store::ApplyMigrations(reader_pool));
+    // 2,100 rows, three to a created_at (so the anchor's id decides ties), half owned by https://iam/.
+    REQUIRE(writer_pool.Run([](pqxx::connection& conn) {
+        pqxx::work tx(conn);
+        tx.exec(
+            "INSERT INTO deployments (id, created_at, updated_at, status, template, owner_issuer) "
+            "SELECT gen_random_uuid(), timestamptz '2026-01-01 00:00:00+00' + make_interval(secs => i / 3), now(), "
+            "'CREATE_COMPLETE', 'x', CASE WHEN i % 2 = 0 THEN 'https://iam/' ELSE '' END "
+            "FROM generate_series(1, 2100) AS i"
+        );
+        tx.commit();
+    }));
+    orch::store::PgDeploymentStore reader(reader_pool);
+    struct View {
+        orch::auth::OwnerFilter owner;
+        std::string where;
+        std::vector<orch::store::SortKey> sort;
+    };
+    const std::vector<View> views = {
+        {Scope({}), "status <> 'DELETE_COMPLETE'", {}},
+        {Scope("https://iam/"), "owner_issuer IN ('https://iam/', '') AND status <> 'DELETE_COMPLETE'", {}},
+        {Scope({}, "https://iam/", ""),
+         "owner_issuer = 'https://iam/' AND owner_subject = '' AND status <> 'DELETE_COMPLETE'",
+         {{"created_at", true}}},
+    };
+    const int size = 7;
+    for (int step = 0; step < 240; ++step) {
+        const View& view = views[static_cast<std::size_t>(step) % views.size()];
+        // Deep pages, each asked a few times around a write, and their neighbours.
+        const int page = 100 + (step / 6) % 40 * 3 + step % 2;
+        for (int again = 0; again < 2; ++again) {
+            const auto listed = reader.List({.owner = view.owner, .page = page, .size = size, .sort = view.sort});
+            REQUIRE(listed);
+            std::int64_t total = 0;
+            const auto expected = PlainPage(writer_pool, view.where, std::int64_t{page} * size, size, total);
+            std::vector<std::string> ids;
+            for (const auto& d : listed->items) {
+                ids.push_back(d.id);
+            }
+            INFO("step " << step << " page " << page << " view " << step % 3);
+            CHECK(ids == expected);
+            CHECK(listed->total == total);
+        }
+        if (step % 2 == 1) {
+            WriteElsewhere(writer_pool, step);
+        }
+    }
+}

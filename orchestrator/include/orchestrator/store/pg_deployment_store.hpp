@@ -1,6 +1,7 @@
 #pragma once
 
 #include "orchestrator/store/deployment_store.hpp"
+#include "orchestrator/store/list_cursor_cache.hpp"
 #include "orchestrator/store/pg_pool.hpp"
 
 namespace orch::store {
@@ -34,6 +35,7 @@ class PgDeploymentStore final : public DeploymentStore {
 
    private:
     PgPool& pool_;
+    ListCursorCache cursors_;  ///< deep pages' keyset anchors (this replica's; checked per statement)
 };
 
 }  // namespace orch::store
