@@ -16,7 +16,7 @@ DeploymentSpec SpecFor(const std::string& nodes, const std::string& outputs) {
     return *check.spec;
 }
 
-const char* kMarathon =
+constexpr const char* kMarathon =
     "    app:\n      type: tosca.nodes.indigo.Container.Application.Docker.Marathon\n"
     "      artifacts: {image: {file: x, type: tosca.artifacts.Deployment.Image.Container.Docker}}\n"
     "      requirements: [{host: Docker}]\n"
