@@ -29,7 +29,7 @@ std::string Minutes(std::chrono::system_clock::duration age) {
 }  // namespace
 
 FedRegSource::FedRegSource(http::Client& http, FedRegOptions options, const Clock& clock)
-    : http_(http), options_(std::move(options)), clock_(clock) {
+    : http_(http), options_(std::move(options)), clock_(clock), groups_(options_.max_cached_groups) {
     while (!options_.url.empty() && options_.url.back() == '/') {
         options_.url.pop_back();
     }
@@ -157,19 +157,6 @@ Result<std::shared_ptr<const SlaSet>> FedRegSource::Refresh(
     return std::make_shared<const SlaSet>(std::move(mapped->slas));
 }
 
-void FedRegSource::Remember(const std::pair<std::string, std::string>& key, GroupEntry entry) {
-    if (groups_.size() >= options_.max_cached_groups && groups_.count(key) == 0) {
-        auto oldest = groups_.begin();
-        for (auto it = groups_.begin(); it != groups_.end(); ++it) {
-            if (it->second.fetched_at < oldest->second.fetched_at) {
-                oldest = it;
-            }
-        }
-        groups_.erase(oldest);
-    }
-    groups_[key] = std::move(entry);
-}
-
 Result<SlaView> FedRegSource::ForGroup(const std::string& group, const std::string& access_token) {
     return ForCaller(group, "", access_token);
 }
@@ -180,28 +167,28 @@ Result<SlaView> FedRegSource::ForCaller(
     const std::lock_guard lock(mutex_);
     const auto now = clock_.now();
     const auto key = std::make_pair(issuer, group);
-    const auto cached = groups_.find(key);
-    if (cached != groups_.end() && now - cached->second.fetched_at < options_.ttl) {
-        return SlaView{cached->second.slas, {}};
+    const auto* cached = groups_.Find(key);
+    if (cached != nullptr && now - cached->fetched_at < options_.ttl) {
+        return SlaView{cached->slas, {}};
     }
     SlaView view;
     auto fetched = Refresh(group, issuer, access_token, view.notes);
     if (fetched) {
-        Remember(key, GroupEntry{*fetched, now});
+        groups_.Remember(key, {*fetched, now});
         view.slas = std::move(fetched).value();
         return view;
     }
     if (fetched.error().code == ErrorCode::kNotFound) {
-        groups_.erase(key);
+        groups_.Forget(key);
         return std::move(fetched).error();
     }
     ORCH_LOG_WARN("Federation Registry read failed", {{"group", group}, {"error", fetched.error().message}});
-    if (cached != groups_.end()) {
+    if (cached != nullptr) {
         view.notes.push_back(
             "Federation Registry unavailable (" + fetched.error().message + "); using the SLAs read " +
-            Minutes(now - cached->second.fetched_at)
+            Minutes(now - cached->fetched_at)
         );
-        view.slas = cached->second.slas;
+        view.slas = cached->slas;
         return view;
     }
     return Error::Unavailable("Error retrieving SLAs from the Federation Registry: " + fetched.error().message);

@@ -5,7 +5,7 @@
 namespace orch::cmdb {
 
 SlamSource::SlamSource(http::Client& http, SlamOptions options, const Clock& clock)
-    : http_(http), options_(std::move(options)), clock_(clock) {
+    : http_(http), options_(std::move(options)), clock_(clock), cache_(options_.max_cached_groups) {
     while (!options_.url.empty() && options_.url.back() == '/') {
         options_.url.pop_back();
     }
@@ -41,40 +41,27 @@ Result<std::shared_ptr<const SlaSet>> SlamSource::Fetch(const std::string& group
     return std::make_shared<const SlaSet>(std::move(slas).value());
 }
 
-void SlamSource::Remember(const std::string& group, Entry entry) {
-    if (cache_.size() >= options_.max_cached_groups && cache_.count(group) == 0) {
-        auto oldest = cache_.begin();
-        for (auto it = cache_.begin(); it != cache_.end(); ++it) {
-            if (it->second.fetched_at < oldest->second.fetched_at) {
-                oldest = it;
-            }
-        }
-        cache_.erase(oldest);
-    }
-    cache_[group] = std::move(entry);
-}
-
 Result<SlaView> SlamSource::ForGroup(const std::string& group, const std::string& access_token) {
     const std::lock_guard lock(mutex_);
     const auto now = clock_.now();
-    const auto cached = cache_.find(group);
-    if (cached != cache_.end() && now - cached->second.fetched_at < options_.ttl) {
-        return SlaView{cached->second.slas, {}};
+    const auto* cached = cache_.Find(group);
+    if (cached != nullptr && now - cached->fetched_at < options_.ttl) {
+        return SlaView{cached->slas, {}};
     }
     auto fetched = Fetch(group, access_token);
     if (fetched) {
-        Remember(group, Entry{*fetched, now});
+        cache_.Remember(group, {*fetched, now});
         return SlaView{std::move(fetched).value(), {}};
     }
     if (fetched.error().code == ErrorCode::kNotFound) {
-        cache_.erase(group);
+        cache_.Forget(group);
         return std::move(fetched).error();
     }
     ORCH_LOG_WARN("SLAM read failed", {{"group", group}, {"error", fetched.error().message}});
-    if (cached != cache_.end()) {
-        const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(now - cached->second.fetched_at).count();
+    if (cached != nullptr) {
+        const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(now - cached->fetched_at).count();
         return SlaView{
-            cached->second.slas,
+            cached->slas,
             {"SLAM unreachable (" + fetched.error().message + "); using the SLAs read " + std::to_string(minutes) +
              " min ago"}};
     }

@@ -33,6 +33,16 @@ const tosca::NodeSpec* HostOf(const tosca::DeploymentSpec& spec, const tosca::No
 }
 
 /// The non-VM nodes, named for the contextualisation log.
+/// IM's outputs: as in the original, an output it cannot compute carries a text saying why as
+/// its value (the orchestrator reads such texts as "no value").
+Json ImOutputs(const tosca::DeploymentSpec& spec, const tosca::NodeAttributes& attributes) {
+    tosca::OutputValues evaluated = tosca::EvaluateOutputs(spec, attributes);
+    for (const auto& [name, why] : evaluated.notes) {
+        evaluated.values[name] = "Error evaluating output " + name + ": " + why;
+    }
+    return std::move(evaluated.values);
+}
+
 std::vector<std::string> SoftwareOf(const tosca::DeploymentSpec& spec) {
     std::vector<std::string> out;
     for (const auto& node : spec.nodes) {
@@ -240,7 +250,7 @@ void ImSim::Finish(Infrastructure& inf) {
                 attributes[node.name] = attributes[host->name];
             }
         }
-        inf.outputs = tosca::ResolveOutputs(*inf.spec, attributes);
+        inf.outputs = ImOutputs(*inf.spec, attributes);
     }
 }
 

@@ -282,12 +282,4 @@ OutputValues EvaluateOutputs(const DeploymentSpec& spec, const NodeAttributes& a
     return out;
 }
 
-Json ResolveOutputs(const DeploymentSpec& spec, const NodeAttributes& attributes) {
-    OutputValues evaluated = EvaluateOutputs(spec, attributes);
-    for (const auto& [name, why] : evaluated.notes) {
-        evaluated.values[name] = "Error evaluating output " + name + ": " + why;
-    }
-    return std::move(evaluated.values);
-}
-
 }  // namespace orch::tosca

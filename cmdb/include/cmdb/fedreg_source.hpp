@@ -2,6 +2,7 @@
 
 #include "cmdb/catalogue_source.hpp"
 #include "cmdb/fedreg_wire.hpp"
+#include "cmdb/sla_cache.hpp"
 #include "cmdb/sla_source.hpp"
 #include "common/clock.hpp"
 #include "common/http_client.hpp"
@@ -44,10 +45,6 @@ class FedRegSource : public SlaSource, public CatalogueSource {
     std::string Url() const override { return options_.url; }
 
    private:
-    struct GroupEntry {
-        std::shared_ptr<const SlaSet> slas;
-        std::chrono::system_clock::time_point fetched_at;
-    };
     // (provider uid, region, group) → that region's compute service with the group's project.
     using PieceKey = std::tuple<std::string, std::string, std::string>;
 
@@ -65,13 +62,12 @@ class FedRegSource : public SlaSource, public CatalogueSource {
         std::vector<std::string>& notes
     );
     void Rebuild(const std::set<std::string>& provider_uids);
-    void Remember(const std::pair<std::string, std::string>& key, GroupEntry entry);
 
     http::Client& http_;
     FedRegOptions options_;
     const Clock& clock_;
     std::mutex mutex_;
-    std::map<std::pair<std::string, std::string>, GroupEntry> groups_;  ///< by (issuer, group)
+    SlaCache<std::pair<std::string, std::string>> groups_;  ///< by (issuer, group)
     std::map<PieceKey, Provider> pieces_;
     std::map<std::string, std::shared_ptr<const Provider>> providers_;  ///< merged, by uid
     std::shared_ptr<const Catalogue> catalogue_ = std::make_shared<const Catalogue>();

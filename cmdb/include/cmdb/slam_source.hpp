@@ -1,12 +1,12 @@
 #pragma once
 
 #include "cmdb/catalogue_source.hpp"
+#include "cmdb/sla_cache.hpp"
 #include "cmdb/sla_source.hpp"
 #include "common/clock.hpp"
 #include "common/http_client.hpp"
 
 #include <chrono>
-#include <map>
 #include <mutex>
 #include <string>
 
@@ -31,19 +31,13 @@ class SlamSource : public SlaSource {
     std::string Url() const override { return options_.url; }
 
    private:
-    struct Entry {
-        std::shared_ptr<const SlaSet> slas;
-        std::chrono::system_clock::time_point fetched_at;
-    };
-
     Result<std::shared_ptr<const SlaSet>> Fetch(const std::string& group, const std::string& access_token);
-    void Remember(const std::string& group, Entry entry);
 
     http::Client& http_;
     SlamOptions options_;
     const Clock& clock_;
     std::mutex mutex_;
-    std::map<std::string, Entry> cache_;
+    SlaCache<std::string> cache_;  ///< by group
 };
 
 }  // namespace orch::cmdb

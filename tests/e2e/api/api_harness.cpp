@@ -1,5 +1,7 @@
 #include "api_harness.hpp"
 
+#include "test_support/poll_deployment.hpp"
+
 #include <common/uuid.hpp>
 
 #include <catch2/catch.hpp>
@@ -53,15 +55,16 @@ http::ClientResponse ApiHarness::Call(
 }
 
 Json ApiHarness::WaitFor(const std::string& id, const std::string& status) {
-    for (int i = 0; i < 400; ++i) {
-        const auto d = Json::parse(Call("GET", "/deployments/" + id).body);
-        if (d["status"] == status) {
-            return d;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto polled = PollDeployment(
+        [&] { return std::optional<Json>(Json::parse(Call("GET", "/deployments/" + id).body)); },
+        HasStatus(status),
+        std::chrono::seconds(20),
+        std::chrono::milliseconds(50)
+    );
+    if (!polled.reached) {
+        FAIL("deployment " << id << " never reached " << status << "; last: " << polled.last.dump());
     }
-    FAIL("deployment " << id << " never reached " << status);
-    return {};
+    return polled.last;
 }
 
 }  // namespace orch::test

@@ -1,5 +1,7 @@
 #include "authed_orchestrator.hpp"
 
+#include "test_support/poll_deployment.hpp"
+
 #include <common/uuid.hpp>
 
 #include <catch2/catch.hpp>
@@ -100,19 +102,19 @@ Json AuthedOrchestrator::WaitFor(
 Json AuthedOrchestrator::WaitFor(
     const std::string& id, const std::string& status, const std::function<std::string()>& token, int seconds
 ) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    Json last;
-    while (std::chrono::steady_clock::now() < deadline) {
-        const auto res = Call("GET", "/deployments/" + id, token());
-        REQUIRE(res.status == 200);
-        last = Json::parse(res.body);
-        if (last["status"] == status) {
-            return last;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto polled = PollDeployment(
+        [&] {
+            const auto res = Call("GET", "/deployments/" + id, token());
+            REQUIRE(res.status == 200);
+            return std::optional<Json>(Json::parse(res.body));
+        },
+        HasStatus(status),
+        std::chrono::seconds(seconds)
+    );
+    if (!polled.reached) {
+        FAIL("deployment " << id << " never reached " << status << "; last: " << polled.last.dump());
     }
-    FAIL("deployment " << id << " never reached " << status << "; last: " << last.dump());
-    return {};
+    return polled.last;
 }
 
 std::string MarathonTemplate() {

@@ -2,6 +2,7 @@
 // whose SLA gives the group a GPU quota (the demo's format, orchestrator/demo/sla.yaml). Usage is
 // what the group's admitted deployments hold in the database, so deleting one frees its GPUs and
 // the request waiting for them is admitted (docs/admission.md).
+#include "test_support/poll_deployment.hpp"
 #include "test_support/process.hpp"
 #include "test_support/site_sim_process.hpp"
 #include "test_support/test_env.hpp"
@@ -128,24 +129,23 @@ class QuotaSite {
     // Polls until the deployment is in `status` with a statusReason starting with `reason` (FAILs
     // on another final status or after 60 s).
     Json WaitFor(const std::string& id, const std::string& status, const std::string& reason = "") {
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-        Json d;
-        while (std::chrono::steady_clock::now() < deadline) {
-            d = Json::parse(Call("GET", "/deployments/" + id).body);
-            if (d["status"] == status && d.value("statusReason", std::string()).rfind(reason, 0) == 0) {
-                return d;
-            }
-            const std::string now = d["status"];
-            if (now.find("IN_PROGRESS") == std::string::npos) {
-                break;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
-        FAIL(
-            "deployment " << id << " did not reach " << status << ": " << d.dump() << "\n"
-                          << process_.process().Log()
+        const auto wanted = [&](const Json& d) {
+            return d.is_object() && d.value("status", "") == status &&
+                   d.value("statusReason", std::string()).rfind(reason, 0) == 0;
+        };
+        // Stops early on any other final status: waiting longer would only delay the failure.
+        const auto polled = orch::test::PollDeployment(
+            [&] { return std::optional<Json>(Json::parse(Call("GET", "/deployments/" + id).body)); },
+            [&](const Json& d) { return wanted(d) || d.value("status", "").find("IN_PROGRESS") == std::string::npos; },
+            std::chrono::seconds(60)
         );
-        return {};
+        if (!wanted(polled.last)) {
+            FAIL(
+                "deployment " << id << " did not reach " << status << ": " << polled.last.dump() << "\n"
+                              << process_.process().Log()
+            );
+        }
+        return polled.last;
     }
 
    private:

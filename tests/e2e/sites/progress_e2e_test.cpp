@@ -3,6 +3,7 @@
 // fails its attempt with the site's own reason long before the provider timeout, and the
 // caller's W3C trace reaches the site and every log line of the deployment.
 #include "site_rig.hpp"
+#include "test_support/poll_deployment.hpp"
 #include "test_support/process.hpp"
 #include "test_support/test_env.hpp"
 
@@ -64,19 +65,16 @@ Json Body(const std::string& template_text) {
 
 // Polls GET quickly (every 10 ms) until the status leaves CREATE_IN_PROGRESS or `timeout` passes.
 Json WaitQuickly(orch::e2e::Api& api, const std::string& id, std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    Json last;
-    while (std::chrono::steady_clock::now() < deadline) {
-        const auto res = api.Call("GET", "/deployments/" + id);
-        if (res.status == 200) {
-            last = Json::parse(res.body);
-            if (last.value("status", "") != "CREATE_IN_PROGRESS") {
-                return last;
-            }
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return last;
+    return orch::test::PollDeployment(
+               [&]() -> std::optional<Json> {
+                   const auto res = api.Call("GET", "/deployments/" + id);
+                   return res.status == 200 ? std::optional<Json>(Json::parse(res.body)) : std::nullopt;
+               },
+               [](const Json& d) { return d.value("status", "") != "CREATE_IN_PROGRESS"; },
+               timeout,
+               std::chrono::milliseconds(10)
+    )
+        .last;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "site_rig.hpp"
 
+#include "test_support/poll_deployment.hpp"
 #include "test_support/test_env.hpp"
 
 #include <common/uuid.hpp>
@@ -240,18 +241,12 @@ std::optional<Json> Api::Get(const std::string& id) {
 }
 
 Json Api::WaitFor(const std::string& id, const std::set<std::string>& statuses, std::chrono::seconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    Json last;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (auto d = Get(id)) {
-            last = *d;
-            if (statuses.count(last.value("status", "")) != 0) {
-                return last;
-            }
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return last;
+    return orch::test::PollDeployment(
+               [&] { return Get(id); },
+               [&](const Json& d) { return statuses.count(d.value("status", "")) != 0; },
+               timeout
+    )
+        .last;
 }
 
 Json AttemptsOf(const std::string& dsn, const std::string& deployment_id) {

@@ -85,7 +85,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)orch::tosca::CheckReport(check).dump(-1, ' ', false, orch::Json::error_handler_t::replace);
     if (check.spec) {
         CheckNotAmplified(size, *check.spec);
-        (void)orch::tosca::ResolveOutputs(*check.spec, {});
+        (void)orch::tosca::EvaluateOutputs(*check.spec, {});
         (void)check.spec->WorkloadNodes();
     }
     return 0;

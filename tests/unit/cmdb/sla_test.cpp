@@ -119,5 +119,23 @@ TEST_CASE("SLAM client: bearer token, 404, cache and fallback", "[cmdb][sla]") {
     CHECK(down.error().code == ErrorCode::kUnavailable);
 }
 
+TEST_CASE("SLAM client: a cache bound of zero reads SLAM every time", "[cmdb][sla]") {
+    // The client's own copy of the bounded cache erased begin() of its empty map here
+    // (undefined behaviour: the release build spun there, the test never ended).
+    auto routes = std::make_shared<test::FixtureRoutes>();
+    routes->Mount("/slam", test::SharedDir() + "/fixtures/slam/v1");
+    test::FixtureClient http(routes);
+    ManualClock clock{std::chrono::system_clock::time_point(std::chrono::hours(1000))};
+    SlamOptions options{"http://slam.test/slam"};
+    options.max_cached_groups = 0;
+    SlamSource slam(http, options, clock);
+    for (int i = 0; i < 3; ++i) {
+        auto view = slam.ForGroup(i % 2 == 0 ? "deep-hdc" : "ml-lab", "user-token");
+        REQUIRE(view);
+        CHECK(view->notes.empty());
+    }
+    CHECK(routes->Requests().size() == 3);
+}
+
 }  // namespace
 }  // namespace orch::cmdb

@@ -92,7 +92,7 @@ TEST_CASE("a configured VM publishes its SSH access on the endpoint capability, 
     REQUIRE(observation.phase == orch::connectors::Phase::kReady);
     REQUIRE(contextualiser.plans.size() == 1);
 
-    const Json outputs = orch::tosca::ResolveOutputs(spec, observation.attributes);
+    const Json outputs = orch::tosca::EvaluateOutputs(spec, observation.attributes).values;
     INFO(outputs.dump());
     const Json creds = outputs["creds"];
     CHECK(creds["protocol"] == "ssh");

@@ -27,9 +27,9 @@ inline EngineOptions CorpusOptions(Mode mode = Mode::kCompat) {
 
 /// One engine per mode, shared by the tests of a process (as the server shares one).
 inline const TemplateEngine& SharedEngine(Mode mode = Mode::kCompat) {
-    static const TemplateEngine compat(CorpusOptions(Mode::kCompat));
-    static const TemplateEngine strict(CorpusOptions(Mode::kStrict));
-    return mode == Mode::kStrict ? strict : compat;
+    static const TemplateEngine kCompat(CorpusOptions(Mode::kCompat));
+    static const TemplateEngine kStrict(CorpusOptions(Mode::kStrict));
+    return mode == Mode::kStrict ? kStrict : kCompat;
 }
 
 inline TemplateCheck Check(

@@ -17,13 +17,10 @@ using NodeAttributes = std::map<std::string, Json>;
 /// Evaluates every output of `spec` now that the deployment's attributes are known:
 /// get_attribute (node or capability attribute, then list indexes / map keys), falling back to
 /// the node's evaluated property of that name (TOSCA properties are attributes too), and the
-/// concat / join / token around it. Returns {output name: value}. As in the original, an output
-/// whose value cannot be computed evaluates to a text saying why instead of failing the rest.
-Json ResolveOutputs(const DeploymentSpec& spec, const NodeAttributes& attributes);
-
-/// Outputs as the orchestrator shows them: an output that cannot be computed (most often it
-/// needs an attribute the site does not report) has the value null, and a note says why, instead
-/// of an error text posing as its value (issue 25).
+/// concat / join / token around it. An output that cannot be computed (most often it needs an
+/// attribute the site does not report) has the value null and a note says why, instead of
+/// failing the rest or an error text posing as its value (issue 25). The IM simulator renders
+/// the notes as IM's own error texts; it is the one caller that wants them.
 struct OutputValues {
     Json values = Json::object();              ///< output name -> value (null when it has none)
     std::map<std::string, std::string> notes;  ///< output name -> why it has no value
