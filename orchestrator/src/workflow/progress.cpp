@@ -214,6 +214,10 @@ std::string LineOf(const domain::Event& e) {
     const auto text = [&d](const char* key) {
         return d.contains(key) && d[key].is_string() ? d[key].get<std::string>() : std::string();
     };
+    const auto number = [&d](const char* key) {
+        return d.contains(key) && d[key].is_number_integer() ? std::to_string(d[key].get<std::int64_t>())
+                                                             : std::string("?");
+    };
     switch (e.type) {
         case domain::EventType::kProgress: {
             const std::string waiting = text("waiting");
@@ -240,6 +244,15 @@ std::string LineOf(const domain::Event& e) {
         case domain::EventType::kCompleted:
         case domain::EventType::kFailed:
             return text("reason").empty() ? text("status") : text("status") + ": " + text("reason");
+        case domain::EventType::kElasticScale:
+            return "Elastic cluster: " + text("action") + " " + text("node") + " from " + number("from") + " to " +
+                   number("to") + " workers";
+        case domain::EventType::kIdle:
+            return "Idle GPUs: " + text("phase") + (text("action").empty() ? "" : " (" + text("action") + ")");
+        case domain::EventType::kLeaseWarning:
+            return "Lease ends at " + text("expiresAt");
+        case domain::EventType::kLeaseExpired:
+            return "Lease ended at " + text("expiresAt") + ": " + text("action");
         case domain::EventType::kAttemptStarted:  // the progress event says "Deploying on SITE ..."
         case domain::EventType::kUnknown:
             break;
