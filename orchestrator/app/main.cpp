@@ -28,6 +28,7 @@
 #include "orchestrator/app/wiring_templates.hpp"
 #include "orchestrator/app/workflow_config.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
+#include "orchestrator/ops/admission_metrics.hpp"
 #include "orchestrator/ops/metered_connector.hpp"
 #include "orchestrator/ops/metered_placer.hpp"
 #include "orchestrator/ops/request_metrics.hpp"
@@ -220,6 +221,8 @@ int main(int argc, char** argv) {
     auth::Authenticator& authenticator = *authenticator_wiring.authenticator;
     ops::WorkflowMetrics workflow_metrics(metrics_registry);
     engine_options.observer = &workflow_metrics;
+    ops::AdmissionMetrics admission_metrics(metrics_registry);
+    step_options.admission_observer = &admission_metrics;
     workflow::Engine engine(workflow_store, engine_options);
     workflow::StepServices services{
         workflow_store,

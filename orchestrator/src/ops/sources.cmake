@@ -7,3 +7,4 @@ list(APPEND SOURCES ${AREA_DIR}/metered_connector.cpp ${AREA_DIR}/metered_placer
 list(APPEND SOURCES ${AREA_DIR}/openapi.cpp)
 list(APPEND SOURCES ${AREA_DIR}/workflow_metrics.cpp ${AREA_DIR}/metered_authenticator.cpp)
 list(APPEND SOURCES ${AREA_DIR}/idle_metrics.cpp)
+list(APPEND SOURCES ${AREA_DIR}/admission_metrics.cpp)
