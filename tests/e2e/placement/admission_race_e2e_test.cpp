@@ -284,15 +284,21 @@ std::vector<std::string> CreateConcurrently(
             auto client = std::move(*orch::http::MakeClient({}));
             for (int i = next++; i < count; i = next++) {
                 const bool to_a = i % 2 == 0;
+                std::string error;
                 const std::string id = Create(
                     *client,
                     to_a ? r.a().BaseUrl() : r.b().BaseUrl(),
                     r.b().BaseUrl(),
                     i % 3 == 0 ? 2 : 1,
-                    to_a ? a_dead : kNeverDead
+                    to_a ? a_dead : kNeverDead,
+                    error
                 );
                 const std::lock_guard lock(mu);
-                ids.push_back(id);
+                if (id.empty()) {
+                    errors.push_back(error);
+                } else {
+                    ids.push_back(id);
+                }
             }
             ++finished;
         });
