@@ -148,12 +148,14 @@ std::string Create(
     return {};
 }
 
-// The group's all-GPU counter: reserved + in use (0 before the first admission).
+// The group's all-GPU counter of its SLA on the site (scope group_service: the only quota here):
+// reserved + in use (0 before the first admission).
 double GroupGpusHeld(pqxx::connection& c) {
     pqxx::read_transaction tx(c);
     const auto r = tx.exec(
         "SELECT COALESCE(SUM(reserved + in_use), 0) FROM quota_counters "
-        "WHERE scope = 'group' AND user_group = 'demo' AND resource = 'gpus' AND gpu_class = ''"
+        "WHERE scope = 'group_service' AND user_group = 'demo' AND service_id = 'SIM-A_marathon' "
+        "AND resource = 'gpus' AND gpu_class = ''"
     );
     return r[0][0].as<double>();
 }
