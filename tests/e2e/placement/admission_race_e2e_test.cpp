@@ -395,11 +395,13 @@ TEST_CASE(
 
 TEST_CASE("a replica killed with -9 mid-admission leaks no reservation", "[e2e][admission][replicas]") {
     TwoReplicas r;
-    // A is killed the first time it holds a leased job while the group's counter is part-filled:
-    // admissions are under way on it, and some of its place steps may be in an open transaction.
+    // A is killed the first time it holds a leased job once admissions have begun: its leased
+    // jobs are place steps (new requests, or queued ones retrying), so some may be in an open
+    // admitting transaction. The watch goes on after the last create (queued requests keep
+    // coming back to place steps every admission_retry) for at most 30 s.
     std::atomic<bool> a_dead{false};
     pqxx::connection watcher(r.dsn());
-    const auto ids = CreateConcurrently(r, kKillCreates, a_dead, [&] {
+    const auto kill_when_admitting = [&] {
         if (a_dead) {
             return;
         }
@@ -411,11 +413,17 @@ TEST_CASE("a replica killed with -9 mid-admission leaks no reservation", "[e2e][
         )[0][0]
                                .as<int>();
         tx.commit();
-        if (leased > 0 && held > 0 && held < kQuotaGpus) {
+        if (leased > 0 && held > 0) {
             REQUIRE(r.a().process().Stop(SIGKILL, std::chrono::seconds(10)) == 128 + SIGKILL);
             a_dead = true;
         }
-    });
+    };
+    const auto ids = CreateConcurrently(r, kKillCreates, a_dead, kill_when_admitting);
+    const auto watch_until = Clock::now() + std::chrono::seconds(30);
+    while (!a_dead && Clock::now() < watch_until) {
+        kill_when_admitting();
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     REQUIRE(a_dead);
     WaitSettled(r.pg(), static_cast<int>(ids.size()), std::chrono::seconds(120));
 
