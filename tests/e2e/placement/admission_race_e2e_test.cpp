@@ -375,6 +375,23 @@ void RaceRound(int round) {
         const bool refused = status == "CREATE_FAILED" && reason.find("quota") != std::string::npos;
         CHECK((queued || refused));
     }
+
+    // The queue is on /metrics (main wires AdmissionMetrics): each replica placed some of it, and
+    // the admissions (not necessarily on both) have their waits.
+    int with_waits = 0;
+    for (auto* replica : {&r.a(), &r.b()}) {
+        orch::http::ClientRequest req;
+        req.method = "GET";
+        req.url = replica->BaseUrl() + "/metrics";
+        req.timeout = std::chrono::seconds(30);
+        const auto res = r.client().Send(req);
+        REQUIRE(res);
+        REQUIRE(res->status == 200);
+        CHECK(res->body.find("orch_admission_queue_length{issuer=") != std::string::npos);
+        CHECK(res->body.find("orch_admission_share{issuer=") != std::string::npos);
+        with_waits += res->body.find("orch_admission_wait_seconds_count{issuer=") != std::string::npos ? 1 : 0;
+    }
+    CHECK(with_waits >= 1);
 }
 
 int Rounds() {
