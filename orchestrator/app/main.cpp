@@ -28,6 +28,7 @@
 #include "orchestrator/app/wiring_templates.hpp"
 #include "orchestrator/app/workflow_config.hpp"
 #include "orchestrator/auth/auth_setup.hpp"
+#include "orchestrator/ops/admission_metrics.hpp"
 #include "orchestrator/ops/callback_metrics.hpp"
 #include "orchestrator/ops/metered_connector.hpp"
 #include "orchestrator/ops/metered_placer.hpp"
@@ -221,6 +222,8 @@ int main(int argc, char** argv) {
     auth::Authenticator& authenticator = *authenticator_wiring.authenticator;
     ops::WorkflowMetrics workflow_metrics(metrics_registry);
     engine_options.observer = &workflow_metrics;
+    ops::AdmissionMetrics admission_metrics(metrics_registry);
+    step_options.admission_observer = &admission_metrics;
     workflow::Engine engine(workflow_store, engine_options);
     workflow::SiteVersionCache site_versions(clock);
     workflow::StepServices services{

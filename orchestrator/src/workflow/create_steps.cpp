@@ -173,7 +173,8 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
             s.clock.now(),
             s.options.admission_weights,
             s.options.admission_fair_share,
-            s.options.admission_half_life
+            s.options.admission_half_life,
+            s.options.admission_observer
         );
         if (!found) {
             return StepResult::Retry(Backoff(job.attempts), "admission queue: " + found.error().message);
@@ -190,6 +191,10 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
     }
     Transition t;
     t.admit = AdmissionOf(s, *decision, request.requester, resources, spec, self, place);
+    if (s.options.admission_observer != nullptr) {
+        const std::chrono::duration<double> waited = s.clock.now() - d.created_at;
+        s.options.admission_observer->Admitted(request.requester.issuer, decision->quota_group, waited.count());
+    }
     progress::Placed(t, placement.candidates);
     t.placement = std::move(placement);
     t.candidate_index = 0;

@@ -29,6 +29,34 @@ void Add(ShareVector& v, QuotaResource resource, double amount) {
     }
 }
 
+// Each group's waiting requests (all of the listing, competing or not) and share (over the
+// competing requests' capacity, as the order used it), for the queue metrics.
+void Report(
+    AdmissionObserver& observer,
+    const std::string& issuer,
+    const std::vector<WaitingRequest>& listed,
+    const std::map<std::string, GroupAccount, std::less<>>& accounts,
+    const ShareVector& capacity
+) {
+    std::map<std::string, GroupQueueFigures, std::less<>> groups;
+    for (const auto& w : listed) {
+        auto& g = groups[w.group];
+        g.group = w.group;
+        ++g.waiting;
+    }
+    for (const auto& [group, account] : accounts) {
+        auto& g = groups[group];
+        g.group = group;
+        g.share = DominantShare(account.usage, capacity, account.weight);
+    }
+    std::vector<GroupQueueFigures> out;
+    out.reserve(groups.size());
+    for (auto& entry : groups) {
+        out.push_back(std::move(entry.second));
+    }
+    observer.QueueComputed(issuer, out);
+}
+
 }  // namespace
 
 Result<QueuePlace> PlaceInQueue(
@@ -38,7 +66,8 @@ Result<QueuePlace> PlaceInQueue(
     std::chrono::system_clock::time_point now,
     const FairShareWeights& weights,
     const FairShareOptions& options,
-    std::chrono::milliseconds half_life
+    std::chrono::milliseconds half_life,
+    AdmissionObserver* observer
 ) {
     auto listed = store.WaitingRequests(issuer, kMaxWaitingListed);
     if (!listed) {
@@ -46,12 +75,15 @@ Result<QueuePlace> PlaceInQueue(
     }
     std::vector<WaitingRequest> waiting;
     waiting.push_back(self);
-    for (auto& w : *listed) {
+    for (const auto& w : *listed) {
         if (w.deployment_id != self.deployment_id && Competes(w, self)) {
-            waiting.push_back(std::move(w));
+            waiting.push_back(w);
         }
     }
     if (waiting.size() == 1) {
+        if (observer != nullptr) {
+            Report(*observer, issuer, *listed, {}, {});
+        }
         return QueuePlace{};
     }
     auto counters = store.QuotaCounters(issuer, {});
@@ -79,6 +111,9 @@ Result<QueuePlace> PlaceInQueue(
         accounts[w.group].weight = weights.For(w.group);
     }
     const auto order = FairShareOrder(waiting, accounts, capacity, now, options);
+    if (observer != nullptr) {
+        Report(*observer, issuer, *listed, accounts, capacity);
+    }
     const auto at = std::find(order.begin(), order.end(), std::size_t{0});
     return QueuePlace{static_cast<std::size_t>(at - order.begin()) + 1};
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 // Where a request stands in its issuer's admission queue (docs/admission.md, "Fair share").
+#include "orchestrator/workflow/admission_observer.hpp"
 #include "orchestrator/workflow/fair_share.hpp"
 #include "orchestrator/workflow/workflow_store.hpp"
 
@@ -17,6 +18,7 @@ struct QueuePlace {
 /// `self`'s place among the waiting requests of `issuer` that compete with it (requests for GPUs
 /// with requests for GPUs, the others with the others), ordered by FairShareOrder (with `weights` and `options`) over
 /// what each group holds now (its group quota counters) against the sum of that and every demand.
+/// `observer`, when set, is told each group's waiting requests and share (the queue metrics).
 Result<QueuePlace> PlaceInQueue(
     WorkflowStore& store,
     const std::string& issuer,
@@ -24,7 +26,8 @@ Result<QueuePlace> PlaceInQueue(
     std::chrono::system_clock::time_point now,
     const FairShareWeights& weights = {},
     const FairShareOptions& options = {},
-    std::chrono::milliseconds half_life = std::chrono::hours(24 * 7)
+    std::chrono::milliseconds half_life = std::chrono::hours(24 * 7),
+    AdmissionObserver* observer = nullptr
 );
 
 }  // namespace orch::workflow

@@ -1,4 +1,6 @@
-# e2e tier for placement: the real orchestrator binary, real PostgreSQL, a site-sim Marathon site.
+# e2e tier for placement: the real orchestrator binary, real PostgreSQL, a site-sim Marathon site
+# (admission_race_e2e_test: two replicas of it on one database).
 set(TEST_SOURCES
   ${TEST_DIR}/quota_e2e_test.cpp
+  ${TEST_DIR}/admission_race_e2e_test.cpp
 )

@@ -3,6 +3,7 @@
 // calls pass through unchanged.
 #include "test_support/fakes.hpp"
 
+#include <orchestrator/ops/admission_metrics.hpp>
 #include <orchestrator/ops/callback_metrics.hpp>
 #include <orchestrator/ops/metered_connector.hpp>
 #include <orchestrator/ops/metered_placer.hpp>
@@ -147,4 +148,27 @@ TEST_CASE("callback delivery tries are counted by outcome with their age", "[met
     CHECK(Sample(text, R"(orch_callback_delivery_age_seconds_sum{outcome="delivered"})") == 3);
     CHECK(Sample(text, R"(orch_callback_delivery_age_seconds_bucket{outcome="abandoned",le="86400"})") == 0);
     CHECK(Sample(text, R"(orch_callback_delivery_age_seconds_count{outcome="abandoned"})") == 1);
+}
+
+TEST_CASE(
+    "admission metrics: queue length and share per group, zero once a queue empties, wait times", "[ops][admission]"
+) {
+    orch::metrics::Registry registry;
+    orch::ops::AdmissionMetrics metrics(registry);
+    metrics.QueueComputed("iss", {{"physics", 3, 0.5}, {"bio", 1, 0.25}});
+    auto text = registry.Render();
+    CHECK(Sample(text, R"(orch_admission_queue_length{issuer="iss",group="physics"})") == 3);
+    CHECK(Sample(text, R"(orch_admission_share{issuer="iss",group="bio"})") == 0.25);
+
+    // physics' queue emptied (absent from the next computation): it reads 0, not its last 3.
+    metrics.QueueComputed("iss", {{"bio", 2, 0.5}});
+    text = registry.Render();
+    CHECK(Sample(text, R"(orch_admission_queue_length{issuer="iss",group="physics"})") == 0);
+    CHECK(Sample(text, R"(orch_admission_queue_length{issuer="iss",group="bio"})") == 2);
+
+    metrics.Admitted("iss", "bio", 42);
+    metrics.Admitted("iss", "bio", 4000);
+    text = registry.Render();
+    CHECK(Sample(text, R"(orch_admission_wait_seconds_count{issuer="iss",group="bio"})") == 2);
+    CHECK(Sample(text, R"(orch_admission_wait_seconds_bucket{issuer="iss",group="bio",le="60"})") == 1);
 }

@@ -658,6 +658,62 @@ TEST_CASE(
     CHECK(rig.connector.CreateCalls("SITE-A", users) == 1);  // its turn once physics is admitted
 }
 
+// Records what admission reports to its observer (what the queue metrics show).
+struct RecordingAdmission final : orch::workflow::AdmissionObserver {
+    std::map<std::string, orch::workflow::GroupQueueFigures> last;  // the latest computation, by group
+    std::vector<std::pair<std::string, double>> admitted;           // group, wait in seconds
+
+    void QueueComputed(const std::string&, const std::vector<orch::workflow::GroupQueueFigures>& groups) override {
+        last.clear();
+        for (const auto& g : groups) {
+            last[g.group] = g;
+        }
+    }
+    void Admitted(const std::string&, const std::string& group, double wait_seconds) override {
+        admitted.emplace_back(group, wait_seconds);
+    }
+};
+
+TEST_CASE("admission reports each group's queue and share, and each admission's wait", "[workflow][admission]") {
+    Rig rig;
+    RecordingAdmission seen;
+    rig.services.options.admission_observer = &seen;
+    rig.api.principal().groups = std::vector<std::string>{"users", "physics"};
+    orch::placement::GroupQuota quota;
+    quota.group.gpus = 100;
+    rig.placer.SetQuota(quota);
+    const std::string held = rig.Create(Json::object(), "users");
+    for (int i = 0; i < 10 && rig.Get(held).status != Status::kCreateComplete; ++i) {
+        rig.api.clock.Advance(seconds(1));
+        rig.RunDue();
+    }
+    REQUIRE(rig.Get(held).status == Status::kCreateComplete);
+    REQUIRE(seen.admitted.size() == 1);
+    CHECK(seen.admitted[0].first == "users");
+
+    rig.placer.SetFull(true);
+    rig.Create(Json::object(), "users");
+    rig.api.clock.Advance(seconds(1));
+    const std::string physics = rig.Create(Json::object(), "physics");
+    rig.RunDue();
+    rig.api.clock.Advance(seconds(5));
+    rig.RunDue();
+    // Both wait; users holds a GPU, physics none: users' share is the larger.
+    REQUIRE(seen.last.count("users") == 1);
+    REQUIRE(seen.last.count("physics") == 1);
+    CHECK(seen.last.at("users").waiting == 1);
+    CHECK(seen.last.at("physics").waiting == 1);
+    CHECK(seen.last.at("users").share > seen.last.at("physics").share);
+
+    rig.placer.SetFull(false);
+    rig.api.clock.Advance(seconds(5));
+    rig.RunDue();
+    REQUIRE(rig.connector.CreateCalls("SITE-A", physics) == 1);
+    REQUIRE(seen.admitted.size() == 2);
+    CHECK(seen.admitted[1].first == "physics");
+    CHECK(seen.admitted[1].second == 10.0);  // created, then 5 s + 5 s of waiting on the clock
+}
+
 TEST_CASE("the operator's group weights order the queue (workflow.admission_weights)", "[workflow][admission]") {
     // users and physics hold one GPU each: equal shares, so by name physics would go first; with
     // weight 3 users' share is a third of physics' and users goes first.

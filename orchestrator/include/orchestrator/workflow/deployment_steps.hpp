@@ -5,6 +5,7 @@
 #include "connectors/connector.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/placement/placer.hpp"
+#include "orchestrator/workflow/admission_observer.hpp"
 #include "orchestrator/workflow/engine.hpp"
 #include "orchestrator/workflow/fair_share.hpp"
 #include "orchestrator/workflow/self_heal_options.hpp"
@@ -71,6 +72,9 @@ struct StepOptions {
     FairShareOptions admission_fair_share;
     /// How fast a group's past resource-hours are forgotten (workflow.admission_half_life).
     std::chrono::milliseconds admission_half_life{std::chrono::hours(24 * 7)};
+    /// Told the queue per group and each admission's wait (the queue metrics; main wires ops'
+    /// AdmissionMetrics); null: nobody listens.
+    AdmissionObserver* admission_observer = nullptr;
     SelfHealOptions self_heal;
 };
 
