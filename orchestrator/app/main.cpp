@@ -226,7 +226,8 @@ int main(int argc, char** argv) {
         [](const tosca::DeploymentSpec& spec, const std::map<std::string, Json>& attrs) {
             return tosca::EvaluateOutputs(spec, attrs);
         },
-        step_options};
+        step_options,
+        placement->feed.get()};
     workflow::RegisterDeploymentSteps(engine, services);
     workflow::CallbackDeliverer callbacks(
         services, {.owner = config->instance_id, .workers = 2, .idle_poll = engine_options.idle_poll}

@@ -3,6 +3,7 @@
 #include "common/clock.hpp"
 #include "common/http_client.hpp"
 #include "connectors/connector.hpp"
+#include "monitoring/feed.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/placement/placer.hpp"
 #include "orchestrator/workflow/engine.hpp"
@@ -86,6 +87,9 @@ struct StepServices {
     std::function<tosca::OutputValues(const tosca::DeploymentSpec&, const std::map<std::string, Json>&)>
         resolve_outputs;
     StepOptions options;
+    /// The placement's monitoring feed, read by the health check when self_heal.site_down_after
+    /// is set (a site marked down that long counts as lost); null: not read.
+    monitoring::Feed* site_health = nullptr;
 };
 
 /// Registers every deployment step (deploy, poll, delete, delete_poll, cleanup, update,
