@@ -331,15 +331,18 @@ TEST_CASE(
         REQUIRE(res.status == 201);
         return Json::parse(res.body)["uuid"].get<std::string>();
     };
+    // The group is named: a request without userGroup gets the operator's default, not the
+    // SLA policy of placement.default_group (lifecycle.md, "Per-group policies").
     const std::string heal = create(
         {{"template", orch::e2e::CorpusTemplate(orch::e2e::kWebdav)},
-         {"parameters", {{"docker_image", "deephdc/deep-oc-generic"}, {"num_gpus", 1}}}}
+         {"parameters", {{"docker_image", "deephdc/deep-oc-generic"}, {"num_gpus", 1}}},
+         {"userGroup", "e2e"}}
     );
     const std::string idle = create({{"template", kGpuApp}, {"userGroup", "gpu"}});
     const std::string cluster = create({{"template", kElasticCluster}});
     for (const auto& [id, site] :
          std::vector<std::pair<std::string, std::string>>{{heal, "SITE-A"}, {idle, "SITE-B"}, {cluster, "IM-A"}}) {
-        Json d;
+        Json d = Json::object();
         const auto deadline = Clock::now() + seconds(40);
         while (Clock::now() < deadline && d.value("status", "") != "CREATE_COMPLETE") {
             d = replicas.Get(id).value_or(Json::object());
