@@ -239,7 +239,8 @@ int main(int argc, char** argv) {
             return tosca::EvaluateOutputs(spec, attrs);
         },
         step_options,
-        &site_versions};
+        &site_versions,
+        placement->feed.get()};
     workflow::RegisterDeploymentSteps(engine, services);
     ops::CallbackMetrics callback_metrics(metrics_registry);
     workflow::CallbackDeliverer callbacks(

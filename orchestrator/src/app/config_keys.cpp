@@ -42,6 +42,7 @@ std::set<std::string> AppConfigKeys() {
         "self_healing.default",
         "self_healing.check_interval",
         "self_healing.lost_after",
+        "self_healing.site_down_after",
         "self_healing.cleanup_max_backoff",
         "self_healing.cleanup_max_age",
         "workflow.lease",

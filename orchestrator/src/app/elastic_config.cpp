@@ -1,6 +1,7 @@
 #include "orchestrator/app/elastic_config.hpp"
 
 #include "monitoring/prometheus_api.hpp"
+#include "orchestrator/app/sla_group_policies.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -46,25 +47,19 @@ Status ParseSettings(const ConfigTree& t, const std::string& prefix, workflow::E
     return Ok();
 }
 
-// Per-group policies from the local SLA file (placement.sla.type file): an `elastic:` mapping
-// beside a group's `preferences` and `sla`, with the keys of `elastic.*`, over the operator's
-// defaults. A group name with a dot cannot be a key path: such a group keeps the defaults.
+// Per-group policies from the local SLA file: an `elastic:` mapping with the keys of `elastic.*`,
+// over the operator's defaults.
 Status ReadGroupPolicies(const ConfigTree& t, ElasticConfig& c) {
-    ORCH_ASSIGN_OR_RETURN(const auto type, t.GetString("placement.sla.type", "file"));
-    ORCH_ASSIGN_OR_RETURN(const auto path, t.GetString("placement.sla.path", ""));
-    if (type != "file" || path.empty()) {
-        return Ok();
-    }
-    ORCH_ASSIGN_OR_RETURN(const auto slas, ConfigTree::FromFile(path));
-    for (const auto& group : slas.ChildKeys("")) {
-        if (group.find('.') != std::string::npos || !slas.Has(group + ".elastic")) {
-            continue;
+    return ForEachSlaGroupSection(
+        t,
+        "elastic",
+        [&c](const ConfigTree& slas, const std::string& group, const std::string& prefix) -> Status {
+            workflow::ElasticSettings settings = c.sweep.settings;
+            ORCH_RETURN_IF_ERROR(ParseSettings(slas, prefix, settings));
+            c.sweep.by_group.emplace(group, settings);
+            return Ok();
         }
-        workflow::ElasticSettings settings = c.sweep.settings;
-        ORCH_RETURN_IF_ERROR(ParseSettings(slas, group + ".elastic.", settings));
-        c.sweep.by_group.emplace(group, settings);
-    }
-    return Ok();
+    );
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "orchestrator/app/idle_config.hpp"
 
+#include "orchestrator/app/sla_group_policies.hpp"
+
 namespace orch::app {
 namespace {
 
@@ -57,6 +59,17 @@ Result<IdleConfig> ParseIdleConfig(const ConfigTree& t) {
         c.enabled = c.enabled || policy.enabled;
         c.policies.by_group.emplace(group, policy);
     }
+    // A group's `idle:` in the SLA file is the group's own word: over idle.groups.<g>, over idle.*.
+    ORCH_RETURN_IF_ERROR(ForEachSlaGroupSection(
+        t,
+        "idle",
+        [&c](const ConfigTree& slas, const std::string& group, const std::string& prefix) -> Status {
+            ORCH_ASSIGN_OR_RETURN(auto policy, ParsePolicy(slas, prefix, c.policies.For(group)));
+            c.enabled = c.enabled || policy.enabled;
+            c.policies.by_group.insert_or_assign(group, policy);
+            return Ok();
+        }
+    ));
     return c;
 }
 

@@ -1,10 +1,26 @@
 #include "orchestrator/app/workflow_config.hpp"
 
+#include "orchestrator/app/sla_group_policies.hpp"
+
 #include <cstdlib>
 
 namespace orch::app {
 
 namespace {
+
+// A group's `self_healing: {enabled: ...}` in the SLA file: its deployments' default, which the
+// request's `selfHealing` still overrides.
+Status ReadSelfHealGroups(const ConfigTree& t, workflow::SelfHealOptions& o) {
+    return ForEachSlaGroupSection(
+        t,
+        "self_healing",
+        [&o](const ConfigTree& slas, const std::string& group, const std::string& prefix) -> Status {
+            ORCH_ASSIGN_OR_RETURN(const bool enabled, slas.GetBool(prefix + "enabled", o.default_enabled));
+            o.enabled_by_group.insert_or_assign(group, enabled);
+            return Ok();
+        }
+    );
+}
 
 // A group's share weight: a positive number, bounded so one group cannot be made infinite.
 constexpr double kMaxWeight = 1e6;
@@ -76,12 +92,16 @@ Status ParseWorkflowConfig(const ConfigTree& t, workflow::EngineOptions& e, work
     );
     ORCH_ASSIGN_OR_RETURN(s.self_heal.lost_after, t.GetDuration("self_healing.lost_after", s.self_heal.lost_after));
     ORCH_ASSIGN_OR_RETURN(
+        s.self_heal.site_down_after, t.GetDuration("self_healing.site_down_after", s.self_heal.site_down_after)
+    );
+    ORCH_ASSIGN_OR_RETURN(
         s.self_heal.cleanup_max_backoff,
         t.GetDuration("self_healing.cleanup_max_backoff", s.self_heal.cleanup_max_backoff)
     );
     ORCH_ASSIGN_OR_RETURN(
         s.self_heal.cleanup_max_age, t.GetDuration("self_healing.cleanup_max_age", s.self_heal.cleanup_max_age)
     );
+    ORCH_RETURN_IF_ERROR(ReadSelfHealGroups(t, s.self_heal));
     ORCH_ASSIGN_OR_RETURN(e.deleted_retention, t.GetDuration("deployments.deleted_retention", e.deleted_retention));
     ORCH_ASSIGN_OR_RETURN(e.event_retention, t.GetDuration("events.retention", e.event_retention));
     if (e.lease < std::chrono::seconds(1)) {

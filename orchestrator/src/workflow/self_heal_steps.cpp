@@ -10,6 +10,7 @@ namespace {
 
 constexpr const char* kSinceMember = "unreachable_since_ms";
 constexpr const char* kMarkedMember = "lost_marked";
+constexpr const char* kDownMember = "site_down_since_ms";
 
 std::int64_t NowMs(const StepServices& s) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now().time_since_epoch()).count();
@@ -89,9 +90,49 @@ Finding Check(StepServices& s, const WorkflowState& st, const Attempt& a) {
     return {Health::kRunning, ""};
 }
 
-// The request's `selfHealing` wins; without it the operator's default decides.
+// What the monitoring feed says of the attempt's site: its service's probe when the feed has
+// one, else the site's; nullopt when it says nothing (no feed, no series, the feed failing).
+std::optional<bool> SiteUp(StepServices& s, const Attempt& a) {
+    if (s.site_health == nullptr) {
+        return std::nullopt;
+    }
+    const auto snapshot = s.site_health->Collect({a.provider_id});
+    const auto* site = snapshot ? snapshot->FindProvider(a.provider_id) : nullptr;
+    if (site == nullptr) {
+        return std::nullopt;
+    }
+    const auto* service = a.service_id.empty() ? nullptr : site->FindService(a.service_id);
+    return service != nullptr && service->up ? service->up : site->up;
+}
+
+// Counts how long the feed has marked the site down (since when rides in `payload`); only marks
+// seen at every check in a row count, so a feed that says nothing starts the count over. The
+// reason, once the marks have lasted self_heal.site_down_after.
+std::optional<std::string> MarkedDown(StepServices& s, Json& payload, const Attempt& a) {
+    const auto threshold = s.options.self_heal.site_down_after;
+    if (threshold.count() <= 0 || SiteUp(s, a) != false) {
+        payload.erase(kDownMember);
+        return std::nullopt;
+    }
+    const std::int64_t since = payload.value(kDownMember, NowMs(s));
+    payload[kDownMember] = since;
+    const std::chrono::milliseconds down(NowMs(s) - since);
+    if (down < threshold) {
+        return std::nullopt;
+    }
+    return "the monitoring feed has marked site " + a.provider_id + " down for " + std::to_string(down.count() / 1000) +
+           " s";
+}
+
+// The request's `selfHealing` wins; without it the group's policy from the SLA file, then the
+// operator's default.
 bool Allowed(const StepServices& s, const domain::Deployment& d) {
-    return d.options.self_healing.value_or(s.options.self_heal.default_enabled);
+    if (d.options.self_healing) {
+        return *d.options.self_healing;
+    }
+    const auto& by_group = s.options.self_heal.enabled_by_group;
+    const auto group = by_group.find(d.user_group);
+    return group != by_group.end() ? group->second : s.options.self_heal.default_enabled;
 }
 
 // Lost but not moved: told once (statusReason, event, callback), then watched as before.
@@ -109,8 +150,13 @@ Transition MarkLost(const StepServices& s, const Job& job, const std::string& re
 }
 
 // Running again (the site came back before anything moved): what the loss said is withdrawn.
+// A count of the monitoring feed's down marks goes on: the site's API answering does not end it.
 Transition Recovered(const StepServices& s, const Job& job) {
-    Transition t = Then(Again(s, Json::object()));
+    Json payload = Json::object();
+    if (job.payload.contains(kDownMember)) {
+        payload[kDownMember] = job.payload[kDownMember];
+    }
+    Transition t = Then(Again(s, std::move(payload)));
     if (job.payload.value(kMarkedMember, false)) {
         t.status_reason = "";
         progress::Note(
@@ -237,17 +283,25 @@ StepResult Health(StepServices& s, const Job& job, const CancelToken& cancel) {
     if (watch == Watch::kWait || running == nullptr) {
         return StepResult::Commit(Then(Again(s, job.payload)));
     }
+    Job watched = job;  // its payload carries the monitoring feed's count to the next check
+    if (!watched.payload.is_object()) {
+        watched.payload = Json::object();
+    }
+    const auto marked_down = MarkedDown(s, watched.payload, *running);
     Finding found = Check(s, st, *running);
+    if (marked_down && found.health != Health::kLost) {
+        found = {Health::kLost, *marked_down};
+    }
     switch (found.health) {
         case Health::kRunning:
-            return StepResult::Commit(Recovered(s, job));
+            return StepResult::Commit(Recovered(s, watched));
         case Health::kUnknown:
-            return StepResult::Commit(Then(Again(s, job.payload)));
+            return StepResult::Commit(Then(Again(s, watched.payload)));
         case Health::kUnreachable: {
-            const std::int64_t since = job.payload.value(kSinceMember, NowMs(s));
+            const std::int64_t since = watched.payload.value(kSinceMember, NowMs(s));
             const std::chrono::milliseconds silent(NowMs(s) - since);
             if (silent < s.options.self_heal.lost_after) {
-                Json payload = job.payload;
+                Json payload = watched.payload;
                 payload[kSinceMember] = since;
                 return StepResult::Commit(Then(Again(s, std::move(payload))));
             }
@@ -260,10 +314,10 @@ StepResult Health(StepServices& s, const Job& job, const CancelToken& cancel) {
     }
     if (!Allowed(s, st.deployment)) {
         return StepResult::Commit(
-            MarkLost(s, job, found.why, "the deployment is not moved (selfHealing is not enabled)")
+            MarkLost(s, watched, found.why, "the deployment is not moved (selfHealing is not enabled)")
         );
     }
-    return Redeploy(s, job, st, *running, found.why);
+    return Redeploy(s, watched, st, *running, found.why);
 }
 
 std::optional<StepResult> OrphanStillUnreachable(

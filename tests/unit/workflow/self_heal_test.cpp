@@ -4,6 +4,7 @@
 #include "test_support/handler_harness.hpp"
 
 #include <common/http_client.hpp>
+#include <monitoring/feed.hpp>
 #include <orchestrator/auth/principal.hpp>
 #include <orchestrator/workflow/deployment_steps.hpp>
 #include <orchestrator/workflow/engine.hpp>
@@ -28,8 +29,32 @@ orch::workflow::StepOptions Options() {
     return o;
 }
 
+/// A monitoring feed whose word on SITE-A the test sets: down, up or nothing (no series).
+class SiteFeed : public orch::monitoring::Feed {
+   public:
+    std::optional<bool> site_a_up;
+    int collects = 0;
+
+    std::shared_ptr<const orch::monitoring::Snapshot> Collect(const std::vector<std::string>& ids) override {
+        ++collects;
+        auto snapshot = std::make_shared<orch::monitoring::Snapshot>();
+        for (const auto& id : ids) {
+            if (id == "SITE-A" && site_a_up) {
+                orch::monitoring::ProviderSignals site;
+                site.provider_id = id;
+                site.up = site_a_up;
+                snapshot->providers[id] = site;
+            }
+        }
+        return snapshot;
+    }
+    std::string Url() const override { return {}; }
+    std::string Kind() const override { return "test"; }
+};
+
 struct Rig {
     orch::test::HandlerHarness api;
+    SiteFeed feed;
     orch::test::FakePlacer placer;
     orch::test::FakeConnector connector;
     orch::test::FakeRegistry registry{connector};
@@ -45,7 +70,8 @@ struct Rig {
         api.clock,
         nullptr,
         nullptr,
-        Options()};
+        Options(),
+        &feed};
     orch::workflow::Engine engine{api.stores.workflow, {.owner = "unit-test"}};
 
     explicit Rig(std::vector<std::string> sites = {"SITE-A", "SITE-B"}) : placer(std::move(sites)) {
@@ -212,4 +238,103 @@ TEST_CASE("with no other suitable site the lost deployment stays and says so", "
     CHECK(d.status == Status::kCreateComplete);
     CHECK(d.status_reason.find("no other suitable site") != std::string::npos);
     CHECK(rig.SelfHealingEvents(id).size() == 1);
+}
+
+TEST_CASE(
+    "a site the monitoring feed marks down for site_down_after loses its deployment even while its API answers",
+    "[workflow][self-heal]"
+) {
+    Rig rig;
+    rig.services.options.self_heal.site_down_after = seconds(40);
+    const std::string id = rig.Running(Json{{"selfHealing", true}});
+    rig.feed.site_a_up = false;
+
+    rig.Pass(seconds(35));  // marked down for less than site_down_after: still where it was
+    CHECK(rig.Get(id).cloud_provider_name == "SITE-A");
+    CHECK(rig.connector.CreateCalls("SITE-B", id) == 0);
+
+    rig.Pass(seconds(20));
+    CHECK(rig.connector.CreateCalls("SITE-B", id) == 1);
+    CHECK(rig.Get(id).status == Status::kCreateComplete);
+    CHECK(rig.Get(id).cloud_provider_name == "SITE-B");
+    CHECK(rig.Attempts(id).at(0).reason.find("lost: the monitoring feed has marked site SITE-A down for") == 0);
+}
+
+TEST_CASE(
+    "only marks seen at every check in a row count, and only when site_down_after is set", "[workflow][self-heal]"
+) {
+    Rig rig;
+    SECTION("the feed says nothing for a check: the count starts over") {
+        rig.services.options.self_heal.site_down_after = seconds(40);
+        const std::string id = rig.Running(Json{{"selfHealing", true}});
+        rig.feed.site_a_up = false;
+        rig.Pass(seconds(35));
+        rig.feed.site_a_up.reset();
+        rig.Pass(seconds(10));
+        rig.feed.site_a_up = false;
+        rig.Pass(seconds(35));
+        CHECK(rig.Get(id).cloud_provider_name == "SITE-A");
+        rig.Pass(seconds(20));  // now 40 s of marks in a row
+        CHECK(rig.Get(id).cloud_provider_name == "SITE-B");
+    }
+    SECTION("the feed says the site is up: the count starts over") {
+        rig.services.options.self_heal.site_down_after = seconds(40);
+        const std::string id = rig.Running(Json{{"selfHealing", true}});
+        rig.feed.site_a_up = false;
+        rig.Pass(seconds(35));
+        rig.feed.site_a_up = true;
+        rig.Pass(seconds(10));
+        rig.feed.site_a_up = false;
+        rig.Pass(seconds(35));
+        CHECK(rig.Get(id).cloud_provider_name == "SITE-A");
+        CHECK(rig.connector.CreateCalls("SITE-B", id) == 0);
+    }
+    SECTION("site_down_after 0: the feed is not read") {
+        const std::string id = rig.Running(Json{{"selfHealing", true}});
+        rig.feed.site_a_up = false;
+        rig.Pass(seconds(120), seconds(5));
+        CHECK(rig.Get(id).cloud_provider_name == "SITE-A");
+        CHECK(rig.feed.collects == 0);
+    }
+}
+
+TEST_CASE("a deployment not opted in whose site is marked down is told once, not moved", "[workflow][self-heal]") {
+    Rig rig;
+    rig.services.options.self_heal.site_down_after = seconds(20);
+    const std::string id = rig.Running(Json::object());
+    rig.feed.site_a_up = false;
+    rig.Pass(seconds(90), seconds(5));
+    const auto d = rig.Get(id);
+    CHECK(d.cloud_provider_name == "SITE-A");
+    CHECK(d.status_reason.find("Self-healing: the monitoring feed has marked site SITE-A down for") == 0);
+    CHECK(rig.SelfHealingEvents(id).size() == 1);
+}
+
+TEST_CASE(
+    "the group's policy from the SLA sits between the request and the operator default", "[workflow][self-heal]"
+) {
+    Rig rig;
+    Json body = Json::object();
+    bool moves = true;
+    SECTION("the group says yes, the operator no, the request nothing: moved") {
+        rig.services.options.self_heal.enabled_by_group = {{"users", true}};
+    }
+    SECTION("the group says no, the operator yes: not moved") {
+        rig.services.options.self_heal.default_enabled = true;
+        rig.services.options.self_heal.enabled_by_group = {{"users", false}};
+        moves = false;
+    }
+    SECTION("the request says no, the group yes: not moved") {
+        rig.services.options.self_heal.enabled_by_group = {{"users", true}};
+        body["selfHealing"] = false;
+        moves = false;
+    }
+    SECTION("another group's policy does not apply: the operator default") {
+        rig.services.options.self_heal.enabled_by_group = {{"others", true}};
+        moves = false;
+    }
+    const std::string id = rig.Running(body);
+    rig.connector.Forget("SITE-A");
+    rig.Pass(seconds(12));
+    CHECK(rig.Get(id).cloud_provider_name == (moves ? "SITE-B" : "SITE-A"));
 }

@@ -3,6 +3,7 @@
 #include "common/clock.hpp"
 #include "common/http_client.hpp"
 #include "connectors/connector.hpp"
+#include "monitoring/feed.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/placement/placer.hpp"
 #include "orchestrator/workflow/admission_observer.hpp"
@@ -93,6 +94,9 @@ struct StepServices {
     StepOptions options;
     /// Where the versions of the sites deployed to come from (diagnostics); none: not asked.
     SiteVersionCache* site_versions = nullptr;
+    /// The placement's monitoring feed, read by the health check when self_heal.site_down_after
+    /// is set (a site marked down that long counts as lost); null: not read.
+    monitoring::Feed* site_health = nullptr;
 };
 
 /// Registers every deployment step (deploy, poll, delete, delete_poll, cleanup, update,
