@@ -71,6 +71,7 @@ struct Rig {
         nullptr,
         nullptr,
         Options(),
+        nullptr,
         &feed};
     orch::workflow::Engine engine{api.stores.workflow, {.owner = "unit-test"}};
 
