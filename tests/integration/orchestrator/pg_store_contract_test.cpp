@@ -7,9 +7,9 @@
 #include <orchestrator/store/pg_deployment_store.hpp>
 #include <orchestrator/store/pg_elastic_store.hpp>
 #include <orchestrator/store/pg_event_store.hpp>
+#include <orchestrator/store/pg_iam_client_store.hpp>
 #include <orchestrator/store/pg_idle_store.hpp>
 #include <orchestrator/store/pg_lease_store.hpp>
-#include <orchestrator/store/pg_iam_client_store.hpp>
 #include <orchestrator/store/pg_pool.hpp>
 #include <orchestrator/store/pg_workflow_store.hpp>
 

@@ -1,8 +1,8 @@
 // The store contract (test_support/store_contract.hpp) on the in-memory fakes the unit tests
 // use; tests/integration/orchestrator/pg_store_contract_test.cpp runs the same on PostgreSQL.
 #include "test_support/in_memory_elastic_store.hpp"
-#include "test_support/in_memory_idle_store.hpp"
 #include "test_support/in_memory_iam_client_store.hpp"
+#include "test_support/in_memory_idle_store.hpp"
 #include "test_support/in_memory_stores.hpp"
 #include "test_support/store_contract.hpp"
 
