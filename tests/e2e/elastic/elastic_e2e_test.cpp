@@ -6,6 +6,7 @@
 #include "../sites/site_rig.hpp"
 #include "test_support/fixture_http_server.hpp"
 #include "test_support/process.hpp"
+#include "test_support/real_prometheus.hpp"
 #include "test_support/test_env.hpp"
 
 #include <common/uuid.hpp>
@@ -21,6 +22,7 @@
 namespace {
 
 using orch::Json;
+using orch::test::RealPrometheus;
 using std::chrono::seconds;
 
 const std::set<std::string> kCreateDone = {"CREATE_COMPLETE", "CREATE_FAILED"};
@@ -126,37 +128,6 @@ topology_template:
             distribution: ubuntu
             version: 16.04
 )";
-
-// A throwaway Prometheus through the project scripts, stopped (by PID, by the script) at the end.
-class RealPrometheus {
-   public:
-    explicit RealPrometheus(const std::string& target)
-        : dir_(orch::test::BinaryDir() + "/prometheus-elastic-" + orch::RandomUuid().substr(0, 8)) {
-        const std::string command =
-            orch::test::SourceDir() + "/scripts/prometheus/start " + dir_ + " " + target + " 1s";
-        started_ = std::system(command.c_str()) == 0;  // NOLINT(concurrency-mt-unsafe): test setup
-        if (started_) {
-            url_ = orch::test::ReadFile(dir_ + "/url");
-            url_.erase(url_.find_last_not_of("\r\n") + 1);
-        }
-    }
-    ~RealPrometheus() {
-        const std::string command = orch::test::SourceDir() + "/scripts/prometheus/stop " + dir_;
-        [[maybe_unused]] const int rc = std::system(command.c_str());  // NOLINT(concurrency-mt-unsafe)
-        std::error_code ignored;
-        std::filesystem::remove_all(dir_, ignored);
-    }
-    RealPrometheus(const RealPrometheus&) = delete;
-    RealPrometheus& operator=(const RealPrometheus&) = delete;
-
-    bool started() const { return started_; }
-    const std::string& url() const { return url_; }
-
-   private:
-    std::string dir_;
-    std::string url_;
-    bool started_ = false;
-};
 
 // The cluster's exporter: one queue gauge per deployment the test names, at the value it sets.
 struct QueueExporter {

@@ -5,6 +5,7 @@
 // GET /quotas and /metrics; the busy one is left alone.
 #include "test_support/fixture_http_server.hpp"
 #include "test_support/process.hpp"
+#include "test_support/real_prometheus.hpp"
 #include "test_support/site_sim_process.hpp"
 #include "test_support/test_env.hpp"
 
@@ -24,6 +25,7 @@
 namespace {
 
 using orch::Json;
+using orch::test::RealPrometheus;
 using std::chrono::seconds;
 
 const char* kSimConfig = R"(mesos_agents:
@@ -82,36 +84,6 @@ topology_template:
             num_gpus: 2
 )";
 }
-
-// A throwaway Prometheus through the project's script, stopped (by its PID, by the script) at the end.
-class RealPrometheus {
-   public:
-    explicit RealPrometheus(const std::string& target)
-        : dir_(orch::test::BinaryDir() + "/prometheus-idle-" + orch::RandomUuid().substr(0, 8)) {
-        const std::string command =
-            orch::test::SourceDir() + "/scripts/prometheus/start " + dir_ + " " + target + " 1s";
-        started_ = std::system(command.c_str()) == 0;  // NOLINT(concurrency-mt-unsafe): test setup
-        if (started_) {
-            url_ = orch::test::ReadFile(dir_ + "/url");
-            url_.erase(url_.find_last_not_of("\r\n") + 1);
-        }
-    }
-    ~RealPrometheus() {
-        const std::string command = orch::test::SourceDir() + "/scripts/prometheus/stop " + dir_;
-        [[maybe_unused]] const int rc = std::system(command.c_str());  // NOLINT(concurrency-mt-unsafe)
-        std::error_code ignored;
-        std::filesystem::remove_all(dir_, ignored);
-    }
-    RealPrometheus(const RealPrometheus&) = delete;
-    RealPrometheus& operator=(const RealPrometheus&) = delete;
-    bool started() const { return started_; }
-    const std::string& url() const { return url_; }
-
-   private:
-    std::string dir_;
-    std::string url_;
-    bool started_ = false;
-};
 
 // The series the fixture exporter publishes: one per GPU of each deployment, as dcgm-exporter
 // labels them, plus the deployment-id label the site adds.
