@@ -4,6 +4,7 @@
 // cluster grows under a queue and shrinks back when it drains, through the PUT update path,
 // never beyond its min/max, and each decision is an `elastic` event with the signal value.
 #include "../sites/site_rig.hpp"
+#include "test_support/elastic_cluster_template.hpp"
 #include "test_support/fixture_http_server.hpp"
 #include "test_support/process.hpp"
 #include "test_support/real_prometheus.hpp"
@@ -66,68 +67,7 @@ std::string TopLevel(const std::string& prometheus_url) {
            "  jobs_per_worker: 1\n  max_step: 2\n";
 }
 
-// The INDIGO Kubernetes elastic cluster (tosca-types examples/kubernetes_elastic_cluster.yaml),
-// cut to its shape: the ElasticCluster node, the front end, and the worker with min 1 / max 3
-// hosted on the Compute whose count is the number of worker VMs (literal, as the corpus writes it).
-constexpr char kElasticCluster[] = R"(tosca_definitions_version: tosca_simple_yaml_1_0
-imports:
-  - indigo_custom_types: https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml
-topology_template:
-  node_templates:
-    elastic_cluster_front_end:
-      type: tosca.nodes.indigo.ElasticCluster
-      properties:
-        deployment_id: orchestrator_deployment_id
-        iam_access_token: iam_access_token
-        iam_clues_client_id: iam_clues_client_id
-        iam_clues_client_secret: iam_clues_client_secret
-      requirements:
-        - lrms: lrms_front_end
-        - wn: wn_node
-    lrms_front_end:
-      type: tosca.nodes.indigo.LRMS.FrontEnd.Kubernetes
-      requirements:
-        - host: lrms_server
-    lrms_server:
-      type: tosca.nodes.indigo.Compute
-      capabilities:
-        endpoint:
-          properties:
-            network_name: PUBLIC
-        host:
-          properties:
-            num_cpus: 1
-            mem_size: 1 GB
-        os:
-          properties:
-            distribution: ubuntu
-            version: 16.04
-    wn_node:
-      type: tosca.nodes.indigo.LRMS.WorkerNode.Kubernetes
-      capabilities:
-        wn:
-          properties:
-            max_instances: 3
-            min_instances: 1
-      properties:
-        front_end_ip: { get_attribute: [ lrms_server, private_address, 0 ] }
-      requirements:
-        - host: lrms_wn
-    lrms_wn:
-      type: tosca.nodes.indigo.Compute
-      capabilities:
-        scalable:
-          properties:
-            count: 1
-        host:
-          properties:
-            num_cpus: 1
-            mem_size: 1 GB
-        os:
-          properties:
-            distribution: ubuntu
-            version: 16.04
-)";
+constexpr const char* kElasticCluster = orch::test::kElasticClusterTemplate;
 
 // The cluster's exporter: one queue gauge per deployment the test names, at the value it sets.
 struct QueueExporter {
