@@ -129,10 +129,11 @@ struct ListShape {
 // named prepared statement: its only parameters are the filter values (the caller's issuer with
 // auth on), whose generic plan is the plan of any value, so PostgreSQL stops planning it after
 // five executions (plan_cache_mode auto). Planning every execution was most of PostgreSQL's CPU
-// per list request, and all of what auth added to it (bench/NOTES.md). Every other page is sent
-// unnamed, so it is planned for its LIMIT and OFFSET values: the generic plan of LIMIT $n,
-// estimated at 10 % of the table, hash-joins the whole table. Only these sizes, so a client
-// cannot prepare one statement per size.
+// per list request, and all of what auth added to it (bench/NOTES.md). Other pages in the default
+// order are named too, written so that their generic plan is good (AnchoredPageIds); in any
+// other order they are sent unnamed, so they are planned for their LIMIT and OFFSET values: the
+// generic plan of LIMIT $n, estimated at 10 % of the table, hash-joins the whole table. Only
+// these sizes inline, so a client cannot prepare one statement per size.
 bool InlinePage(const ListQuery& q) {
     return q.page == 0 && (q.size == 10 || q.size == 20 || q.size == 50 || q.size == 100);
 }
@@ -192,16 +193,15 @@ std::string InlinePageIds(const std::string& where, const std::string& order, in
 // instead of 90,000. The total (from the counters, which the same snapshot keeps exact for the
 // same WHERE) decides the end at run time: each branch sits behind a one-time filter, so only one
 // walks the index. The far end's window is clipped for the last, partial page; past the end both
-// are empty. LIMIT and OFFSET are the two parameters after the `filters` filter values.
+// are empty. `limit` and `offset` are the SQL of the page size and offset (parameters).
 std::string TwoEndedPageIds(
     const std::string& where,
     const std::string& order,
     const std::string& reversed_order,
     const std::string& total_sql,
-    std::size_t filters
+    const std::string& limit,
+    const std::string& offset
 ) {
-    const std::string limit = "$" + std::to_string(filters + 1) + "::bigint";
-    const std::string offset = "$" + std::to_string(filters + 2) + "::bigint";
     const std::string total = "(" + total_sql + ")";
     // The inner LIMIT stays the page size, so the planner expects a page of rows and joins them
     // by id (a LIMIT it cannot estimate counts as 10 % of the table: a hash join of all of it);
@@ -226,6 +226,13 @@ bool Anchorable(const ListQuery& q) {
 // seek to the anchor's row, then an OFFSET of at most ListCursorCache::kMaxWalk. The marker's
 // test is a one-time filter, so only one of the ways walks the index. Parameters after the
 // filters: LIMIT, OFFSET, then the anchor's marker (-1: none), created_at, id and distance.
+//
+// This statement is named and prepared (planning it was 0.6 ms of a deep page's 0.73), so it must
+// keep PostgreSQL's generic plan on every connection whatever pages came first: the page size,
+// offset and anchor are read through scalar subqueries, which no plan folds, so a custom plan
+// costs what the generic one does and plan_cache_mode auto keeps the generic plan from the sixth
+// execution on (a shallow page's custom plan would otherwise look cheaper, and the statement
+// would be planned on every execution).
 std::string AnchoredPageIds(
     const std::string& where,
     const std::string& order,
@@ -234,17 +241,23 @@ std::string AnchoredPageIds(
     const std::string& marker_sql,
     std::size_t filters
 ) {
-    const auto param = [&](std::size_t k) {
-        return "$" + std::to_string(filters + k);
+    const auto param = [&](std::size_t k, const char* type) {
+        return "(SELECT $" + std::to_string(filters + k) + "::" + type + ")";
     };
+    const std::string limit = param(1, "bigint");
     const std::string marker = "(" + marker_sql + ")";
-    const std::string anchor_marker = param(3) + "::bigint";
+    const std::string anchor_marker = "$" + std::to_string(filters + 3) + "::bigint";
     return TwoEndedPageIds(
-               where + " AND " + marker + " <> " + anchor_marker, order, reversed_order, total_sql, filters
+               where + " AND " + marker + " <> " + anchor_marker,
+               order,
+               reversed_order,
+               total_sql,
+               limit,
+               param(2, "bigint")
            ) +
            " UNION ALL (SELECT id FROM deployments WHERE " + where + " AND " + marker + " = " + anchor_marker +
-           " AND (created_at, id) <= (" + param(4) + "::timestamptz, " + param(5) + "::uuid)" + order + " LIMIT " +
-           param(1) + "::bigint OFFSET " + param(6) + "::bigint)";
+           " AND (created_at, id) <= (" + param(4, "timestamptz") + ", " + param(5, "uuid") + ")" + order + " LIMIT " +
+           limit + " OFFSET " + param(6, "bigint") + ")";
 }
 
 ListShape ShapeOf(const ListQuery& q) {
@@ -284,16 +297,31 @@ ListShape ShapeOf(const ListQuery& q) {
     } else if (shape.anchored) {
         ids = AnchoredPageIds(where, order, reversed_order, shape.total_sql, marker_sql, params.size());
     } else {
-        ids = TwoEndedPageIds(where, order, reversed_order, shape.total_sql, params.size());
+        ids = TwoEndedPageIds(
+            where,
+            order,
+            reversed_order,
+            shape.total_sql,
+            "$" + std::to_string(params.size() + 1) + "::bigint",
+            "$" + std::to_string(params.size() + 2) + "::bigint"
+        );
     }
-    // An anchored page also returns the marker and its first row's created_at, the next anchor.
-    const std::string anchor_columns = shape.anchored ? ", (" + marker_sql + "), created_at::text" : "";
-    shape.page_sql = std::string("SELECT ") + kListColumns + ", (" + shape.total_sql + ")" + anchor_columns +
-                     " FROM deployments JOIN (" + ids + ") AS page USING (id)" + order;
+    if (shape.anchored) {
+        // Also the marker and the first row's created_at, the next anchor. The page's rows are
+        // fetched by `id = ANY(ARRAY(...))`, which every plan reads as a few rows through the
+        // primary key: the generic plan cannot estimate the ids' LIMIT, and would hash-join the
+        // whole table to them.
+        shape.page_name = "deployments_anchored_" + ShapeKey(q);
+        shape.page_sql = std::string("SELECT ") + kListColumns + ", (" + shape.total_sql + "), (" + marker_sql +
+                         "), created_at::text FROM deployments WHERE id = ANY(ARRAY(" + ids + "))" + order;
+    } else {
+        shape.page_sql = std::string("SELECT ") + kListColumns + ", (" + shape.total_sql + ") FROM deployments JOIN (" +
+                         ids + ") AS page USING (id)" + order;
+    }
     if (!inline_page) {
         params.push_back(std::to_string(q.size));
         params.push_back(std::to_string(static_cast<std::int64_t>(q.page) * q.size));
-        shape.prepared = false;
+        shape.prepared = shape.anchored;
     }
     return shape;
 }
