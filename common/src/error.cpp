@@ -2,6 +2,11 @@
 
 namespace orch {
 
+const ErrorDetails& Error::details() const {
+    static const ErrorDetails kNone;
+    return details_ ? *details_ : kNone;
+}
+
 int HttpStatusFor(ErrorCode code) {
     switch (code) {
         case ErrorCode::kInvalidArgument:
