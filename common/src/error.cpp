@@ -2,11 +2,6 @@
 
 namespace orch {
 
-const ErrorDetails& Error::details() const {
-    static const ErrorDetails kNone;
-    return details_ ? *details_ : kNone;
-}
-
 int HttpStatusFor(ErrorCode code) {
     switch (code) {
         case ErrorCode::kInvalidArgument:

@@ -27,15 +27,15 @@ std::string Joined(const std::vector<std::string>& items) {
 std::string BearerChallenge(const Error& error) {
     const std::string realm = "Bearer realm=\"oauth\"";
     if (error.code == ErrorCode::kUnauthenticated) {
-        if (error.details().challenge == AuthChallenge::kTokenMissing) {
+        if (error.details.challenge == AuthChallenge::kTokenMissing) {
             return realm;
         }
         return realm + ", error=\"invalid_token\", error_description=\"" + QuotedSafe(error.message) + "\"";
     }
-    if (error.code == ErrorCode::kPermissionDenied && error.details().challenge == AuthChallenge::kInsufficientScope) {
+    if (error.code == ErrorCode::kPermissionDenied && error.details.challenge == AuthChallenge::kInsufficientScope) {
         return realm + ", error=\"insufficient_scope\", error_description=\"" +
-               std::string(kInsufficientScopeDescription) + "\", scope=\"" +
-               QuotedSafe(Joined(error.details().scopes)) + "\"";
+               std::string(kInsufficientScopeDescription) + "\", scope=\"" + QuotedSafe(Joined(error.details.scopes)) +
+               "\"";
     }
     return {};
 }
@@ -46,7 +46,7 @@ HttpError HttpErrorFor(const Error& error, std::string_view request_id) {
     HttpError out;
     out.status = HttpStatusFor(error.code);
     out.message = error.message;
-    out.log_text = error.details().log_message;
+    out.log_text = error.details.log_message;
     if (out.status == 500) {
         // A 500's text is internal (database, library, exception messages): the log gets it,
         // stamped with the request id, and the client gets the id to quote instead.
@@ -61,8 +61,8 @@ HttpError HttpErrorFor(const Error& error, std::string_view request_id) {
     if (auto challenge = BearerChallenge(error); !challenge.empty()) {
         out.headers.emplace_back("WWW-Authenticate", std::move(challenge));
     }
-    if (error.details().retry_after) {
-        out.headers.emplace_back("Retry-After", std::to_string(error.details().retry_after->count()));
+    if (error.details.retry_after) {
+        out.headers.emplace_back("Retry-After", std::to_string(error.details.retry_after->count()));
     }
     return out;
 }

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <chrono>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,27 +45,10 @@ struct ErrorDetails {
 };
 
 /// An error value: a kind, a message a user can act on, and typed details.
-/// The details sit behind a pointer, null for the many errors that have none: inline they made
-/// every Error 120 bytes and so every Result<T> at least 128 (bench/NOTES.md).
 struct Error {
     ErrorCode code = ErrorCode::kInternal;
     std::string message;  ///< the client's text (for kInternal: logged only, the client gets a generic text)
-
-    Error() = default;
-    Error(ErrorCode c, std::string msg) : code(c), message(std::move(msg)) {}
-    Error(const Error& other)
-        : code(other.code),
-          message(other.message),
-          details_(other.details_ ? std::make_unique<ErrorDetails>(*other.details_) : nullptr) {}
-    Error(Error&&) noexcept = default;
-    Error& operator=(const Error& other) {
-        if (this != &other) {
-            *this = Error(other);
-        }
-        return *this;
-    }
-    Error& operator=(Error&&) noexcept = default;
-    ~Error() = default;
+    ErrorDetails details{};
 
     static Error InvalidArgument(std::string msg) { return {ErrorCode::kInvalidArgument, std::move(msg)}; }
     static Error NotFound(std::string msg) { return {ErrorCode::kNotFound, std::move(msg)}; }
@@ -79,32 +61,19 @@ struct Error {
     static Error ResourceExhausted(std::string msg) { return {ErrorCode::kResourceExhausted, std::move(msg)}; }
     static Error Internal(std::string msg) { return {ErrorCode::kInternal, std::move(msg)}; }
 
-    /// The typed details (all defaults when none were given).
-    const ErrorDetails& details() const;
-
     Error WithChallenge(AuthChallenge challenge, std::vector<std::string> scopes = {}) && {
-        MutableDetails().challenge = challenge;
-        MutableDetails().scopes = std::move(scopes);
+        details.challenge = challenge;
+        details.scopes = std::move(scopes);
         return std::move(*this);
     }
     Error WithRetryAfter(std::chrono::seconds delay) && {
-        MutableDetails().retry_after = delay;
+        details.retry_after = delay;
         return std::move(*this);
     }
     Error WithLogMessage(std::string text) && {
-        MutableDetails().log_message = std::move(text);
+        details.log_message = std::move(text);
         return std::move(*this);
     }
-
-   private:
-    ErrorDetails& MutableDetails() {
-        if (!details_) {
-            details_ = std::make_unique<ErrorDetails>();
-        }
-        return *details_;
-    }
-
-    std::unique_ptr<ErrorDetails> details_;  ///< null: no details
 };
 
 /// The one mapping from error kinds to HTTP status codes.

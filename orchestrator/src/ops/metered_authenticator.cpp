@@ -14,10 +14,10 @@ Result<auth::Principal> MeteredAuthenticator::Authenticate(std::string_view auth
     if (!principal) {
         // A request without a bearer token is answered with the token-missing challenge.
         const auto& error = principal.error();
-        outcome = error.details().challenge == AuthChallenge::kTokenMissing ? "missing"
-                  : error.code == ErrorCode::kUnauthenticated               ? "invalid"
-                  : error.code == ErrorCode::kUnavailable                   ? "unavailable"
-                                                                            : "error";
+        outcome = error.details.challenge == AuthChallenge::kTokenMissing ? "missing"
+                  : error.code == ErrorCode::kUnauthenticated             ? "invalid"
+                  : error.code == ErrorCode::kUnavailable                 ? "unavailable"
+                                                                          : "error";
     }
     verifications_.With({outcome}).Inc();
     return principal;

@@ -34,7 +34,7 @@ struct Unexpected {
             return;
         }
         const auto& e = status.error();
-        const bool state_conflict = e.code == orch::ErrorCode::kConflict && !e.details().retry_after.has_value();
+        const bool state_conflict = e.code == orch::ErrorCode::kConflict && !e.details.retry_after.has_value();
         if (state_conflict || e.code == orch::ErrorCode::kNotFound) {
             return;
         }

@@ -11,7 +11,7 @@ using orch::test::ChallengeFor;
 TEST_CASE("WWW-Authenticate for a request without a token carries no error code (RFC 6750 §3.1)") {
     auto missing = ExtractBearerToken("", 100);
     REQUIRE_FALSE(missing);
-    CHECK(missing.error().details().challenge == AuthChallenge::kTokenMissing);
+    CHECK(missing.error().details.challenge == AuthChallenge::kTokenMissing);
     CHECK(ChallengeFor(missing.error()) == "Bearer realm=\"oauth\"");
 }
 
@@ -35,8 +35,8 @@ TEST_CASE("WWW-Authenticate for an invalid token") {
 TEST_CASE("WWW-Authenticate for missing scopes comes from the scopes, not the message") {
     auto status = RequireScopes(Principal{}, Access::kWrite, ScopePolicy{});
     REQUIRE_FALSE(status);
-    CHECK(status.error().details().challenge == AuthChallenge::kInsufficientScope);
-    CHECK(status.error().details().scopes == std::vector<std::string>{"openid", "profile"});
+    CHECK(status.error().details.challenge == AuthChallenge::kInsufficientScope);
+    CHECK(status.error().details.scopes == std::vector<std::string>{"openid", "profile"});
     CHECK(
         ChallengeFor(status.error()) ==
         "Bearer realm=\"oauth\", error=\"insufficient_scope\", error_description=\"Insufficient scope for this "
