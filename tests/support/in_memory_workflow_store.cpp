@@ -290,6 +290,32 @@ bool HoldsLease(InMemoryDatabase& db, const workflow::Job& job, const std::strin
         return j.job.id == job.id && j.job.lease_owner == owner;
     });
 }
+
+// Gives a leased job back (Retry, and Commit when admission does not fit), as the PostgreSQL
+// store's ReleaseJob: it runs again after `delay` with `reason` as its last error; `waiting` (the
+// admission queue's record, null if none) joins its payload. False when `owner` no longer holds it.
+bool ReleaseJob(
+    InMemoryDatabase& db,
+    const workflow::Job& job,
+    const std::string& owner,
+    std::chrono::milliseconds delay,
+    const std::string& reason,
+    const Json& waiting = nullptr
+) {
+    for (auto& j : db.jobs()) {
+        if (j.job.id == job.id && j.job.lease_owner == owner) {
+            j.job.lease_owner.clear();
+            j.lease_until.reset();
+            j.last_error = reason.substr(0, 2000);
+            j.run_at = db.clock().now() + delay;
+            if (!waiting.is_null()) {
+                j.job.payload[workflow::kWaitingMember] = waiting;
+            }
+            return true;
+        }
+    }
+    return false;
+}
 }  // namespace
 
 Status InMemoryWorkflowStore::StartAttempt(
@@ -333,17 +359,7 @@ Status InMemoryWorkflowStore::Commit(
             row->second.deployment.status_reason = t.admit->queued_reason;
             row->second.deployment.updated_at = now;
         }
-        for (auto& j : db_.jobs()) {
-            if (j.job.id == job.id) {
-                j.job.lease_owner.clear();
-                j.lease_until.reset();
-                j.last_error = t.admit->queued_reason.substr(0, 2000);
-                j.run_at = now + t.admit->retry_delay;
-                if (!t.admit->waiting.is_null()) {
-                    j.job.payload[workflow::kWaitingMember] = t.admit->waiting;
-                }
-            }
-        }
+        ReleaseJob(db_, job, owner, t.admit->retry_delay, t.admit->queued_reason, t.admit->waiting);
         return Ok();
     }
     if (const auto it = row; it != db_.rows().end()) {
@@ -372,16 +388,7 @@ Status InMemoryWorkflowStore::Retry(
     const workflow::Job& job, const std::string& owner, std::chrono::milliseconds delay, const std::string& error
 ) {
     const Lock lock(db_.mutex());
-    for (auto& j : db_.jobs()) {
-        if (j.job.id == job.id && j.job.lease_owner == owner) {
-            j.job.lease_owner.clear();
-            j.lease_until.reset();
-            j.last_error = error.substr(0, 2000);
-            j.run_at = db_.clock().now() + delay;
-            return Ok();
-        }
-    }
-    return kLeaseLost;
+    return ReleaseJob(db_, job, owner, delay, error) ? Ok() : Status(kLeaseLost);
 }
 
 Result<std::int64_t> InMemoryWorkflowStore::PurgeDeleted(std::chrono::milliseconds retention, int limit) {

@@ -19,6 +19,33 @@ bool HoldsLease(pqxx::work& tx, const Job& job, const std::string& owner) {
     return !tx.exec_params("SELECT 1 FROM jobs WHERE id = $1 AND lease_owner = $2 FOR UPDATE", job.id, owner).empty();
 }
 
+// Gives a leased job back (Retry, and Queue when admission does not fit): it runs again after
+// `delay` with `reason` as its last error; `waiting` (the admission queue's record, null if none)
+// joins its payload. False when `owner` no longer holds the lease.
+bool ReleaseJob(
+    pqxx::work& tx,
+    const Job& job,
+    const std::string& owner,
+    std::chrono::milliseconds delay,
+    const std::string& reason,
+    const Json& waiting = nullptr
+) {
+    const auto released = tx.exec_params(
+        "UPDATE jobs SET lease_owner = NULL, lease_until = NULL, last_error = $3, "
+        "run_at = now() + make_interval(secs => $4 / 1000.0), "
+        "payload = CASE WHEN $5::jsonb = 'null'::jsonb THEN payload "
+        "ELSE payload || jsonb_build_object($6::text, $5::jsonb) END "
+        "WHERE id = $1 AND lease_owner = $2 RETURNING id",
+        job.id,
+        owner,
+        reason.substr(0, 2000),
+        static_cast<std::int64_t>(delay.count()),
+        waiting.dump(),
+        std::string(workflow::kWaitingMember)
+    );
+    return !released.empty();
+}
+
 // Lock order deployment → jobs → counters (docs/api.md, "Lock order"), the order of the request handlers,
 // which update the deployment row before they cancel its jobs. NO KEY UPDATE is the lock an
 // UPDATE of the row takes anyway, and it lets foreign-key checks (resources, attempts) through.
@@ -354,7 +381,7 @@ void SettleAdmission(pqxx::work& tx, const std::string& deployment_id, const Tra
 }
 
 // The admission did not fit: only the queued reason is written and the job waits its delay
-// (its lease given back, as Retry does), the deployment staying CREATE_IN_PROGRESS.
+// (its lease given back by ReleaseJob, as Retry's), the deployment staying CREATE_IN_PROGRESS.
 Status Queue(pqxx::connection& conn, const Job& job, const std::string& owner, const workflow::Admission& admit) {
     pqxx::work tx(conn);
     LockDeployment(tx, job.deployment_id);
@@ -366,17 +393,7 @@ Status Queue(pqxx::connection& conn, const Job& job, const std::string& owner, c
         job.deployment_id,
         admit.queued_reason
     );
-    tx.exec_params(
-        "UPDATE jobs SET lease_owner = NULL, lease_until = NULL, last_error = $2, "
-        "run_at = now() + make_interval(secs => $3 / 1000.0), "
-        "payload = CASE WHEN $4::jsonb = 'null'::jsonb THEN payload "
-        "ELSE payload || jsonb_build_object($5::text, $4::jsonb) END WHERE id = $1",
-        job.id,
-        admit.queued_reason.substr(0, 2000),
-        static_cast<std::int64_t>(admit.retry_delay.count()),
-        admit.waiting.dump(),
-        std::string(workflow::kWaitingMember)
-    );
+    ReleaseJob(tx, job, owner, admit.retry_delay, admit.queued_reason, admit.waiting);
     tx.commit();
     return Ok();
 }
@@ -469,16 +486,9 @@ Status PgWorkflowStore::Retry(
 ) {
     return pool_.Run([&](pqxx::connection& conn) -> Status {
         pqxx::work tx(conn);
-        const auto r = tx.exec_params(
-            "UPDATE jobs SET lease_owner = NULL, lease_until = NULL, last_error = $3, "
-            "run_at = now() + make_interval(secs => $4 / 1000.0) WHERE id = $1 AND lease_owner = $2 RETURNING id",
-            job.id,
-            owner,
-            error.substr(0, 2000),
-            static_cast<std::int64_t>(delay.count())
-        );
+        const bool released = ReleaseJob(tx, job, owner, delay, error);
         tx.commit();
-        return r.empty() ? Status(kLeaseLost) : Ok();
+        return released ? Ok() : Status(kLeaseLost);
     });
 }
 

@@ -4,6 +4,7 @@ set(SOURCES
   ${AREA_DIR}/database_supervisor.cpp
   ${AREA_DIR}/pg_rows.cpp
   ${AREA_DIR}/pg_deployment_store.cpp
+  ${AREA_DIR}/pg_deployment_list.cpp
   ${AREA_DIR}/pg_workflow_store.cpp
   ${AREA_DIR}/pg_admission.cpp
 )

@@ -13,6 +13,3 @@ set(TEST_SOURCES
 )
 list(APPEND TEST_SOURCES ${TEST_DIR}/candidate_json_test.cpp)
 set(TEST_LIBS orch::orchestrator orch::tosca_check_command)
-# GCC 12 false positive (free-nonheap-object on std::variant<SlaSet, Error>'s reset once Error
-# holds ErrorDetails strings, GCC bug 108088); the code frees only what it allocated.
-set_source_files_properties(${TEST_DIR}/site_universe_test.cpp PROPERTIES COMPILE_OPTIONS -Wno-free-nonheap-object)

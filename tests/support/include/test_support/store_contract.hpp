@@ -83,7 +83,7 @@ void ElasticState(const Factory& make);
 /// `selfHealing` is stored as said (or not said), kept by an update that does not say it; a
 /// commit may set a new deadline (a self-healing redeploy).
 void SelfHealing(const Factory& make);
-/// Idle reclamation (idle_store_contract.cpp): only running GPU deployments are candidates; each
+/// Idle reclamation (contract/idle_contract.cpp): only running GPU deployments are candidates; each
 /// step applies once (a repeat or a stale step writes nothing); notifying writes an event and a
 /// callback; reclaiming needs the notification, queues the stop or delete with it and adds the
 /// group's GPU-hours, scoped to the issuer.
