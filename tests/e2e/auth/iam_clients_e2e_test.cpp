@@ -150,19 +150,23 @@ TEST_CASE("a deployment's IAM client lives at the provider while it runs, one af
 
 TEST_CASE("a kill -9 between registration and deploy leaves no client behind", "[e2e][iam][reliability]") {
     OidcProvider& idp = OidcProvider::Shared("alpha");
-    // Tasks take long to start: the deployment is between its registration and its deploy's end.
-    orch::sim::test::SiteSimProcess sim("timing: {task_start: 600}\n");
+    // The site's first create takes 8 s: the client is registered and the deploy still in flight.
+    orch::sim::test::SiteSimProcess sim("");
+    sim.Fault(Json{{"api", "marathon"}, {"method", "POST"}, {"kind", "slow"}, {"delay_ms", 8000}, {"times", 1}});
     AuthedOrchestrator api(Setup(idp, {{"SITE-SLOW", sim.Url("marathon")}}));
     const std::string bob = idp.UserToken("bob").access_token;
     const std::string id = api.Create(bob, kTemplate);
     REQUIRE(WaitUntil([&] { return ClientsOf(idp, id) == 1; }, 30));
 
     api.KillAndRestart();
-    // Deleted after the restart: the delete step, or the keeper's sweep, deletes the client the
-    // killed process registered.
+    // The deploy step, taken over by the new process, deletes the recorded client of the killed
+    // one before registering its own: still exactly one.
+    api.WaitFor(id, "CREATE_COMPLETE", bob, 60);
+    INFO(api.Log());
+    CHECK(api.Log().find("iam clients: registered") != std::string::npos);  // by the restarted process
+    CHECK(ClientsOf(idp, id) == 1);
     REQUIRE(api.Call("DELETE", "/deployments/" + id, bob).status == 204);
     REQUIRE(WaitUntil([&] { return api.Call("GET", "/deployments/" + id, bob).status == 404; }, 60));
-    INFO(api.Log());
     CHECK(WaitUntil([&] { return ClientsOf(idp, id) == 0; }, 10));
 }
 
