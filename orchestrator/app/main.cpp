@@ -17,6 +17,7 @@
 #include "orchestrator/app/config_credentials.hpp"
 #include "orchestrator/app/contextualisation_config.hpp"
 #include "orchestrator/app/elastic_config.hpp"
+#include "orchestrator/app/iam_client_config.hpp"
 #include "orchestrator/app/idle_config.hpp"
 #include "orchestrator/app/im_config.hpp"
 #include "orchestrator/app/lease_config.hpp"
@@ -24,6 +25,7 @@
 #include "orchestrator/app/routes.hpp"
 #include "orchestrator/app/wiring_auth.hpp"
 #include "orchestrator/app/wiring_connectors.hpp"
+#include "orchestrator/app/wiring_iam_clients.hpp"
 #include "orchestrator/app/wiring_idle.hpp"
 #include "orchestrator/app/wiring_templates.hpp"
 #include "orchestrator/app/workflow_config.hpp"
@@ -42,6 +44,7 @@
 #include "orchestrator/store/pg_deployment_store.hpp"
 #include "orchestrator/store/pg_elastic_store.hpp"
 #include "orchestrator/store/pg_event_store.hpp"
+#include "orchestrator/store/pg_iam_client_store.hpp"
 #include "orchestrator/store/pg_idle_store.hpp"
 #include "orchestrator/store/pg_lease_store.hpp"
 #include "orchestrator/store/pg_schedule_store.hpp"
@@ -204,6 +207,17 @@ int main(int argc, char** argv) {
     if (!lease_config) {
         return Fail("leases configuration error", lease_config.error());
     }
+    auto iam_client_config = app::ParseIamClientConfig(config->tree);
+    if (!iam_client_config) {
+        return Fail("iam_clients configuration error", iam_client_config.error());
+    }
+    // Per-deployment OAuth clients: registered through the egress policy, swept by any replica.
+    store::PgIamClientStore iam_client_store(pool);
+    auto iam_clients =
+        app::MakeIamClients(*iam_client_config, *auth, **callback_http, iam_client_store, workflow_store, clock);
+    if (!iam_clients) {
+        return Fail("iam_clients configuration error", iam_clients.error());
+    }
     if (args->check_only) {
         std::printf("configuration OK\n");
         return 0;
@@ -240,7 +254,8 @@ int main(int argc, char** argv) {
         },
         step_options,
         &site_versions,
-        placement->feed.get()};
+        placement->feed.get(),
+        iam_clients->registry.get()};
     workflow::RegisterDeploymentSteps(engine, services);
     ops::CallbackMetrics callback_metrics(metrics_registry);
     workflow::CallbackDeliverer callbacks(
@@ -313,6 +328,9 @@ int main(int argc, char** argv) {
         idle.reclaimer->Start();
     }
     lease_sweeper.Start();
+    if (iam_clients->sweeper) {
+        iam_clients->sweeper->Start();
+    }
     ORCH_LOG_INFO(
         "listening", {{"address", config->server.listen}, {"port", server.port()}, {"instance", config->instance_id}}
     );
@@ -331,6 +349,9 @@ int main(int argc, char** argv) {
         elastic->Stop();
     }
     lease_sweeper.Stop();
+    if (iam_clients->sweeper) {
+        iam_clients->sweeper->Stop();
+    }
     engine.Stop();
     callbacks.Stop();
     if (idle.reclaimer) {

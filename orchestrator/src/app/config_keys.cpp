@@ -2,6 +2,7 @@
 
 #include "orchestrator/app/contextualisation_config.hpp"
 #include "orchestrator/app/elastic_config.hpp"
+#include "orchestrator/app/iam_client_config.hpp"
 #include "orchestrator/app/idle_config.hpp"
 #include "orchestrator/app/im_config.hpp"
 #include "orchestrator/app/lease_config.hpp"
@@ -97,6 +98,7 @@ std::set<std::string> KnownConfigKeys() {
     keys.merge(ElasticConfigKeys());
     keys.merge(IdleConfigKeys());
     keys.merge(LeaseConfigKeys());
+    keys.merge(IamClientConfigKeys());
     return keys;
 }
 

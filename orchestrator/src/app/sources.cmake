@@ -13,3 +13,4 @@ list(APPEND SOURCES ${AREA_DIR}/elastic_config.cpp ${AREA_DIR}/sla_group_policie
 list(APPEND SOURCES ${AREA_DIR}/wiring_auth.cpp ${AREA_DIR}/wiring_connectors.cpp ${AREA_DIR}/wiring_templates.cpp)
 list(APPEND SOURCES ${AREA_DIR}/idle_config.cpp ${AREA_DIR}/wiring_idle.cpp)
 list(APPEND SOURCES ${AREA_DIR}/lease_config.cpp)
+list(APPEND SOURCES ${AREA_DIR}/iam_client_config.cpp ${AREA_DIR}/wiring_iam_clients.cpp)

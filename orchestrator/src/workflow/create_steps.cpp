@@ -1,6 +1,7 @@
 // deploy (place, then create on the current candidate) and poll (until ready or failed).
 #include "create_steps.hpp"
 
+#include "iam_client_steps.hpp"
 #include "orchestrator/workflow/admission_queue.hpp"
 #include "progress.hpp"
 #include "queue_position.hpp"
@@ -37,6 +38,20 @@ Transition FailOnAttempt(const WorkflowState& st, int seq, const std::string& re
 Transition StartedAndFailed(const WorkflowState& st, int seq, Transition t) {
     progress::AttemptStartedBefore(t, st, seq);
     return t;
+}
+
+// An attempt that failed for the request's own fault (a user error, not the site's): the
+// deployment fails, and what the attempt may have left on its site is removed.
+Transition FailedByRequest(const WorkflowState& st, const Attempt& attempt, const std::string& reason) {
+    Transition t = FailCreate(st, reason);
+    Attempt failed = attempt;
+    failed.outcome = domain::AttemptOutcome::kFailed;
+    failed.cause = domain::FailureCause::kRequest;
+    failed.reason = reason;
+    t.finish_attempt = failed;
+    t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", attempt.seq}}, {}, false});
+    progress::AttemptEnded(t, st, attempt.seq, domain::AttemptOutcome::kFailed, reason);
+    return StartedAndFailed(st, attempt.seq, std::move(t));
 }
 
 // What a waiting deployment says (statusReason): its place in the queue, the group and what it
@@ -228,6 +243,14 @@ StepResult CreateOn(
     if (cancel.cancelled()) {
         return StepResult::Commit({});
     }
+    // The clients this attempt's service gets (earlier attempts' deleted first).
+    auto clients = ProvisionIamClients(s, st, spec);
+    if (!clients) {
+        if (clients.error().code != ErrorCode::kInvalidArgument && job.attempts <= s.options.max_transient_retries) {
+            return StepResult::Retry(Backoff(job.attempts), "IAM clients: " + clients.error().message);
+        }
+        return StepResult::Commit(FailedByRequest(st, attempt, "IAM clients: " + clients.error().message));
+    }
     connectors::Connector* connector = s.connectors.Find(candidate->target.kind);
     if (connector == nullptr) {
         return StepResult::Commit(StartedAndFailed(
@@ -238,10 +261,10 @@ StepResult CreateOn(
     }
     connectors::DeployRequest request;
     request.deployment_id = st.deployment.id;
-    request.spec = &spec;
+    request.spec = *clients ? &(*clients)->spec : &spec;
     request.target = candidate->target;
     request.placements = candidate->placements;
-    request.template_text = st.deployment.template_text;
+    request.template_text = *clients ? (*clients)->text : st.deployment.template_text;
     auto creds = s.credentials.For(request.target, st.deployment.owner);
     if (!creds) {
         return StepResult::Commit(
@@ -273,15 +296,7 @@ StepResult CreateOn(
         if (failure.kind != connectors::FailureKind::kUserError) {
             return StartedAndFailed(st, seq, NextSite(st, seq, failure.message));
         }
-        Transition t = FailCreate(st, failure.message);
-        Attempt failed = attempt;
-        failed.outcome = domain::AttemptOutcome::kFailed;
-        failed.cause = domain::FailureCause::kRequest;  // a user error: not the site's failure
-        failed.reason = failure.message;
-        t.finish_attempt = failed;
-        t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", seq}}, {}, false});
-        progress::AttemptEnded(t, st, seq, domain::AttemptOutcome::kFailed, failure.message);
-        return StartedAndFailed(st, seq, std::move(t));
+        return FailedByRequest(st, attempt, failure.message);
     });
 }
 

@@ -1,5 +1,6 @@
 // delete / delete_poll (the deployment's undeploy) and cleanup (a failed attempt, on the side).
 #include "create_steps.hpp"
+#include "iam_client_steps.hpp"
 
 namespace orch::workflow::steps {
 namespace {
@@ -139,6 +140,12 @@ StepResult Delete(StepServices& s, const Job& job, const CancelToken& cancel) {
     const bool force = job.payload.value("force", false);
     const Attempt* a = FirstUncleaned(st);
     if (a == nullptr) {
+        // Nothing runs that could use the deployment's IAM clients any more. An issuer that cannot
+        // be reached does not hold the delete for long: the client sweep retries (iam_client_sweep).
+        if (auto released = ReleaseIamClients(s, st.deployment.id);
+            !released && job.attempts <= s.options.max_transient_retries) {
+            return StepResult::Retry(Backoff(job.attempts), "IAM clients: " + released.error().message);
+        }
         Transition t;
         t.status = domain::Status::kDeleteComplete;
         t.status_reason = "";

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -31,6 +32,7 @@ std::string WriteConfig(const AuthedSetup& setup) {
     }
     config << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": " << SharedDir()
            << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
+           << "    \"https://paas.example.org/types/\": " << SourceDir() << "/tosca/profiles/\n"
            << "placement:\n  catalogue: {type: file, path: " << dir
            << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n";
     if (!setup.default_group.empty()) {
@@ -51,10 +53,21 @@ std::unique_ptr<http::Client> NewClient() {
 }  // namespace
 
 AuthedOrchestrator::AuthedOrchestrator(const AuthedSetup& setup)
+    : env_(setup.env), config_file_(WriteConfig(setup)), client_(NewClient()) {
     // The environment wins over the file: OrchestratorProcess defaults ORCHESTRATOR_AUTH__MODE to
     // disabled, so it is set back to oidc here.
-    : process_(db_.dsn(), {{"ORCHESTRATOR_AUTH__MODE", "oidc"}}, WriteConfig(setup)), client_(NewClient()) {
-    REQUIRE(WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
+    env_["ORCHESTRATOR_AUTH__MODE"] = "oidc";
+    Start();
+}
+
+void AuthedOrchestrator::Start() {
+    process_ = std::make_unique<OrchestratorProcess>(db_.dsn(), env_, config_file_);
+    REQUIRE(WaitForStatus(process_->BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
+}
+
+void AuthedOrchestrator::KillAndRestart() {
+    REQUIRE(process_->process().Stop(SIGKILL, std::chrono::seconds(10)) == 128 + SIGKILL);
+    Start();
 }
 
 http::ClientResponse AuthedOrchestrator::CallWithHeader(
@@ -62,7 +75,7 @@ http::ClientResponse AuthedOrchestrator::CallWithHeader(
 ) {
     http::ClientRequest req;
     req.method = method;
-    req.url = process_.BaseUrl() + path;
+    req.url = process_->BaseUrl() + path;
     req.body = body;
     req.headers = {{"Content-Type", "application/json"}};
     if (!authorization.empty()) {

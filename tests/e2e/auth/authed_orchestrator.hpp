@@ -7,6 +7,7 @@
 #include <common/json.hpp>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -24,6 +25,7 @@ struct AuthedSetup {
     std::string catalogue_yaml = "providers: []\n";
     std::string sla_yaml = "{}\n";
     std::string default_group;
+    std::map<std::string, std::string> env;  ///< extra environment (ORCHESTRATOR_<SECTION>__<KEY> overrides)
 };
 
 /// The real orchestrator binary with `auth.mode: oidc` on a fresh database.
@@ -53,13 +55,20 @@ class AuthedOrchestrator {
         const std::string& id, const std::string& status, const std::function<std::string()>& token, int seconds
     );
 
-    std::string BaseUrl() const { return process_.BaseUrl(); }
+    /// kill -9, then the same configuration on the same database again (on a new port).
+    void KillAndRestart();
+
+    std::string BaseUrl() const { return process_->BaseUrl(); }
     std::string dsn() const { return db_.dsn(); }
-    std::string Log() { return process_.process().Log(); }
+    std::string Log() { return process_->process().Log(); }
 
    private:
+    void Start();
+
     TestDatabase db_;
-    OrchestratorProcess process_;
+    std::map<std::string, std::string> env_;
+    std::string config_file_;
+    std::unique_ptr<OrchestratorProcess> process_;
     std::unique_ptr<http::Client> client_;
 };
 

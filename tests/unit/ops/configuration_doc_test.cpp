@@ -5,6 +5,7 @@
 
 #include <orchestrator/app/app_config.hpp>
 #include <orchestrator/app/config_keys.hpp>
+#include <orchestrator/app/iam_client_config.hpp>
 #include <orchestrator/app/workflow_config.hpp>
 #include <orchestrator/auth/auth_config.hpp>
 #include <tosca/engine.hpp>
@@ -191,4 +192,30 @@ TEST_CASE("fair-share weights are read per group and a weight that is not a posi
     CHECK_FALSE(parse("workflow:\n  admission_weights:\n    physics: -1\n").first);
     CHECK_FALSE(parse("workflow:\n  admission_weights:\n    physics: lots\n").first);
     CHECK_FALSE(parse("workflow:\n  admission_default_weight: 0\n").first);
+}
+
+TEST_CASE("documented defaults of the iam_clients keys are the code's", "[config][iam]") {
+    auto tree = orch::ConfigTree::FromYaml("iam_clients: {}\n", "test.yaml");
+    REQUIRE(tree);
+    int fed = 0;
+    for (const auto& row : DocumentedRows()) {
+        const std::regex scalar("`([^`{}\\[\\]\"]+)`");
+        std::smatch value;
+        if (row.key.rfind("iam_clients.", 0) != 0 || !std::regex_match(row.default_text, value, scalar)) {
+            continue;
+        }
+        INFO(row.key << " = " << value[1]);
+        tree->Set(row.key, value[1]);
+        ++fed;
+    }
+    CHECK(fed >= 5);
+    const auto documented = orch::app::ParseIamClientConfig(*tree);
+    REQUIRE(documented);
+    const orch::app::IamClientConfig defaults;
+    CHECK(documented->enabled == defaults.enabled);
+    CHECK(documented->timeout == defaults.timeout);
+    CHECK(documented->sweep.interval == defaults.sweep.interval);
+    CHECK(documented->sweep.grace == defaults.sweep.grace);
+    CHECK(documented->sweep.batch == defaults.sweep.batch);
+    CHECK_FALSE(orch::app::ParseIamClientConfig(*orch::ConfigTree::FromYaml("iam_clients: {timeout: 0s}\n", "t.yaml")));
 }

@@ -124,5 +124,38 @@ TEST_CASE("a GPU host asks for a GPU model without custom types", "[tosca][profi
     CHECK(check.spec->nodes.front().resources.gpu.model == "A100");
 }
 
+TEST_CASE(
+    "an IAM client node routes with the template's workload and its values reach the service", "[tosca][profile]"
+) {
+    // A Kubernetes service reads the client the orchestrator registers through get_property; the
+    // client node itself runs nowhere, so the deployment goes where its workload goes.
+    const std::string nodes =
+        "    sso:\n      type: tosca.nodes.indigo.iam.client\n"
+        "      properties: {scopes: openid profile, redirect_uris: ['https://svc.example.org/cb'], client_id: c-1, "
+        "client_secret: s-1}\n"
+        "    web:\n      type: tosca.nodes.indigo.Kubernetes.Deployment\n"
+        "      properties:\n"
+        "        environment: {OIDC_CLIENT_ID: {get_property: [sso, client_id]}, OIDC_CLIENT_SECRET: {get_property: "
+        "[sso, client_secret]}}\n"
+        "      artifacts: {image: {file: nginx, type: tosca.artifacts.Deployment.Image.Container.Docker}}\n";
+    for (const Mode mode : {Mode::kCompat, Mode::kStrict}) {
+        const auto check = CheckWithProfile(nodes, mode);
+        INFO(test::Dump(check));
+        REQUIRE(check.spec.has_value());
+        CHECK(check.spec->kind == DeploymentKind::kKubernetes);
+        REQUIRE(check.spec->WorkloadNodes().size() == 1);
+        CHECK(check.spec->WorkloadNodes().front()->name == "web");
+        const NodeSpec& client = *check.spec->FindNode("sso");
+        CHECK(client.properties["scopes"] == "openid profile");
+        CHECK(client.properties["redirect_uris"][0] == "https://svc.example.org/cb");
+        CHECK(check.spec->FindNode("web")->environment.at("OIDC_CLIENT_SECRET") == "s-1");
+    }
+    // Alone, it is a template for virtual machines with nothing to place: the engine accepts it.
+    const auto alone = CheckWithProfile("    sso: {type: tosca.nodes.indigo.iam.client}\n", Mode::kStrict);
+    INFO(test::Dump(alone));
+    REQUIRE(alone.spec.has_value());
+    CHECK(alone.spec->WorkloadNodes().empty());
+}
+
 }  // namespace
 }  // namespace orch::tosca

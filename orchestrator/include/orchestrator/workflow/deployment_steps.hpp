@@ -9,6 +9,7 @@
 #include "orchestrator/workflow/admission_observer.hpp"
 #include "orchestrator/workflow/engine.hpp"
 #include "orchestrator/workflow/fair_share.hpp"
+#include "orchestrator/workflow/iam_clients.hpp"
 #include "orchestrator/workflow/self_heal_options.hpp"
 #include "orchestrator/workflow/site_version_cache.hpp"
 #include "orchestrator/workflow/template_service.hpp"
@@ -97,6 +98,10 @@ struct StepServices {
     /// The placement's monitoring feed, read by the health check when self_heal.site_down_after
     /// is set (a site marked down that long counts as lost); null: not read.
     monitoring::Feed* site_health = nullptr;
+    /// Registers the OAuth clients of tosca.nodes.indigo.iam.client nodes before each attempt's
+    /// deploy and deletes them with the deployment (iam_clients.enabled); null: such templates
+    /// fail with a message saying so.
+    IamClientRegistry* iam_clients = nullptr;
 };
 
 /// Registers every deployment step (deploy, poll, delete, delete_poll, cleanup, update,
