@@ -174,8 +174,28 @@ void ReleaseClaims(InMemoryDatabase& db, const std::string& deployment_id) {
 }
 
 // All claims or none, as the transaction on PostgreSQL (the caller holds the mutex).
+// Gives back the deployment's claims on services only (a move to another candidate site, as
+// admission::Reserve's `services_only`); no history: it counts the group claims.
+void ReleaseServiceClaims(InMemoryDatabase& db, const std::string& deployment_id) {
+    auto& mine = db.claims()[deployment_id];
+    for (const auto& claim : mine) {
+        if (workflow::OnService(claim.key)) {
+            auto& counter = db.counters()[claim.key];
+            (claim.state == workflow::AdmissionState::kInUse ? counter.in_use : counter.reserved) -= claim.amount;
+        }
+    }
+    std::erase_if(mine, [](const auto& claim) { return workflow::OnService(claim.key); });
+}
+
+bool Claimed(const workflow::Admission& admit, const workflow::QuotaClaim& claim) {
+    return claim.amount > 0 && (!admit.services_only || workflow::OnService(claim.key));
+}
+
 bool ReserveClaims(InMemoryDatabase& db, const std::string& deployment_id, const workflow::Admission& admit) {
     for (const auto& claim : admit.claims) {
+        if (!Claimed(admit, claim)) {
+            continue;
+        }
         const auto it = db.counters().find(claim.key);
         const double held = it == db.counters().end() ? 0 : it->second.reserved + it->second.in_use;
         const double already = [&] {
@@ -185,14 +205,19 @@ bool ReserveClaims(InMemoryDatabase& db, const std::string& deployment_id, const
             }
             return mine;
         }();
-        if (claim.amount > 0 && held - already + claim.amount > claim.limit) {
+        if (held - already + claim.amount > claim.limit) {
             return false;
         }
     }
-    ReleaseClaims(db, deployment_id);  // a re-admission replaces what the deployment held
+    // A re-admission replaces what the deployment held; a move only its claims on services.
+    if (admit.services_only) {
+        ReleaseServiceClaims(db, deployment_id);
+    } else {
+        ReleaseClaims(db, deployment_id);
+    }
     auto& mine = db.claims()[deployment_id];
     for (const auto& claim : admit.claims) {
-        if (claim.amount <= 0) {
+        if (!Claimed(admit, claim)) {
             continue;
         }
         auto& counter = db.counters()[claim.key];

@@ -47,6 +47,22 @@ Status ParseFairShare(const ConfigTree& t, workflow::StepOptions& s) {
         return Error::InvalidArgument("config key 'workflow.admission_default_weight': must be in (0, 1000000]");
     }
     s.admission_weights.default_weight = fallback;
+    // A group's own weight in the local SLA file (`<group>.admission.weight`) wins over
+    // workflow.admission_weights: the SLA is where a community's share is agreed; the operator's
+    // keys stay the fallback (and the only source with SLAM or the Federation Registry).
+    ORCH_RETURN_IF_ERROR(ForEachSlaGroupSection(
+        t,
+        "admission",
+        [&s](const ConfigTree& slas, const std::string& group, const std::string& prefix) -> Status {
+            const std::string weight_key = prefix + "weight";
+            if (!slas.Has(weight_key)) {
+                return Ok();
+            }
+            ORCH_ASSIGN_OR_RETURN(const auto text, slas.GetString(weight_key, ""));
+            ORCH_ASSIGN_OR_RETURN(s.admission_weights.groups[group], Weight(weight_key, text));
+            return Ok();
+        }
+    ));
     ORCH_ASSIGN_OR_RETURN(s.admission_half_life, t.GetDuration("workflow.admission_half_life", s.admission_half_life));
     ORCH_ASSIGN_OR_RETURN(
         s.admission_fair_share.starvation_age,

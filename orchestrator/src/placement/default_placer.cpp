@@ -348,9 +348,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         }
     }
     if (options_.quotas.enabled) {
-        const auto configured = options_.quotas.groups.find(group);
-        decision.configured_quota =
-            configured != options_.quotas.groups.end() ? configured->second : options_.quotas.defaults;
+        decision.configured_quota = quota.configured();
     }
     decision.quota_group = group;
     decision.waitable = decision.waitable && decision.ranked.empty();

@@ -72,9 +72,46 @@ Status ReadLimits(const ConfigTree& config, const std::string& prefix, QuotaLimi
     return Ok();
 }
 
+// One GPU class's limit: `V100: 4` (the class by its name alone), or a mapping with `limit` and
+// what the SLA file's num_gpus targets may declare (`aliases`, `vendor`, `min_memory_mb`).
+Result<GpuClassLimit> ReadClassLimit(const ConfigTree& config, const std::string& key, const std::string& name) {
+    GpuClassLimit out;
+    out.gpu_class.name = name;
+    const bool mapping = !config.ChildKeys(key).empty();
+    ORCH_ASSIGN_OR_RETURN(out.limit, config.GetDouble(mapping ? key + ".limit" : key, -1));
+    if (out.limit < 0) {
+        return Bad(key, "needs a limit that is not negative");
+    }
+    if (!mapping) {
+        return out;
+    }
+    ORCH_ASSIGN_OR_RETURN(out.gpu_class.aliases, config.GetStringList(key + ".aliases"));
+    ORCH_ASSIGN_OR_RETURN(out.gpu_class.vendor, config.GetString(key + ".vendor", ""));
+    if (config.Has(key + ".min_memory_mb")) {
+        ORCH_ASSIGN_OR_RETURN(const auto mb, config.GetInt(key + ".min_memory_mb", 0, 1, std::int64_t{1} << 40));
+        out.gpu_class.min_memory_mb = static_cast<std::uint64_t>(mb);
+    }
+    return out;
+}
+
+// `<prefix>.gpu_classes`: class name → limit (docs/admission.md, "GPU classes").
+Status ReadClassLimits(const ConfigTree& config, const std::string& prefix, QuotaLimits& limits) {
+    const std::string key = prefix + ".gpu_classes";
+    for (const auto& name : config.ChildKeys(key)) {
+        if (name.find('.') != std::string::npos) {
+            return Bad(key + "." + name, "class names in configuration cannot contain '.'");
+        }
+        ORCH_ASSIGN_OR_RETURN(auto limit, ReadClassLimit(config, key + "." + name, name));
+        limits.gpu_classes.push_back(std::move(limit));
+    }
+    return Ok();
+}
+
 Status ReadGroupQuota(const ConfigTree& config, const std::string& prefix, GroupQuota& quota) {
     ORCH_RETURN_IF_ERROR(ReadLimits(config, prefix + ".group", quota.group));
-    return ReadLimits(config, prefix + ".user", quota.user);
+    ORCH_RETURN_IF_ERROR(ReadClassLimits(config, prefix + ".group", quota.group));
+    ORCH_RETURN_IF_ERROR(ReadLimits(config, prefix + ".user", quota.user));
+    return ReadClassLimits(config, prefix + ".user", quota.user);
 }
 
 Status ReadWeights(const ConfigTree& config, ScoreWeights& weights) {
@@ -390,6 +427,7 @@ std::set<std::string> PlacementConfigKeys() {
         for (const char* field : {"cpus", "ram_mb", "gpus", "instances"}) {
             keys.insert(std::string("placement.quotas.default.") + scope + "." + field);
         }
+        keys.insert(std::string("placement.quotas.default.") + scope + ".gpu_classes.*");
     }
     return keys;
 }

@@ -1,5 +1,6 @@
 #include "quota.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace orch::placement {
@@ -35,6 +36,32 @@ void AddGpuClass(const cmdb::SlaTarget& target, GroupQuota& quota) {
     }
     if (target.restrictions.user_limit) {
         quota.user.gpu_classes.push_back({gpu_class, *target.restrictions.user_limit});
+    }
+}
+
+// A class the configuration limits by its name alone takes what the catalogue's SLAs declare of
+// the class of that name (aliases, vendor, memory), so `V100: 4` in placement.quotas covers
+// "Tesla V100-PCIE-32GB" where an SLA says so. The first declaration found wins.
+void DeclareClasses(QuotaLimits& limits, const std::vector<GroupQuota>& sla_quotas) {
+    for (auto& item : limits.gpu_classes) {
+        auto& wanted = item.gpu_class;
+        if (!wanted.aliases.empty() || !wanted.vendor.empty() || wanted.min_memory_mb) {
+            continue;  // the configuration declared it itself
+        }
+        for (const auto& quota : sla_quotas) {
+            for (const auto* declared : {&quota.group.gpu_classes, &quota.user.gpu_classes}) {
+                const auto found = std::find_if(declared->begin(), declared->end(), [&](const GpuClassLimit& c) {
+                    return c.gpu_class.name == wanted.name;
+                });
+                if (found != declared->end()) {
+                    wanted = found->gpu_class;
+                    break;
+                }
+            }
+            if (!wanted.aliases.empty() || !wanted.vendor.empty() || wanted.min_memory_mb) {
+                break;
+            }
+        }
     }
 }
 
@@ -74,7 +101,11 @@ QuotaCheck::QuotaCheck(const PlacementContext& context, UsageSource& usage)
     : context_(context), source_(usage), request_(context.profile.totals) {
     const auto& quotas = context.options.quotas;
     const auto it = quotas.groups.find(context.group);
-    configured_ = it != quotas.groups.end() ? &it->second : &quotas.defaults;
+    configured_ = it != quotas.groups.end() ? it->second : quotas.defaults;
+    if (context.universe != nullptr) {
+        DeclareClasses(configured_.group, context.universe->sla_quotas);
+        DeclareClasses(configured_.user, context.universe->sla_quotas);
+    }
 }
 
 const Usage* QuotaCheck::LoadUsage() {
@@ -144,7 +175,7 @@ void QuotaCheck::Check(Evaluation& eval) {
         return;
     }
     const GroupQuota sla = SlaQuotaOf(eval);
-    const bool configured = configured_ != nullptr && (!configured_->group.empty() || !configured_->user.empty());
+    const bool configured = !configured_.group.empty() || !configured_.user.empty();
     if (!configured && sla.group.empty() && sla.user.empty()) {
         return;
     }
@@ -157,8 +188,16 @@ void QuotaCheck::Check(Evaluation& eval) {
     if (configured && !global_done_) {
         const std::string group = "group '" + context_.group + "'";
         global_done_ = true;
-        CheckScope(configured_->group, usage->group, group, "", global_reasons_, global_never_fits_);
-        CheckScope(configured_->user, usage->user, "you", " in " + group, global_reasons_, global_never_fits_);
+        CheckScope(configured_.group, usage->group, group, "", global_reasons_, global_never_fits_);
+        CheckScope(configured_.user, usage->user, "you", " in " + group, global_reasons_, global_never_fits_);
+        // Configured class limits (placement.quotas.*.gpu_classes): a request larger than one by
+        // itself never fits; a class that is only full now queues it at admission.
+        const bool never_before = never_fits_;
+        never_fits_ = false;
+        CheckGpuClasses(configured_.group.gpu_classes, group, "", global_reasons_);
+        CheckGpuClasses(configured_.user.gpu_classes, "you", " in " + group, global_reasons_);
+        global_never_fits_ = global_never_fits_ || never_fits_;
+        never_fits_ = never_before;
     }
     never_fits_ = global_never_fits_;
     for (const auto& reason : global_reasons_) {

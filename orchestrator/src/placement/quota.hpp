@@ -20,6 +20,9 @@ class QuotaCheck {
     /// Whether the last Check rejected for a reason that cannot pass by waiting: the request
     /// alone asks more than a limit (otherwise the quota is only full now, and frees up).
     bool never_fits() const { return never_fits_; }
+    /// The group's configured quota (placement.quotas), its GPU classes named only by name
+    /// declared as the catalogue's SLAs declare them: what admission reserves against.
+    const GroupQuota& configured() const { return configured_; }
 
    private:
     GroupQuota SlaQuotaOf(const Evaluation& eval) const;
@@ -43,7 +46,7 @@ class QuotaCheck {
     const PlacementContext& context_;
     UsageSource& source_;
     ResourceTotals request_;
-    const GroupQuota* configured_ = nullptr;
+    GroupQuota configured_;
     bool loaded_ = false;
     std::optional<Usage> usage_;
     std::string usage_error_;

@@ -65,16 +65,45 @@ void AddTo(pqxx::transaction_base& tx, const CounterKey& key, double reserved, d
     );
 }
 
+// Gives back the deployment's claims on services only (its SLA claims, when it moves to another
+// candidate site); they add nothing to the fair-share history, which counts the group claims.
+void ReleaseServices(pqxx::transaction_base& tx, const std::string& deployment_id) {
+    bool any = false;
+    for (const auto& h : HeldBy(tx, deployment_id)) {
+        if (!workflow::OnService(h.key)) {
+            continue;
+        }
+        const bool in_use = h.state == AdmissionState::kInUse;
+        AddTo(tx, h.key, in_use ? 0 : -h.amount, in_use ? -h.amount : 0);
+        any = true;
+    }
+    if (any) {
+        tx.exec_params(
+            "DELETE FROM admission_claims WHERE deployment_id = $1::uuid AND scope IN ('group_service', "
+            "'user_service')",
+            deployment_id
+        );
+    }
+}
+
 }  // namespace
 
 bool Reserve(
-    pqxx::transaction_base& tx, const std::string& deployment_id, const std::vector<workflow::QuotaClaim>& claims
+    pqxx::transaction_base& tx,
+    const std::string& deployment_id,
+    const std::vector<workflow::QuotaClaim>& claims,
+    bool services_only
 ) {
-    Release(tx, deployment_id);  // a re-admission replaces what the deployment held
+    // A re-admission replaces what the deployment held; a move only its claims on services.
+    if (services_only) {
+        ReleaseServices(tx, deployment_id);
+    } else {
+        Release(tx, deployment_id);
+    }
     auto sorted = claims;
     std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
     for (const auto& claim : sorted) {
-        if (claim.amount <= 0) {
+        if (claim.amount <= 0 || (services_only && !workflow::OnService(claim.key))) {
             continue;
         }
         if (claim.amount > claim.limit) {

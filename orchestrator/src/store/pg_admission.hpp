@@ -16,10 +16,14 @@
 
 namespace orch::store::admission {
 
-/// Releases what the deployment held, then reserves every claim; false (the caller rolls back)
-/// when one does not fit.
+/// Releases what the deployment held (with `services_only`, its claims on services only: a move
+/// to another candidate site), then reserves every claim (then only those on services); false
+/// (the caller rolls back) when one does not fit.
 bool Reserve(
-    pqxx::transaction_base& tx, const std::string& deployment_id, const std::vector<workflow::QuotaClaim>& claims
+    pqxx::transaction_base& tx,
+    const std::string& deployment_id,
+    const std::vector<workflow::QuotaClaim>& claims,
+    bool services_only = false
 );
 /// The deployment's reservation becomes usage (it reached CREATE_COMPLETE).
 void Promote(pqxx::transaction_base& tx, const std::string& deployment_id);

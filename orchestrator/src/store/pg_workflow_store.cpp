@@ -430,7 +430,7 @@ Status PgWorkflowStore::Commit(const Job& job, const std::string& owner, const T
         if (!HoldsLease(*tx, job, owner)) {
             return kLeaseLost;
         }
-        if (t.admit && !admission::Reserve(*tx, job.deployment_id, t.admit->claims)) {
+        if (t.admit && !admission::Reserve(*tx, job.deployment_id, t.admit->claims, t.admit->services_only)) {
             tx->abort();
             tx.reset();
             return Queue(conn, job, owner, *t.admit);

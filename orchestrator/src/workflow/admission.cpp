@@ -150,6 +150,55 @@ std::vector<QuotaClaim> ClaimsFor(
     return claims;
 }
 
+bool OnService(const CounterKey& key) {
+    return key.scope == QuotaScope::kGroupOnService || key.scope == QuotaScope::kUserOnService;
+}
+
+Json ClaimsToJson(const std::vector<QuotaClaim>& claims) {
+    Json out = Json::array();
+    for (const auto& claim : claims) {
+        out.push_back(Json{
+            {"scope", QuotaScopeName(claim.key.scope)},
+            {"issuer", claim.key.issuer},
+            {"group", claim.key.group},
+            {"subject", claim.key.subject},
+            {"service_id", claim.key.service_id},
+            {"resource", QuotaResourceName(claim.key.resource)},
+            {"gpu_class", claim.key.gpu_class},
+            {"amount", claim.amount},
+            {"limit", claim.limit}});
+    }
+    return out;
+}
+
+std::vector<QuotaClaim> ClaimsFromJson(const Json& json) {
+    std::vector<QuotaClaim> out;
+    if (!json.is_array()) {
+        return out;
+    }
+    for (const auto& item : json) {
+        if (!item.is_object()) {
+            continue;
+        }
+        const auto scope = ParseQuotaScope(item.value("scope", ""));
+        const auto resource = ParseQuotaResource(item.value("resource", ""));
+        if (!scope || !resource) {
+            continue;
+        }
+        CounterKey key{
+            *scope,
+            item.value("issuer", ""),
+            item.value("group", ""),
+            item.value("subject", ""),
+            item.value("service_id", ""),
+            *resource,
+            item.value("gpu_class", "")};
+        out.push_back(QuotaClaim{std::move(key), item.value("amount", 0.0), item.value("limit", 0.0)});
+    }
+    std::sort(out.begin(), out.end(), [](const QuotaClaim& a, const QuotaClaim& b) { return a.key < b.key; });
+    return out;
+}
+
 std::string WaitingFor(
     const placement::ResourceTotals& request, const std::vector<QuotaClaim>& claims, const tosca::DeploymentSpec& spec
 ) {

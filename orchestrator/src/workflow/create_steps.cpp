@@ -138,6 +138,36 @@ StepResult WaitForAdmission(
     return StepResult::Commit(std::move(t));
 }
 
+// The candidate's JSON with the claims its service's SLA makes (kServiceClaimsMember), which
+// the move to it reserves (ReserveOnCandidate); none when its SLA limits nothing asked.
+Json WithServiceClaims(Json candidate, std::vector<QuotaClaim> claims) {
+    std::erase_if(claims, [](const QuotaClaim& claim) { return !OnService(claim.key); });
+    if (!claims.empty()) {
+        candidate[kServiceClaimsMember] = ClaimsToJson(claims);
+    }
+    return candidate;
+}
+
+// The first commit of the deploy step on a candidate the workflow moved to (NextSite released
+// the failed site's SLA claims): it reserves what this candidate's SLA limits, before any
+// Create there. Should it not fit, the job waits admission_retry with the queued reason and
+// tries again (the deadline still applies); nothing is held on any service meanwhile.
+StepResult ReserveOnCandidate(const StepServices& s, const tosca::DeploymentSpec& spec, const Json& stored) {
+    Admission admit;
+    admit.services_only = true;
+    admit.claims = ClaimsFromJson(stored.value(kServiceClaimsMember, Json::array()));
+    const std::string group = admit.claims.empty() ? std::string() : admit.claims.front().key.group;
+    admit.queued_reason = "queued: waiting for the SLA quota of group " +
+                          (group.empty() ? std::string("(none)") : group) + " on " +
+                          stored.value("provider_name", std::string("the next site")) + ", for " +
+                          WaitingFor(placement::RequestedResources(spec), admit.claims, spec);
+    admit.retry_delay = s.options.admission_retry;
+    Transition t;
+    t.admit = std::move(admit);
+    t.next = NextJob{JobKind::kDeploy, Json::object(), {}, true};
+    return StepResult::Commit(std::move(t));
+}
+
 StepResult Place(StepServices& s, const WorkflowState& st, const tosca::DeploymentSpec& spec, const Job& job) {
     const auto& d = st.deployment;
     placement::PlacementRequest request;
@@ -171,12 +201,14 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
     if (d.options.max_providers_retry) {
         limit = std::min(limit, static_cast<std::size_t>(*d.options.max_providers_retry));
     }
+    const auto resources = placement::RequestedResources(spec);
     PlacementRecord placement{decision->ToJsonText(), Json::array()};
     for (std::size_t i = 0; i < limit; ++i) {
-        placement.candidates.push_back(CandidateToJson(decision->ranked[i]));
+        placement.candidates.push_back(WithServiceClaims(
+            CandidateToJson(decision->ranked[i]), ClaimsFor(*decision, request.requester, resources, spec, i)
+        ));
     }
     const bool queued = s.options.admission_queue && (!placement.candidates.empty() || decision->waitable);
-    const auto resources = placement::RequestedResources(spec);
     const WaitingRequest self = AsWaiting(st, decision->quota_group, resources);
     QueuePlace place;
     if (queued) {
@@ -226,6 +258,9 @@ StepResult CreateOn(
 ) {
     const int seq = st.candidate_index;
     const Json& stored = st.candidates[static_cast<std::size_t>(seq)];
+    if (job.payload.value(kReserveSeqMember, -1) == seq) {
+        return ReserveOnCandidate(s, spec, stored);
+    }
     auto candidate = CandidateFromJson(stored);
     if (!candidate) {
         return StepResult::Commit(FailCreate(st, candidate.error().message));

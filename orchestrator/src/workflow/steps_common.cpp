@@ -53,7 +53,17 @@ Transition NextSite(const WorkflowState& st, int seq, const std::string& reason)
     if (!(last && st.deployment.options.keep_last_attempt)) {
         t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", seq}}, {}, false});
     }
-    t.next = NextJob{JobKind::kDeploy, Json::object(), {}, true};
+    // The failed site's SLA claims go with the attempt (an empty move: nothing to fit); the next
+    // site's are reserved by the next deploy step, before its Create (ReserveOnCandidate), so
+    // the deployment never holds two services' claims and never creates unreserved.
+    Admission release;
+    release.services_only = true;
+    t.admit = std::move(release);
+    Json payload = Json::object();
+    if (!last && st.candidates[static_cast<std::size_t>(seq + 1)].contains(kServiceClaimsMember)) {
+        payload[kReserveSeqMember] = seq + 1;
+    }
+    t.next = NextJob{JobKind::kDeploy, std::move(payload), {}, true};
     progress::AttemptEnded(t, st, seq, domain::AttemptOutcome::kFailed, reason);
     ORCH_LOG_WARN("deployment attempt failed; trying the next site", {{"seq", seq}, {"reason", reason}});
     return t;

@@ -14,6 +14,12 @@ namespace orch::workflow::steps {
 
 inline constexpr std::string_view kTimeoutReason = "Timeout: Maximum execution time exceeded.";
 
+/// A stored candidate's member holding the claims its service's SLA makes (ClaimsToJson).
+inline constexpr const char* kServiceClaimsMember = "admission_claims";
+/// A deploy job's payload member: the candidate whose SLA claims it must reserve before Create
+/// (set by NextSite when the workflow moves on).
+inline constexpr const char* kReserveSeqMember = "reserve_seq";
+
 /// Exponential backoff for the n-th consecutive transient failure, capped.
 inline std::chrono::milliseconds Backoff(int n, std::chrono::milliseconds cap = std::chrono::milliseconds(60'000)) {
     const std::chrono::milliseconds ms(500LL << std::clamp(n, 0, 16));
@@ -77,7 +83,8 @@ Transition FailCreate(const WorkflowState& st, const std::string& reason);
 
 /// Records the failure of attempt `seq` and moves on to the next candidate (the deploy step then
 /// reports exhaustion when there is none); the failed attempt is cleaned up unless it was the
-/// last candidate and the user asked to keep it.
+/// last candidate and the user asked to keep it. In the same commit it gives back the claims the
+/// deployment holds on the failed site's SLA; the next deploy step reserves the next one's first.
 Transition NextSite(const WorkflowState& st, int seq, const std::string& reason);
 
 /// "Retries on cloud providers exhausted. Error list is:" with every attempt's site and reason.

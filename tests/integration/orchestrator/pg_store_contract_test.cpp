@@ -106,6 +106,9 @@ TEST_CASE("pg stores: fair-share history", "[store][contract]") {
 TEST_CASE("pg stores: admission per GPU class", "[store][contract]") {
     AdmissionGpuClasses(kMake);
 }
+TEST_CASE("pg stores: admission move to another candidate", "[store][contract]") {
+    AdmissionMove(kMake);
+}
 TEST_CASE("pg stores: callback outbox", "[store][contract]") {
     CallbackOutbox(kMake);
 }

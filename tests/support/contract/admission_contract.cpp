@@ -230,6 +230,103 @@ void AdmissionGpuClasses(const Factory& make) {
     CHECK(ClassHeld(*f, "") == 2);
 }
 
+namespace {
+
+// A claim of group g on one service's SLA counter of GPUs.
+workflow::QuotaClaim OnServiceClaim(const std::string& service, double gpus, double limit) {
+    workflow::CounterKey key{
+        workflow::QuotaScope::kGroupOnService, kAlice.issuer, "g", "", service, workflow::QuotaResource::kGpus};
+    return {key, gpus, limit};
+}
+
+// A place step's commit (Admit) that also reserves `gpus` on `service`'s SLA (limit 1 GPU).
+workflow::Transition AdmitOn(const std::string& service, double gpus) {
+    workflow::Transition t = Admit(gpus, 100);
+    t.admit->claims.push_back(OnServiceClaim(service, gpus, 1));
+    std::sort(t.admit->claims.begin(), t.admit->claims.end(), [](const auto& a, const auto& b) {
+        return a.key < b.key;
+    });
+    return t;
+}
+
+// The move to another candidate: only the claims on services are replaced. The group claim in
+// it must be ignored (its limit 0 would refuse it).
+workflow::Transition MoveTo(const std::string& service, double gpus) {
+    workflow::Transition t;
+    t.status_reason = "moved";
+    t.next = workflow::NextJob{workflow::JobKind::kDeploy, Json::object(), milliseconds(0), true};
+    workflow::Admission admit;
+    admit.services_only = true;
+    if (!service.empty()) {
+        admit.claims.push_back(OnServiceClaim(service, gpus, 1));
+        workflow::CounterKey group{
+            workflow::QuotaScope::kGroup, kAlice.issuer, "g", "", "", workflow::QuotaResource::kGpus};
+        admit.claims.insert(admit.claims.begin(), {group, gpus, 0});
+    }
+    admit.queued_reason = "queued: waiting for " + service;
+    admit.retry_delay = milliseconds(0);
+    t.admit = admit;
+    return t;
+}
+
+// What group g holds (reserved + in use) of GPUs on one service.
+double ServiceHeld(StoreFixture& f, const std::string& service) {
+    const auto counters = f.workflow().QuotaCounters(kAlice.issuer, {"g"});
+    REQUIRE(counters);
+    for (const auto& c : *counters) {
+        if (c.key.scope == workflow::QuotaScope::kGroupOnService && c.key.service_id == service) {
+            return c.reserved + c.in_use;
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+void AdmissionMove(const Factory& make) {
+    auto f = make();
+    const std::string mover = Add(*f, {.owner = kAlice, .group = "g"});
+    const std::string holder = Add(*f, {.owner = kAlice, .group = "g"});
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, mover), "w1", AdmitOn("A", 1)));
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, holder), "w1", AdmitOn("B", 1)));
+    CHECK(ServiceHeld(*f, "A") == 1);
+    CHECK(ServiceHeld(*f, "B") == 1);
+    CHECK(GroupGpus(*f) == std::make_pair(2.0, 0.0));
+
+    // B's SLA is full: nothing of the move is written, the mover still holds A.
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, mover), "w1", MoveTo("B", 1)));
+    CHECK(MustGet(*f, mover).status_reason == "queued: waiting for B");
+    CHECK(ServiceHeld(*f, "A") == 1);
+    CHECK(ServiceHeld(*f, "B") == 1);
+
+    // The failed attempt's commit gives A back (an empty move); the group claim stays.
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, mover), "w1", MoveTo("", 0)));
+    CHECK(MustGet(*f, mover).status_reason == "moved");
+    CHECK(ServiceHeld(*f, "A") == 0);
+    CHECK(GroupGpus(*f) == std::make_pair(2.0, 0.0));
+
+    // Once the holder is gone, the move reserves B; the group counter is not claimed twice, and
+    // a move adds nothing to the fair-share history.
+    REQUIRE(f->deployments().BeginDelete(holder, false));
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, holder, "w2"), "w2", WithStatus(DStatus::kDeleteComplete)));
+    const auto history = f->workflow().FairShareUsage(kAlice.issuer, hours(24)).value();
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, mover), "w1", MoveTo("B", 1)));
+    CHECK(MustGet(*f, mover).status_reason == "moved");
+    CHECK(ServiceHeld(*f, "A") == 0);
+    CHECK(ServiceHeld(*f, "B") == 1);
+    CHECK(GroupGpus(*f) == std::make_pair(1.0, 0.0));
+    CHECK(f->workflow().FairShareUsage(kAlice.issuer, hours(24)).value().at("g").gpus == Approx(history.at("g").gpus));
+
+    // Success makes it usage, and failure gives every claim back.
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, mover), "w1", WithStatus(DStatus::kCreateComplete)));
+    CHECK(GroupGpus(*f) == std::make_pair(0.0, 1.0));
+    CHECK(ServiceHeld(*f, "B") == 1);
+    REQUIRE(f->deployments().BeginDelete(mover, false));
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, mover, "w2"), "w2", WithStatus(DStatus::kDeleteComplete)));
+    CHECK(ServiceHeld(*f, "B") == 0);
+    CHECK(GroupGpus(*f) == std::make_pair(0.0, 0.0));
+}
+
 void AdmissionQueue(const Factory& make) {
     auto f = make();
     const std::string first = Add(*f, {.owner = kAlice, .group = "g"});

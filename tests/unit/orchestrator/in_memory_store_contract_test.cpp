@@ -87,6 +87,9 @@ TEST_CASE("in-memory stores: fair-share history", "[store][contract]") {
 TEST_CASE("in-memory stores: admission per GPU class", "[store][contract]") {
     AdmissionGpuClasses(kMake);
 }
+TEST_CASE("in-memory stores: admission move to another candidate", "[store][contract]") {
+    AdmissionMove(kMake);
+}
 TEST_CASE("in-memory stores: callback outbox", "[store][contract]") {
     CallbackOutbox(kMake);
 }

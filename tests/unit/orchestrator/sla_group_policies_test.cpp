@@ -111,3 +111,30 @@ TEST_CASE("per-group policies are read from the local SLA file only", "[idle][se
     REQUIRE(orch::app::ParseWorkflowConfig(*tree, engine, steps));
     CHECK(steps.self_heal.enabled_by_group.empty());
 }
+
+TEST_CASE(
+    "admission: a group's `admission.weight` in the SLA file wins over workflow.admission_weights",
+    "[admission][config]"
+) {
+    const SlaFile file;
+    orch::workflow::EngineOptions engine;
+    orch::workflow::StepOptions steps;
+    REQUIRE(orch::app::ParseWorkflowConfig(
+        file.Config(
+            "physics:\n  preferences: []\n  sla: []\n  admission: {weight: 4}\n"
+            "bio:\n  admission: {}\n",
+            "workflow:\n  admission_weights: {physics: 2, bio: 3, chem: 5}\n  admission_default_weight: 0.5\n"
+        ),
+        engine,
+        steps
+    ));
+    CHECK(steps.admission_weights.For("physics") == 4);  // the SLA's
+    CHECK(steps.admission_weights.For("bio") == 3);      // no weight in its section: the operator's
+    CHECK(steps.admission_weights.For("chem") == 5);     // not in the SLA file
+    CHECK(steps.admission_weights.For("other") == 0.5);  // the default
+
+    const auto bad =
+        orch::app::ParseWorkflowConfig(file.Config("physics:\n  admission: {weight: -1}\n", ""), engine, steps);
+    REQUIRE_FALSE(bad);
+    CHECK_THAT(bad.error().message, Catch::Contains("physics.admission.weight"));
+}

@@ -129,6 +129,46 @@ placement:
               .CheckKnownKeys(placement::PlacementConfigKeys()));
 }
 
+TEST_CASE("placement.quotas limits GPU classes by name, or declares them as an SLA does", "[placement][config]") {
+    auto options = placement::ParsePlacementOptions(Config(R"(
+placement:
+  quotas:
+    default: {user: {gpu_classes: {V100: 2}}}
+    groups:
+      physics:
+        group:
+          gpus: 8
+          gpu_classes:
+            V100: 4
+            A100: {limit: 2, aliases: ["NVIDIA A100-SXM4-40GB"], vendor: NVIDIA}
+            large: {limit: 1, min_memory_mb: 40960}
+)"));
+    REQUIRE(options);
+    const auto& classes = options->quotas.groups.at("physics").group.gpu_classes;
+    REQUIRE(classes.size() == 3);
+    CHECK(classes[0].gpu_class.name == "V100");
+    CHECK(classes[0].limit == 4);
+    CHECK(classes[0].gpu_class.aliases.empty());
+    CHECK(classes[1].gpu_class.name == "A100");
+    CHECK(classes[1].limit == 2);
+    CHECK(classes[1].gpu_class.aliases == std::vector<std::string>{"NVIDIA A100-SXM4-40GB"});
+    CHECK(classes[1].gpu_class.vendor == "NVIDIA");
+    CHECK(classes[2].gpu_class.min_memory_mb == 40960U);
+    REQUIRE(options->quotas.defaults.user.gpu_classes.size() == 1);
+    CHECK(options->quotas.defaults.user.gpu_classes[0].limit == 2);
+
+    auto negative =
+        placement::ParsePlacementOptions(Config("placement: {quotas: {default: {group: {gpu_classes: {V100: -1}}}}}"));
+    REQUIRE_FALSE(negative);
+    CHECK_THAT(negative.error().message, Catch::Contains("placement.quotas.default.group.gpu_classes.V100"));
+    auto no_limit = placement::ParsePlacementOptions(
+        Config("placement: {quotas: {default: {group: {gpu_classes: {V100: {aliases: [x]}}}}}}")
+    );
+    REQUIRE_FALSE(no_limit);
+    CHECK(Config("placement: {quotas: {default: {group: {gpu_classes: {V100: 1}}}}}")
+              .CheckKnownKeys(placement::PlacementConfigKeys()));
+}
+
 TEST_CASE("services are built from configuration, GET /configuration shows the URLs", "[placement][config]") {
     auto routes = std::make_shared<FixtureRoutes>();
     FixtureClient http(routes);

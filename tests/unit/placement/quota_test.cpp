@@ -162,3 +162,53 @@ TEST_CASE(
 
 }  // namespace
 }  // namespace orch::test
+
+namespace orch::test {
+namespace {
+
+TEST_CASE(
+    "a class limit of placement.quotas takes the SLA's declaration of that class; a request over it never fits",
+    "[placement][quota][gpu_class]"
+) {
+    placement::PlacementOptions options;
+    options.quotas.groups["g"].group.gpu_classes.push_back({{"volta", {}, "", std::nullopt}, 1});
+    SyntheticWorld world(options, false);
+    // Site C's SLA declares the class "volta" (its aliases name the V100 it has).
+    Json slas = SyntheticSlas();
+    slas["g"]["sla"][2]["services"][0]["targets"].push_back(
+        {{"type", "num_gpus"},
+         {"gpu_class", "volta"},
+         {"gpu_aliases", {"Tesla V100-PCIE-32GB"}},
+         {"restrictions", {{"total_limit", 8}}}}
+    );
+    world.placer.reset();
+    world.slas = std::move(cmdb::FileSlaSource::FromJson(slas, "synthetic")).value();
+    world.placer = std::make_unique<placement::DefaultPlacer>(
+        *world.catalogue, *world.slas, *world.feed, world.usage, world.history, options, world.clock
+    );
+
+    const auto one = world.Place(MarathonSpec(1, "Tesla V100-PCIE-32GB"));
+    REQUIRE_FALSE(one.ranked.empty());
+    REQUIRE(one.configured_quota.group.gpu_classes.size() == 1);
+    CHECK(
+        one.configured_quota.group.gpu_classes[0].gpu_class.aliases == std::vector<std::string>{"Tesla V100-PCIE-32GB"}
+    );
+    CHECK(
+        placement::GpusOfClass(
+            MarathonSpec(1, "Tesla V100-PCIE-32GB"), one.configured_quota.group.gpu_classes[0].gpu_class
+        ) == 1
+    );
+
+    const auto two = world.Place(MarathonSpec(2, "Tesla V100-PCIE-32GB"));
+    CHECK(two.ranked.empty());
+    CHECK_FALSE(two.waitable);
+    CHECK_THAT(
+        two.NoCandidateMessage(),
+        Catch::Contains("quota exceeded: group 'g' may use 1 × volta and this deployment needs 2")
+    );
+    // Two T4s are not of the class: no class reason (whatever else refuses them).
+    CHECK_THAT(world.Place(MarathonSpec(2, "Tesla T4")).NoCandidateMessage(), !Catch::Contains("× volta"));
+}
+
+}  // namespace
+}  // namespace orch::test

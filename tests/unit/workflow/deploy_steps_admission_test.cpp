@@ -299,3 +299,58 @@ TEST_CASE("a group's past GPU-hours put it behind in the queue (the fair-share h
     CHECK(rig.Get(users).status_reason == "queued: position 1 in group users, waiting for 1 × GPU");
     CHECK(rig.Get(physics).status_reason == "queued: position 2 in group physics, waiting for 1 × GPU");
 }
+
+namespace {
+
+// What group `users` holds (reserved + in use) on one service's SLA counter of instances.
+double OnService(Rig& rig, const std::string& service_id) {
+    const auto counters = rig.api.stores.workflow.QuotaCounters(rig.api.principal().issuer, {"users"}).value();
+    double held = 0;
+    for (const auto& c : counters) {
+        if (c.key.scope == orch::workflow::QuotaScope::kGroupOnService && c.key.service_id == service_id &&
+            c.key.resource == orch::workflow::QuotaResource::kInstances) {
+            held += c.reserved + c.in_use;
+        }
+    }
+    return held;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a move to the next site gives the failed site's SLA claims back and reserves the next one's first",
+    "[workflow][admission]"
+) {
+    Rig rig;
+    orch::placement::GroupQuota one;
+    one.group.instances = 1;
+    rig.placer.SetSlaQuota("SITE-A", one);
+    rig.placer.SetSlaQuota("SITE-B", one);
+    rig.connector.SetBehaviour("SITE-A", {.create_fails = FailureKind::kTryAnotherSite});
+    const std::string first = rig.Create(Json::object());
+    rig.RunDue();
+    REQUIRE(rig.connector.CreateCalls("SITE-B", first) == 1);
+    CHECK(OnService(rig, "SITE-A-marathon") == 0);  // given back with the failed attempt
+    CHECK(OnService(rig, "SITE-B-marathon") == 1);
+
+    // SITE-A's SLA is free again: a second deployment is admitted there, fails, and waits for
+    // SITE-B's SLA (held by the first) without creating anything there.
+    const std::string second = rig.Create(Json::object());
+    rig.RunDue();
+    CHECK(rig.connector.CreateCalls("SITE-A", second) == 1);
+    CHECK(rig.connector.CreateCalls("SITE-B", second) == 0);
+    CHECK(rig.Get(second).status == Status::kCreateInProgress);
+    CHECK(rig.Get(second).status_reason == "queued: waiting for the SLA quota of group users on SITE-B, for 1 × GPU");
+    CHECK(OnService(rig, "SITE-A-marathon") == 0);
+    CHECK(OnService(rig, "SITE-B-marathon") == 1);
+
+    // The first one's delete gives SITE-B's SLA back: the second reserves it and is created there.
+    REQUIRE(rig.api.Call("DELETE", "/deployments/" + first).status == 204);
+    for (int i = 0; i < 10 && rig.connector.CreateCalls("SITE-B", second) == 0; ++i) {
+        rig.api.clock.Advance(seconds(5));
+        rig.RunDue();
+    }
+    CHECK(rig.connector.CreateCalls("SITE-B", second) == 1);
+    CHECK(OnService(rig, "SITE-B-marathon") == 1);
+    CHECK(OnService(rig, "SITE-A-marathon") == 0);
+}

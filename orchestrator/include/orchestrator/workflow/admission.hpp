@@ -64,7 +64,14 @@ struct Admission {
     /// When it does not fit, the job's payload gets this record (admission_queue.hpp) so the
     /// request is in the queue other admissions order themselves against.
     Json waiting = nullptr;
+    /// A move to another candidate site (docs/admission.md, "Moving on"): only the claims on
+    /// services (group_service, user_service) are replaced by `claims`, which hold only such
+    /// claims; the group and user claims stay as they are. Otherwise everything is replaced.
+    bool services_only = false;
 };
+
+/// Whether the claim's counter is one service's (an SLA's) rather than every service's.
+bool OnService(const CounterKey& key);
 
 /// Where a deployment's admitted resources are.
 enum class AdmissionState { kReserved, kInUse };
@@ -89,6 +96,12 @@ std::vector<QuotaClaim> ClaimsFor(
     const tosca::DeploymentSpec& spec,
     std::size_t candidate = 0
 );
+
+/// Claims as stored with each candidate (the candidate JSON's `admission_claims`), so the move
+/// to that candidate reserves what its SLA limits without placing again. Entries that do not
+/// read back (a newer build's scope or resource) are skipped.
+Json ClaimsToJson(const std::vector<QuotaClaim>& claims);
+std::vector<QuotaClaim> ClaimsFromJson(const Json& json);
 
 /// What a waiting request waits for, for statusReason: "2 × V100" (the GPU class it claims, else
 /// the model it asks for), "2 × GPU", "4 × CPU" or "1 instance(s)".

@@ -71,6 +71,9 @@ void AdmissionRace(const Factory& make);
 /// A GPU class is a counter of its own: a full class queues its requests, another class and
 /// the all-GPU counter are unaffected, a delete gives the class back.
 void AdmissionGpuClasses(const Factory& make);
+/// A move to another candidate replaces only the claims on services, atomically: over the next
+/// service's limit nothing is written and the old one stays held; an empty move gives it back.
+void AdmissionMove(const Factory& make);
 /// A committed change queues one callback delivery (when the deployment has a URL), claimed by
 /// one claimer at a time under a lease, retried after a delay, taken over when the lease expires.
 void CallbackOutbox(const Factory& make);
