@@ -7,6 +7,7 @@
 namespace {
 
 using orch::Json;
+using orch::connectors::FailureKind;
 using orch::domain::Status;
 using orch::test::deploy_steps::Rig;
 using std::chrono::hours;
