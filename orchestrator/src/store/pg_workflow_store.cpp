@@ -19,6 +19,19 @@ bool HoldsLease(pqxx::work& tx, const Job& job, const std::string& owner) {
     return !tx.exec_params("SELECT 1 FROM jobs WHERE id = $1 AND lease_owner = $2 FOR UPDATE", job.id, owner).empty();
 }
 
+// The admission queue's row of a job that carries a waiting record (migration 0021): the list
+// reads it by index instead of scanning the jobs' payloads. Deleting the job deletes it (FK).
+void IndexWaiting(pqxx::work& tx, std::int64_t job_id, const std::string& deployment_id, const Json& record) {
+    tx.exec_params(
+        "INSERT INTO admission_waiting (job_id, deployment_id, owner_issuer, since, record) "
+        "SELECT $1, id, owner_issuer, created_at, $3::jsonb FROM deployments WHERE id = $2::uuid "
+        "ON CONFLICT (job_id) DO UPDATE SET record = EXCLUDED.record",
+        job_id,
+        deployment_id,
+        record.dump()
+    );
+}
+
 // Gives a leased job back (Retry, and Queue when admission does not fit): it runs again after
 // `delay` with `reason` as its last error; `waiting` (the admission queue's record, null if none)
 // joins its payload. False when `owner` no longer holds the lease.
@@ -43,7 +56,13 @@ bool ReleaseJob(
         waiting.dump(),
         std::string(workflow::kWaitingMember)
     );
-    return !released.empty();
+    if (released.empty()) {
+        return false;
+    }
+    if (!waiting.is_null()) {
+        IndexWaiting(tx, job.id, job.deployment_id, waiting);
+    }
+    return true;
 }
 
 // Lock order deployment → jobs → counters (docs/api.md, "Lock order"), the order of the request handlers,
@@ -54,15 +73,19 @@ void LockDeployment(pqxx::work& tx, const std::string& deployment_id) {
 }
 
 void InsertJob(pqxx::work& tx, const std::string& deployment_id, const workflow::NextJob& next) {
-    tx.exec_params(
+    const auto row = tx.exec_params1(
         "INSERT INTO jobs (deployment_id, kind, workflow, payload, run_at) "
-        "VALUES ($1::uuid, $2, $3, $4::jsonb, now() + make_interval(secs => $5 / 1000.0))",
+        "VALUES ($1::uuid, $2, $3, $4::jsonb, now() + make_interval(secs => $5 / 1000.0)) RETURNING id",
         deployment_id,
         std::string(workflow::JobKindName(next.kind)),
         next.workflow,
         WithRequestId(next.payload).dump(),
         static_cast<std::int64_t>(next.delay.count())
     );
+    const auto waiting = next.payload.find(workflow::kWaitingMember);
+    if (waiting != next.payload.end() && !waiting->is_null()) {
+        IndexWaiting(tx, row[0].as<std::int64_t>(), deployment_id, *waiting);
+    }
 }
 
 }  // namespace
@@ -461,12 +484,13 @@ Result<std::vector<workflow::WaitingRequest>> PgWorkflowStore::WaitingRequests(c
     return pool_.Run([&](pqxx::connection& conn) -> Result<std::vector<workflow::WaitingRequest>> {
         pqxx::read_transaction tx(conn);
         const auto rows = tx.exec_params(
-            "SELECT j.deployment_id::text, (j.payload -> $2::text)::text FROM jobs j "
-            "JOIN deployments d ON d.id = j.deployment_id "
-            "WHERE coalesce(d.owner_issuer, '') = $1 AND d.status = 'CREATE_IN_PROGRESS' AND j.payload ? $2::text "
-            "ORDER BY d.created_at, j.deployment_id LIMIT $3",
+            // The index's order; the status check drops a row whose deployment moved on in a
+            // transaction that kept the job (none does today: a defence, one key lookup each).
+            "SELECT w.deployment_id::text, w.record::text FROM admission_waiting w "
+            "JOIN deployments d ON d.id = w.deployment_id "
+            "WHERE w.owner_issuer = $1 AND d.status = 'CREATE_IN_PROGRESS' "
+            "ORDER BY w.since, w.deployment_id LIMIT $2",
             issuer,
-            std::string(workflow::kWaitingMember),
             limit
         );
         std::vector<workflow::WaitingRequest> out;

@@ -115,6 +115,9 @@ TEST_CASE("pg stores: callback outbox", "[store][contract]") {
 TEST_CASE("pg stores: admission queue", "[store][contract]") {
     AdmissionQueue(kMake);
 }
+TEST_CASE("pg stores: admission queue follows its job", "[store][contract]") {
+    AdmissionQueueFollowsItsJob(kMake);
+}
 TEST_CASE("pg stores: elastic state", "[store][contract]") {
     ElasticState(kMake);
 }

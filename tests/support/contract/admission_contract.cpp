@@ -379,4 +379,57 @@ void AdmissionQueue(const Factory& make) {
     CHECK(after[0].deployment_id == second);
 }
 
+void AdmissionQueueFollowsItsJob(const Factory& make) {
+    auto f = make();
+    const std::string waiting = Add(*f, {.owner = kAlice, .group = "g"});
+    const auto record = [](const std::string& group, double gpus) {
+        workflow::WaitingRequest w;
+        w.group = group;
+        w.demand.gpus = gpus;
+        return workflow::WaitingToJson(w);
+    };
+    // A waiting step due at once, so that the next claim finds it.
+    const auto wait = [&](const std::string& group, double gpus) {
+        workflow::Transition t;
+        t.status_reason = "queued: position 1 in group " + group;
+        t.next = workflow::NextJob{
+            workflow::JobKind::kDeploy, Json{{workflow::kWaitingMember, record(group, gpus)}}, milliseconds(0), true};
+        return t;
+    };
+    const auto listed = [&] {
+        auto l = f->workflow().WaitingRequests(kAlice.issuer, 100);
+        REQUIRE(l);
+        return *l;
+    };
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, waiting), "w1", wait("g", 1)));
+    REQUIRE(listed().size() == 1);
+    // A step that fails and is retried keeps its place.
+    REQUIRE(f->workflow().Retry(ClaimFor(*f, waiting), "w1", milliseconds(0), "catalogue down"));
+    REQUIRE(listed().size() == 1);
+    // Waiting again: one entry, with the new record.
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, waiting), "w1", wait("h", 2)));
+    auto now = listed();
+    REQUIRE(now.size() == 1);
+    CHECK(now[0].group == "h");
+    CHECK(now[0].demand.gpus == 2);
+    // Its reservation does not fit at commit: still one entry, the admission's record.
+    auto over = Admit(5, 3, milliseconds(0));
+    over.admit->waiting = record("g", 5);
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, waiting), "w1", over));
+    now = listed();
+    REQUIRE(now.size() == 1);
+    CHECK(now[0].group == "g");
+    CHECK(now[0].demand.gpus == 5);
+    // Admitted: gone.
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, waiting), "w1", Admit(1, 3)));
+    CHECK(listed().empty());
+
+    // A waiting request that fails (its maximum wait) leaves the queue.
+    const std::string failing = Add(*f, {.owner = kAlice, .offset = seconds(1), .group = "g"});
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, failing), "w1", wait("g", 1)));
+    REQUIRE(listed().size() == 1);
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, failing), "w1", WithStatus(DStatus::kCreateFailed)));
+    CHECK(listed().empty());
+}
+
 }  // namespace orch::test::contract

@@ -96,6 +96,9 @@ TEST_CASE("in-memory stores: callback outbox", "[store][contract]") {
 TEST_CASE("in-memory stores: admission queue", "[store][contract]") {
     AdmissionQueue(kMake);
 }
+TEST_CASE("in-memory stores: admission queue follows its job", "[store][contract]") {
+    AdmissionQueueFollowsItsJob(kMake);
+}
 TEST_CASE("in-memory stores: elastic state", "[store][contract]") {
     ElasticState(kMake);
 }

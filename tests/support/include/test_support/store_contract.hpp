@@ -80,6 +80,10 @@ void CallbackOutbox(const Factory& make);
 /// The deployments waiting for admission are listed per issuer, oldest first, with what they
 /// wait for, whether the step waited or its reservation did not fit; not once admitted or deleted.
 void AdmissionQueue(const Factory& make);
+/// A request is listed once while its deploy job carries a waiting record, whatever happens to the
+/// job meanwhile (a retry, waiting again, a reservation that does not fit), and not once the job is
+/// gone (admitted, failed).
+void AdmissionQueueFollowsItsJob(const Factory& make);
 /// The elastic autoscaler's turns (one per gap, of two sweeps at once exactly one), its memory
 /// kept to the microsecond, its event in the log, and the deployments it may scale.
 void ElasticState(const Factory& make);
