@@ -63,6 +63,11 @@ void FakePlacer::SetFull(bool full) {
     full_ = full;
 }
 
+void FakePlacer::SetSiteQuota(const std::string& site, const placement::GroupQuota& quota) {
+    const std::lock_guard lock(mutex_);
+    site_quotas_[site] = quota;
+}
+
 Result<placement::PlacementDecision> FakePlacer::Place(const placement::PlacementRequest& request) {
     const std::lock_guard lock(mutex_);
     placement::PlacementDecision decision;
@@ -80,6 +85,9 @@ Result<placement::PlacementDecision> FakePlacer::Place(const placement::Placemen
         c.provider_name = site;
         c.placements["app"] = {"flavor-" + site, "small", "image-" + site, "ubuntu"};
         c.endpoint = {{"cpEndpoint", c.target.endpoint}, {"deploymentType", "MARATHON"}};
+        if (const auto quota = site_quotas_.find(site); quota != site_quotas_.end()) {
+            c.sla_quota = quota->second;
+        }
         decision.ranked.push_back(c);
         placement::SiteVerdict v;
         v.provider_id = site;

@@ -50,11 +50,14 @@ class FakePlacer final : public placement::Placer {
     void SetQuota(const placement::GroupQuota& quota);
     /// While set, no site is offered and the decision says the request may wait (a full quota).
     void SetFull(bool full);
+    /// `site`'s candidate carries this as its service's SLA quota (admission's per-service claims).
+    void SetSiteQuota(const std::string& site, const placement::GroupQuota& quota);
 
    private:
     std::vector<std::string> sites_;
     std::mutex mutex_;
     placement::GroupQuota quota_;
+    std::map<std::string, placement::GroupQuota> site_quotas_;
     bool full_ = false;
 };
 
