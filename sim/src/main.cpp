@@ -27,6 +27,7 @@ struct Args {
     std::array<int, 4> ports{0, 0, 0, 0};  // marathon, chronos, kubernetes, im
     std::string config_path;
     std::string schema_dir;
+    std::string state_file;  ///< empty: the site keeps nothing across a restart
     double speed = -1;
     std::string log_level = "warn";
 };
@@ -35,8 +36,10 @@ int Usage(const char* problem) {
     std::fprintf(
         stderr,
         "site-sim: %s\nusage: site-sim [--marathon-port N] [--chronos-port N] [--kubernetes-port N] [--im-port N]\n"
-        "                [--config FILE] [--schema-dir DIR] [--speed X] [--log-level LEVEL]\n"
-        "  Ports default to 0 (pick a free one); the chosen ports are printed as one JSON line.\n",
+        "                [--config FILE] [--schema-dir DIR] [--speed X] [--log-level LEVEL] [--state-file FILE]\n"
+        "  Ports default to 0 (pick a free one); the chosen ports are printed as one JSON line.\n"
+        "  --state-file: the accepted Marathon, Chronos and Kubernetes writes are appended to FILE and\n"
+        "  replayed from it at start, so a restarted site comes back with its workload.\n",
         problem
     );
     return 2;
@@ -70,6 +73,8 @@ std::string ParseArgs(int argc, char** argv, Args& args) {
             }
         } else if (arg == "--config") {
             args.config_path = value;
+        } else if (arg == "--state-file") {
+            args.state_file = value;
         } else if (arg == "--schema-dir") {
             args.schema_dir = value;
         } else if (arg == "--speed") {
@@ -190,6 +195,14 @@ int main(int argc, char** argv) {
     if (!site) {
         std::fprintf(stderr, "site-sim: %s\n", site.error().message.c_str());
         return 2;
+    }
+    if (!args.state_file.empty()) {
+        auto journal = orch::sim::SiteJournal::Open(args.state_file);
+        if (!journal) {
+            std::fprintf(stderr, "site-sim: %s\n", journal.error().message.c_str());
+            return 2;
+        }
+        (*site)->AttachJournal(std::move(*journal));  // before the ports open: no request sees a half-replayed site
     }
     const std::array<orch::sim::SimApi, 4> apis = {
         orch::sim::SimApi::kMarathon,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 namespace orch::sim {
 namespace {
@@ -279,6 +280,7 @@ SimResponse SiteSim::Handle(SimApi api, const SimRequest& request) {
         AdvanceAll(now);  // what a write started (launches, scheduling) happens now, not at the next request
     }
     RecordRejection(api, request, response);
+    Journal(api, request, response);
     if (fault && fault->kind == FaultKind::kSlow) {
         response.delay = fault->delay;
     }
@@ -287,6 +289,51 @@ SimResponse SiteSim::Handle(SimApi api, const SimRequest& request) {
         response.content_type = "application/json";
     }
     return response;
+}
+
+namespace {
+
+// The APIs whose objects are named by the client, so a replay recreates them under the same names.
+bool Journaled(SimApi api) {
+    return api == SimApi::kMarathon || api == SimApi::kChronos || api == SimApi::kKubernetes;
+}
+
+std::optional<SimApi> ParseSimApi(std::string_view name) {
+    for (const SimApi api : {SimApi::kMarathon, SimApi::kChronos, SimApi::kKubernetes, SimApi::kIm}) {
+        if (SimApiName(api) == name) {
+            return api;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+void SiteSim::Journal(SimApi api, const SimRequest& request, const SimResponse& response) {
+    if (journal_ && Journaled(api) && request.method != "GET" && response.status < 300) {
+        journal_->Append(std::string(SimApiName(api)), request);
+    }
+}
+
+void SiteSim::AttachJournal(std::unique_ptr<SiteJournal> journal) {
+    const std::lock_guard lock(mutex_);
+    for (const auto& entry : journal->loaded()) {
+        const auto api = ParseSimApi(entry.api);
+        if (!api || !Journaled(*api)) {
+            continue;
+        }
+        const double now = clock_.Now();
+        AdvanceAll(now);
+        const SimResponse replayed = GuardedDispatch(*api, entry.request, now);
+        if (replayed.status >= 300) {
+            ORCH_LOG_WARN(
+                "site-sim: a journaled write was refused on replay",
+                {{"api", entry.api}, {"path", entry.request.path}, {"status", replayed.status}}
+            );
+        }
+        AdvanceAll(now);
+    }
+    journal_ = std::move(journal);
 }
 
 SimResponse SiteSim::Admin(const SimRequest& request) {

@@ -328,6 +328,10 @@ Status InMemoryDeploymentStore::BeginUpdate(const store::UpdateRequest& u) {
         }
     }
     db_.InsertJob(u.id, workflow::NextJob{workflow::JobKind::kUpdate, Json::object(), {}, true});
+    if (!u.events.empty()) {
+        db_.InsertCallback(u.id);
+        db_.AppendEvents(u.id, u.events);
+    }
     return Ok();
 }
 

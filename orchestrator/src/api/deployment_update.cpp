@@ -37,6 +37,7 @@ Status BeginDeploymentUpdate(
     update.added = plan.added;
     update.removed_resource_ids = plan.removed;
     update.expires_at = change.expires_at;
+    update.events = change.events;
     service::SummariseRequest(spec, update.req_cpus, update.req_mem_mb, update.req_gpus, update.req_instances);
     ORCH_RETURN_IF_ERROR(ctx.store.BeginUpdate(update));
     if (ctx.wake_workflow) {

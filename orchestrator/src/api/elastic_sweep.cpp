@@ -131,15 +131,19 @@ bool ElasticSweep::SweepOne(const std::string& id) {
         }
         return false;
     }
-    if (!Apply(d, decision, target->worker_node)) {
+    // The memory (its cool-down started) first, then the scale with its event in one
+    // transaction: a kill between the two leaves a cool-down for a scale that did not happen (the
+    // next one waits longer), never a scale without its event or without its cool-down.
+    if (auto saved = store_.Save(id, decision.memory, std::nullopt); !saved) {
+        ORCH_LOG_WARN("elastic: decision not recorded", {{"deployment_id", id}, {"error", saved.error().message}});
+        return false;
+    }
+    if (!Apply(d, decision, target->worker_node, DecisionEvent(decision, *target, **queue, now))) {
         // The level stays remembered; the cool-down does not start for a scale that did not happen.
         workflow::ElasticMemory kept = decision.memory;
         kept.last_scale = seen.last_scale;
         (void)store_.Save(id, kept, std::nullopt);
         return false;
-    }
-    if (auto saved = store_.Save(id, decision.memory, DecisionEvent(decision, *target, **queue, now)); !saved) {
-        ORCH_LOG_WARN("elastic: decision not recorded", {{"deployment_id", id}, {"error", saved.error().message}});
     }
     ORCH_LOG_INFO(
         "elastic: scale started",
@@ -153,14 +157,17 @@ bool ElasticSweep::SweepOne(const std::string& id) {
 }
 
 bool ElasticSweep::Apply(
-    const domain::Deployment& d, const workflow::ElasticDecision& decision, const std::string& node
+    const domain::Deployment& d,
+    const workflow::ElasticDecision& decision,
+    const std::string& node,
+    const domain::Event& event
 ) {
     auto edit = WithNodeCount(d.template_text, node, decision.target);
     if (!edit) {
         ORCH_LOG_WARN("elastic: cannot set the count", {{"deployment_id", d.id}, {"error", edit.error().message}});
         return false;
     }
-    const DeploymentChange change{edit->template_text, edit->parameters, "", d.options};
+    const DeploymentChange change{edit->template_text, edit->parameters, "", d.options, std::nullopt, {event}};
     if (auto begun = BeginDeploymentUpdate(ctx_, d, change); !begun) {
         // A conflict is another replica's or the user's update winning the race: not an error.
         ORCH_LOG_INFO("elastic: scale not started", {{"deployment_id", d.id}, {"error", begun.error().message}});

@@ -1,5 +1,6 @@
 #include "orchestrator/store/pg_deployment_store.hpp"
 
+#include "pg_outbox.hpp"
 #include "pg_rows.hpp"
 
 #include <algorithm>
@@ -282,6 +283,10 @@ Status PgDeploymentStore::BeginUpdate(const UpdateRequest& u) {
         );
         if (auto queued = QueueWorkflowJob(tx, u.id, "update", Json::object()); !queued) {
             return queued;  // rolled back with the transaction
+        }
+        if (!u.events.empty()) {
+            InsertCallback(tx, u.id);
+            InsertEvents(tx, u.id, u.events);  // last: it takes the event ordering lock
         }
         tx.commit();
         return Ok();

@@ -3,6 +3,7 @@
 // Everything it remembers (since when the site is silent, whether the loss was told) rides in
 // its payload, so the watch survives restarts and moves between replicas with the job.
 #include "create_steps.hpp"
+#include "orchestrator/workflow/admission.hpp"
 #include "progress.hpp"
 
 namespace orch::workflow::steps {
@@ -210,6 +211,39 @@ Json CandidatesAfter(const WorkflowState& st, const Attempt& lost, const placeme
     return candidates;
 }
 
+// The redeploy goes through admission again (docs/lifecycle.md, "Quotas"): what the deployment
+// holds (in use on the lost site) is released and the new site's claims are reserved, in the
+// commit's transaction. Always set, even without claims, so the lost site's are given back.
+// When the claims do not fit, nothing of the redeploy is written: the deployment stays where it
+// was, says what it waits for, and the check runs again after admission_retry.
+Admission ReadmissionOf(
+    const StepServices& s,
+    const WorkflowState& st,
+    const placement::PlacementDecision& decision,
+    const tosca::DeploymentSpec& spec,
+    const Attempt& lost,
+    const std::string& why
+) {
+    std::size_t first_new = 0;
+    while (first_new < decision.ranked.size() && decision.ranked[first_new].target.site_id == lost.provider_id) {
+        ++first_new;
+    }
+    placement::Requester requester;
+    requester.user_group = st.deployment.user_group;
+    if (st.deployment.owner) {
+        requester.issuer = st.deployment.owner->issuer;
+        requester.subject = st.deployment.owner->subject;
+    }
+    const auto resources = placement::RequestedResources(spec);
+    Admission admit;
+    admit.claims = ClaimsFor(decision, requester, resources, spec, first_new);
+    const std::string group = decision.quota_group.empty() ? std::string("(none)") : decision.quota_group;
+    admit.queued_reason = progress::Shorten("Self-healing: " + why) + "; redeploy queued in group " + group +
+                          ", waiting for " + WaitingFor(resources, admit.claims, spec);
+    admit.retry_delay = s.options.admission_retry;
+    return admit;
+}
+
 StepResult Redeploy(
     StepServices& s, const Job& job, const WorkflowState& st, const Attempt& lost, const std::string& why
 ) {
@@ -252,6 +286,7 @@ StepResult Redeploy(
         JobKind::kCleanup, Json{{"seq", lost.seq}, {"orphan", true}, {"since_ms", NowMs(s)}}, {}, false});
     t.next = NextJob{JobKind::kDeploy, Json::object(), {}, true};
     t.callback = true;
+    t.admit = ReadmissionOf(s, st, *decision, *spec, lost, why);
     ORCH_LOG_WARN("self-healing: deployment lost, redeploying", {{"seq", lost.seq}, {"reason", why}});
     return StepResult::Commit(std::move(t));
 }

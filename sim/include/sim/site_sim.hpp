@@ -12,6 +12,7 @@
 #include "sim/sim_clock.hpp"
 #include "sim/sim_config.hpp"
 #include "sim/sim_http.hpp"
+#include "sim/site_journal.hpp"
 
 #include <deque>
 #include <memory>
@@ -50,6 +51,11 @@ class SiteSim {
     /// transport to wait (`delay`) or to drop the connection (`reset`).
     SimResponse Handle(SimApi api, const SimRequest& request);
 
+    /// Replays what `journal` holds (the site's state before a restart: site-sim --state-file),
+    /// then appends every write the Marathon, Chronos and Kubernetes APIs accept to it. IM is not
+    /// journaled: its infrastructure ids are drawn at random, so a replay would not recreate them.
+    void AttachJournal(std::unique_ptr<SiteJournal> journal);
+
     Json Objects();
     Result<FaultRule> AddFault(const Json& rule);
     void ClearFaults();
@@ -65,6 +71,7 @@ class SiteSim {
     bool Authorized(const SimRequest& request) const;
     void AdvanceAll(double now);
     void RecordRejection(SimApi api, const SimRequest& request, const SimResponse& response);
+    void Journal(SimApi api, const SimRequest& request, const SimResponse& response);
 
     std::mutex mutex_;
     SimConfig config_;
@@ -78,7 +85,8 @@ class SiteSim {
     std::unique_ptr<tosca::TemplateEngine> im_engine_;  ///< parses what IM receives
     ImSim im_;
     std::deque<Json> rejections_;
-    std::deque<Json> traces_;  ///< the last kMaxTraces traceparent headers, oldest first
+    std::deque<Json> traces_;               ///< the last kMaxTraces traceparent headers, oldest first
+    std::unique_ptr<SiteJournal> journal_;  ///< null: the site keeps nothing across a restart
 };
 
 /// An error response in `api`'s own shape (Marathon {"message"}, Chronos text, Kubernetes Status).

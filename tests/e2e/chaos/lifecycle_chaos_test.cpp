@@ -392,16 +392,12 @@ TEST_CASE(
     INFO(Json(decisions).dump(2));
     CHECK(NodeStates(replicas, cluster, "lrms_wn").size() == 3);
     CHECK(replicas.Get(cluster).value_or(Json::object()).value("status", "") == "UPDATE_COMPLETE");
-    // Never two decisions. None is the known gap (lifecycle.md, elastic "Durability and replicas"):
-    // the update and its decision event are two commits, and a kill or the restart may fall between.
-    REQUIRE(decisions.size() <= 1);
-    if (decisions.empty()) {
-        WARN("the scale happened without its elastic event (a kill or the restart fell between its two commits)");
-    } else {
-        CHECK(decisions[0]["action"] == "scale_out");
-        CHECK(decisions[0]["from"] == 1);
-        CHECK(decisions[0]["to"] == 3);
-    }
+    // Exactly one decision: the update and its decision event are one transaction, so no kill or
+    // restart can leave the scale without its event (lifecycle.md, elastic "Durability and replicas").
+    REQUIRE(decisions.size() == 1);
+    CHECK(decisions[0]["action"] == "scale_out");
+    CHECK(decisions[0]["from"] == 1);
+    CHECK(decisions[0]["to"] == 3);
 
     // Site A answers again: what the lost attempt left there is deleted, B keeps the workload.
     CHECK(Holds(a, heal));

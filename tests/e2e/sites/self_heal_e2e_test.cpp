@@ -1,14 +1,23 @@
 // Self-healing end to end (docs/lifecycle.md "Self-healing"): the real orchestrator binary on a
-// real PostgreSQL and two site-sim processes. Site A stops answering under a running self-healing
-// deployment (every Marathon request is reset, as a dead host or a cut network looks to a client);
-// the deployment must come back CREATE_COMPLETE on site B within the configured time, and once
-// site A answers again (its old workload still there) the orchestrator must delete what is left.
+// real PostgreSQL and two site-sim processes. Site A's process is killed (kill -9) under a running
+// self-healing deployment; the deployment must come back CREATE_COMPLETE on site B within the
+// configured time, and once site A is started again on its state file (it comes back holding the
+// old workload, as a Marathon does from ZooKeeper) the orchestrator must delete what is left there.
+// The other witness, the monitoring feed, is a real Prometheus scraping a probe exporter that marks
+// site A down while its process still answers.
 #include "site_rig.hpp"
+#include "test_support/fixture_http_server.hpp"
 #include "test_support/process.hpp"
+#include "test_support/real_prometheus.hpp"
 #include "test_support/test_env.hpp"
+
+#include <common/uuid.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <filesystem>
+#include <optional>
 #include <thread>
 
 namespace {
@@ -32,23 +41,56 @@ std::string SimConfig(const std::string& tag) {
            tag + ".sim, cpus: 16, mem_mb: 65536, disk_mb: 500000, gpus: 4, attributes: {gpu_model: Tesla-T4}}\n";
 }
 
+// probe_success of both sites as a blackbox exporter's probe job publishes it (the placement
+// feed's default availability query); site A's value is the test's to set.
+class ProbeExporter {
+   public:
+    ProbeExporter() : routes_(std::make_shared<orch::test::FixtureRoutes>()), server_(routes_) {
+        routes_->Route("GET", "/metrics", [this](const orch::test::FixtureRequest&) {
+            std::string text = "# TYPE probe_success gauge\n";
+            for (const auto& [site, up] : {std::pair{"SITE-A", a_up_.load()}, std::pair{"SITE-B", true}}) {
+                text += std::string("probe_success{job=\"paas-site-probe\",site=\"") + site + "\",service_id=\"" +
+                        site + "_marathon\"} " + (up ? "1" : "0") + "\n";
+            }
+            return orch::test::FixtureResponse{200, "text/plain; version=0.0.4", text};
+        });
+    }
+    void SetSiteAUp(bool up) { a_up_ = up; }
+    std::string Target() const { return "127.0.0.1:" + std::to_string(server_.port()); }
+
+   private:
+    std::atomic<bool> a_up_{true};
+    std::shared_ptr<orch::test::FixtureRoutes> routes_;
+    orch::test::FixtureHttpServer server_;
+};
+
 struct Rig {
-    Rig()
-        : a(SimConfig("a")),
+    /// `placement_yaml` is added after the placement section's own keys (indented two spaces:
+    /// more of placement:, e.g. its monitoring feed), `self_healing_yaml` under self_healing:.
+    explicit Rig(const std::string& placement_yaml = "", const std::string& self_healing_yaml = "")
+        : state_file(orch::test::BinaryDir() + "/self-heal-site-a-" + orch::RandomUuid().substr(0, 8) + ".journal"),
+          a(std::in_place, SimConfig("a"), std::vector<std::string>{"--state-file", state_file}),
           b(SimConfig("b")),
           orchestrator(
               db.dsn(),
               {},
               orch::e2e::WriteOrchestratorConfig(
-                  {SiteSpec{"SITE-A", &a, "Tesla T4", 8, 1.0, true, false, false},
+                  {SiteSpec{"SITE-A", &*a, "Tesla T4", 8, 1.0, true, false, false},
                    SiteSpec{"SITE-B", &b, "Tesla T4", 8, 0.5, true, false, false}},
                   "",
-                  kSelfHealing
+                  placement_yaml + kSelfHealing + self_healing_yaml
               )
           ),
           api(orchestrator.BaseUrl()) {
         REQUIRE(orch::test::WaitForStatus(orchestrator.BaseUrl() + "/readyz", 200, seconds(20)));
     }
+    ~Rig() {
+        a.reset();
+        std::filesystem::remove(state_file);
+        std::filesystem::remove(state_file + ".copy");
+    }
+    Rig(const Rig&) = delete;
+    Rig& operator=(const Rig&) = delete;
 
     std::string Deploy(const Json& extra) {
         Json body = {
@@ -66,12 +108,34 @@ struct Rig {
         return id;
     }
 
-    /// Site A answers no Marathon request (each connection is reset) until Return().
-    void KillA() { a.AddFault(Json{{"api", "marathon"}, {"kind", "reset"}, {"times", -1}}); }
-    void ReturnA() { a.ClearFaults(); }
+    /// kill -9 of site A's process: its ports refuse every connection from now on.
+    void KillA() {
+        for (const char* name : {"marathon", "chronos", "kubernetes", "im"}) {
+            ports_of_a.emplace_back("--" + std::string(name) + "-port");
+            ports_of_a.push_back(std::to_string(a->Port(name)));
+        }
+        a->Kill();
+    }
 
+    /// A site-sim on a copy of site A's state file, on ports of its own the orchestrator does not
+    /// know: what site A holds when it comes back, before the orchestrator can touch it.
+    bool StateOfAHolds(const std::string& id) const {
+        std::filesystem::copy_file(state_file, state_file + ".copy", std::filesystem::copy_options::overwrite_existing);
+        const SimProcess copy(SimConfig("a"), {"--state-file", state_file + ".copy"});
+        return orch::e2e::Mentions(orch::e2e::ProviderObjects(copy.Objects()), id);
+    }
+
+    /// Site A started again where it was: its ports, its state file.
+    void RestartA() {
+        std::vector<std::string> args = {"--state-file", state_file};
+        args.insert(args.end(), ports_of_a.begin(), ports_of_a.end());
+        a.emplace(SimConfig("a"), std::move(args));
+    }
+
+    std::string state_file;
+    std::vector<std::string> ports_of_a;
     orch::test::TestDatabase db;
-    SimProcess a;
+    std::optional<SimProcess> a;
     SimProcess b;
     orch::test::OrchestratorProcess orchestrator;
     orch::e2e::Api api;
@@ -106,10 +170,16 @@ Json RunningOn(orch::e2e::Api& api, const std::string& id, const std::string& si
     return last;
 }
 
+Json AttemptsOf(orch::e2e::Api& api, const std::string& id) {
+    const auto listed = api.Call("GET", "/deployments/" + id + "/attempts");
+    REQUIRE(listed.status == 200);
+    return Json::parse(listed.body)["attempts"];
+}
+
 }  // namespace
 
 TEST_CASE(
-    "a site lost under a self-healing deployment: redeployed elsewhere, leftovers deleted on its return",
+    "a site killed under a self-healing deployment: redeployed elsewhere, leftovers deleted on its return",
     "[e2e][self-heal]"
 ) {
     Rig rig;
@@ -124,9 +194,7 @@ TEST_CASE(
     CHECK(std::chrono::steady_clock::now() - lost_at < seconds(30));
     CHECK(Holds(rig.b, id));
 
-    const auto listed = rig.api.Call("GET", "/deployments/" + id + "/attempts");
-    REQUIRE(listed.status == 200);
-    const Json attempts = Json::parse(listed.body)["attempts"];
+    const Json attempts = AttemptsOf(rig.api, id);
     INFO(attempts.dump(2));
     REQUIRE(attempts.size() == 2);
     CHECK(attempts[0]["providerId"] == "SITE-A");
@@ -135,10 +203,12 @@ TEST_CASE(
     CHECK(attempts[1]["providerId"] == "SITE-B");
     CHECK(attempts[1]["outcome"] == "SUCCEEDED");
 
-    // Site A still holds the old workload while it does not answer; once back, it is deleted.
-    CHECK(Holds(rig.a, id));
-    rig.ReturnA();
-    CHECK(Eventually([&] { return !Holds(rig.a, id); }, seconds(30)));
+    // Site A comes back with the old workload (a copy of its state shows it); once it runs again,
+    // the orchestrator deletes what is left there.
+    CHECK(rig.StateOfAHolds(id));
+    rig.RestartA();
+    CHECK(Eventually([&] { return !Holds(*rig.a, id); }, seconds(30)));
+    CHECK_FALSE(rig.StateOfAHolds(id));  // the delete reached its state: a later restart stays empty
     CHECK(Holds(rig.b, id));
     CHECK(rig.api.Get(id).value_or(Json()).value("cloudProviderName", "") == "SITE-B");
 }
@@ -160,5 +230,40 @@ TEST_CASE("a deployment not opted in stays where it was and says its site is los
     CHECK(d["cloudProviderName"] == "SITE-A");
     CHECK(d.value("statusReason", "").find("the deployment is not moved") != std::string::npos);
     CHECK_FALSE(Holds(rig.b, id));
-    rig.ReturnA();
+
+    // Site A back with its workload: the deployment runs there as before and the loss is withdrawn.
+    rig.RestartA();
+    // (GET leaves statusReason out once it is cleared; a failed GET is an empty body, not a pass.)
+    CHECK(Eventually(
+        [&] {
+            const Json now = rig.api.Get(id).value_or(Json());
+            return now.value("status", "") == "CREATE_COMPLETE" && now.value("statusReason", "").empty();
+        },
+        seconds(20)
+    ));
+    CHECK(Holds(*rig.a, id));
+    CHECK(rig.api.Get(id).value_or(Json()).value("cloudProviderName", "") == "SITE-A");
+}
+
+TEST_CASE(
+    "a real Prometheus marking the site down moves a self-healing deployment whose site still answers",
+    "[e2e][self-heal]"
+) {
+    ProbeExporter exporter;
+    const orch::test::RealPrometheus prometheus(exporter.Target());
+    REQUIRE(prometheus.started());
+    Rig rig("  monitoring: {type: prometheus, url: " + prometheus.url() + ", ttl: 1s}\n", "  site_down_after: 3s\n");
+    const std::string id = rig.Deploy({{"selfHealing", true}});
+    exporter.SetSiteAUp(false);
+
+    // One scrape a second, the feed's 1 s cache, 3 s of down marks, a create on B: within 30 s.
+    const Json healed = RunningOn(rig.api, id, "SITE-B", seconds(30));
+    INFO(healed.dump(2));
+    REQUIRE(healed["cloudProviderName"] == "SITE-B");
+    const Json attempts = AttemptsOf(rig.api, id);
+    INFO(attempts.dump(2));
+    REQUIRE(attempts.size() == 2);
+    CHECK(attempts[0]["reason"].get<std::string>().find("lost: the monitoring feed has marked site SITE-A down") == 0);
+    // Site A's API answered throughout: what was there is deleted right away.
+    CHECK(Eventually([&] { return !Holds(*rig.a, id); }, seconds(30)));
 }

@@ -151,7 +151,8 @@ std::string WriteOrchestratorFiles(
     return dir + "/orchestrator.yaml";
 }
 
-SimProcess::SimProcess(const std::string& config_yaml) : process_(config_yaml), client_(NewClient()) {}
+SimProcess::SimProcess(const std::string& config_yaml, std::vector<std::string> extra)
+    : process_(config_yaml, std::move(extra)), client_(NewClient()) {}
 
 std::string SimProcess::Url(const std::string& api) const {
     return process_.Url(api);

@@ -22,13 +22,17 @@ namespace orch::e2e {
 /// stopped by PID when the object dies.
 class SimProcess {
    public:
-    /// `config_yaml` may be empty (the simulator's defaults).
-    explicit SimProcess(const std::string& config_yaml = "");
+    /// `config_yaml` may be empty (the simulator's defaults); `extra` are more site-sim arguments
+    /// (--marathon-port N, --state-file FILE: a site started again where a killed one was).
+    explicit SimProcess(const std::string& config_yaml = "", std::vector<std::string> extra = {});
     ~SimProcess() = default;
     SimProcess(const SimProcess&) = delete;
     SimProcess& operator=(const SimProcess&) = delete;
 
     std::string Url(const std::string& api) const;
+    int Port(const std::string& api) const { return process_.Port(api); }
+    /// kill -9 of the simulator process (its ports stop answering at once).
+    void Kill() { process_.Kill(); }
     /// GET /__sim/objects: the simulator's own listing of everything it holds.
     Json Objects() const;
     void AddFault(const Json& rule) const;

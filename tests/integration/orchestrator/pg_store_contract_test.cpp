@@ -121,6 +121,9 @@ TEST_CASE("pg stores: admission queue follows its job", "[store][contract]") {
 TEST_CASE("pg stores: elastic state", "[store][contract]") {
     ElasticState(kMake);
 }
+TEST_CASE("pg stores: an update's events commit with it", "[store][contract]") {
+    UpdateEvents(kMake);
+}
 
 TEST_CASE("pg stores: self-healing option and redeploy deadline", "[store][contract]") {
     SelfHealing(kMake);

@@ -8,6 +8,43 @@
 
 namespace orch::test::contract {
 
+void UpdateEvents(const Factory& make) {
+    auto f = make();
+    const std::string id = Add(*f, {.owner = kAlice, .callback = "https://hooks.example.org/scale"});
+    domain::Event e;
+    e.type = domain::EventType::kElasticScale;
+    e.time = domain::TimePoint(milliseconds(1'800'000'000'000));
+    e.data = Json{{"action", "scale_out"}, {"from", 1}, {"to", 3}};
+    const auto elastic_events = [&] {
+        int n = 0;
+        for (const auto& got : f->events().After({.owner = Scope(std::nullopt), .deployment_id = id}).value()) {
+            n += got.type == domain::EventType::kElasticScale ? 1 : 0;
+        }
+        return n;
+    };
+    // Refused (still being created): neither the event nor a callback delivery.
+    CHECK(
+        CodeOf(f->deployments().BeginUpdate({.id = id, .parameters = Json::object(), .events = {e}})) ==
+        ErrorCode::kConflict
+    );
+    CHECK(elastic_events() == 0);
+    CHECK(f->workflow().ClaimCallbacks("d1", 10, minutes(1)).value().empty());
+
+    Complete(*f, id);
+    REQUIRE(f->deployments().BeginUpdate({.id = id, .template_text = "t2", .parameters = Json::object(), .events = {e}})
+    );
+    CHECK(MustGet(*f, id).status == DStatus::kUpdateInProgress);
+    CHECK(elastic_events() == 1);
+    const auto deliveries = f->workflow().ClaimCallbacks("d1", 10, minutes(1)).value();
+    REQUIRE(deliveries.size() == 1);
+    CHECK(deliveries[0].url == "https://hooks.example.org/scale");
+    // An update without events (a user's PUT) records none and queues no delivery here.
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, id), "w1", workflow::Transition{.status = DStatus::kUpdateComplete}));
+    REQUIRE(f->deployments().BeginUpdate({.id = id, .template_text = "t3", .parameters = Json::object()}));
+    CHECK(elastic_events() == 1);
+    CHECK(f->workflow().ClaimCallbacks("d2", 10, minutes(1)).value().empty());
+}
+
 void ElasticState(const Factory& make) {
     auto f = make();
     const std::string running = Add(*f, {.owner = kAlice, .callback = "https://hooks.example.org/elastic"});

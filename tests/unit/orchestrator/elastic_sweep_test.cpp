@@ -20,6 +20,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 namespace {
 
@@ -304,4 +305,64 @@ TEST_CASE("elastic: the sweep applies the deployment's group policy", "[elastic]
     rig.clock.Advance(seconds(20));
     CHECK(sweep.RunOnce() == 1);
     CHECK(rig.LiveWorkers(id) == 1);  // the group's step of one, not the default two
+}
+
+namespace {
+
+// The database lost from the moment a scale committed (a replica killed, or PostgreSQL
+// restarted, right after it): every later write of the elastic memory fails.
+class LostAfterScale final : public orch::workflow::ElasticStore {
+   public:
+    LostAfterScale(orch::workflow::ElasticStore& inner, std::function<bool()> scaled)
+        : inner_(inner), scaled_(std::move(scaled)) {}
+    orch::Result<std::vector<std::string>> Candidates(int limit) override { return inner_.Candidates(limit); }
+    orch::Result<std::optional<orch::workflow::ElasticMemory>> ClaimTurn(
+        const std::string& id, orch::workflow::ElasticTime now, std::chrono::milliseconds gap
+    ) override {
+        return inner_.ClaimTurn(id, now, gap);
+    }
+    orch::Status Save(
+        const std::string& id,
+        const orch::workflow::ElasticMemory& memory,
+        const std::optional<orch::domain::Event>& event
+    ) override {
+        if (scaled_()) {
+            return orch::Error::Unavailable("the database went away");
+        }
+        return inner_.Save(id, memory, event);
+    }
+
+   private:
+    orch::workflow::ElasticStore& inner_;
+    std::function<bool()> scaled_;
+};
+
+}  // namespace
+
+TEST_CASE("elastic: a scale is never left without its decision event", "[elastic][reliability]") {
+    Rig rig;
+    const std::string id = rig.Running(CorpusFile(kK8sElastic), Json{{"wn_num", 3}});
+    const auto scaled = [&] {
+        return rig.StatusOf(id) == orch::domain::Status::kUpdateInProgress;
+    };
+    LostAfterScale lost(rig.elastic, scaled);
+    orch::api::ElasticSweep sweep(
+        rig.ctx,
+        lost,
+        [&rig](const orch::domain::Deployment&) -> orch::Result<std::optional<double>> {
+            return std::optional<double>(rig.queue);
+        },
+        rig.options
+    );
+    rig.queue = 5;
+    for (int i = 0; i < 4; ++i) {
+        (void)sweep.RunOnce();
+        rig.clock.Advance(seconds(10));
+    }
+    REQUIRE(scaled());
+    int decisions = 0;
+    for (const auto& e : rig.stores.db.events()) {
+        decisions += e.event.type == orch::domain::EventType::kElasticScale ? 1 : 0;
+    }
+    CHECK(decisions == 1);
 }

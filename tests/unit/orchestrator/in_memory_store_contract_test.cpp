@@ -102,6 +102,9 @@ TEST_CASE("in-memory stores: admission queue follows its job", "[store][contract
 TEST_CASE("in-memory stores: elastic state", "[store][contract]") {
     ElasticState(kMake);
 }
+TEST_CASE("in-memory stores: an update's events commit with it", "[store][contract]") {
+    UpdateEvents(kMake);
+}
 
 TEST_CASE("in-memory stores: self-healing option and redeploy deadline", "[store][contract]") {
     SelfHealing(kMake);

@@ -5,5 +5,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/kubernetes_sim_test.cpp
   ${TEST_DIR}/kube_flux_sim_test.cpp
   ${TEST_DIR}/site_sim_test.cpp
+  ${TEST_DIR}/site_journal_test.cpp
   ${TEST_DIR}/im_sim_test.cpp
 )

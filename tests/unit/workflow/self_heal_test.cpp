@@ -339,3 +339,72 @@ TEST_CASE(
     rig.Pass(seconds(12));
     CHECK(rig.Get(id).cloud_provider_name == (moves ? "SITE-B" : "SITE-A"));
 }
+
+namespace {
+
+/// What the deployments hold on `service` (the group's GPUs there): {reserved, in use}.
+std::pair<double, double> HeldOn(Rig& rig, const std::string& service) {
+    std::pair<double, double> held{0, 0};
+    for (const auto& [key, counter] : rig.api.stores.db.counters()) {
+        if (key.scope == orch::workflow::QuotaScope::kGroupOnService && key.service_id == service &&
+            key.resource == orch::workflow::QuotaResource::kGpus) {
+            held.first += counter.reserved;
+            held.second += counter.in_use;
+        }
+    }
+    return held;
+}
+
+orch::placement::GroupQuota Gpus(double limit) {
+    orch::placement::GroupQuota quota;
+    quota.group.gpus = limit;
+    return quota;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a self-healing redeploy is admitted again: the lost site's quota is released, the new site's reserved",
+    "[workflow][self-heal][admission]"
+) {
+    Rig rig;
+    rig.placer.SetSlaQuota("SITE-A", Gpus(1));
+    rig.placer.SetSlaQuota("SITE-B", Gpus(1));
+    const std::string id = rig.Running(Json{{"selfHealing", true}});
+    CHECK(HeldOn(rig, "SITE-A-marathon") == std::pair<double, double>{0, 1});
+
+    rig.connector.SetBehaviour("SITE-A", {.unreachable = true});
+    rig.Pass(seconds(49));
+    REQUIRE(rig.Get(id).cloud_provider_name == "SITE-B");
+    CHECK(rig.Get(id).status == Status::kCreateComplete);
+    CHECK(HeldOn(rig, "SITE-A-marathon") == std::pair<double, double>{0, 0});  // given back
+    CHECK(HeldOn(rig, "SITE-B-marathon") == std::pair<double, double>{0, 1});  // reserved, then in use
+}
+
+TEST_CASE(
+    "a self-healing redeploy that does not fit the new site's quota waits, says why, and goes once it fits",
+    "[workflow][self-heal][admission]"
+) {
+    Rig rig;
+    rig.placer.SetSlaQuota("SITE-A", Gpus(1));
+    rig.placer.SetSlaQuota("SITE-B", Gpus(0));
+    const std::string id = rig.Running(Json{{"selfHealing", true}});
+    rig.connector.SetBehaviour("SITE-A", {.unreachable = true});
+    rig.Pass(seconds(60));
+
+    const auto waiting = rig.Get(id);
+    CHECK(rig.connector.CreateCalls("SITE-B", id) == 0);
+    CHECK(waiting.status == Status::kCreateComplete);
+    CHECK(waiting.cloud_provider_name == "SITE-A");
+    CHECK(waiting.status_reason.rfind("Self-healing: site SITE-A has not answered for", 0) == 0);
+    CHECK(waiting.status_reason.find("; redeploy queued in group users, waiting for 1 × GPU") != std::string::npos);
+    CHECK(rig.Attempts(id).size() == 1);                                       // nothing of the redeploy was written
+    CHECK(HeldOn(rig, "SITE-A-marathon") == std::pair<double, double>{0, 1});  // still held where it runs
+
+    rig.placer.SetSlaQuota("SITE-B", Gpus(1));
+    rig.Pass(seconds(20));
+    CHECK(rig.connector.CreateCalls("SITE-B", id) == 1);
+    CHECK(rig.Get(id).cloud_provider_name == "SITE-B");
+    CHECK(HeldOn(rig, "SITE-A-marathon") == std::pair<double, double>{0, 0});
+    CHECK(HeldOn(rig, "SITE-B-marathon") == std::pair<double, double>{0, 1});
+}

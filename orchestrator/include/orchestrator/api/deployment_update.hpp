@@ -6,10 +6,12 @@
 #include "common/result.hpp"
 #include "orchestrator/api/api_context.hpp"
 #include "orchestrator/domain/deployment.hpp"
+#include "orchestrator/domain/event.hpp"
 
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace orch::api {
 
@@ -19,6 +21,7 @@ struct DeploymentChange {
     std::string callback;              ///< empty = unchanged
     domain::RequestOptions options;
     std::optional<domain::TimePoint> expires_at;  ///< a new lease end; unset = unchanged
+    std::vector<domain::Event> events;            ///< recorded with the update (an elastic scale's)
 };
 
 /// Builds the new spec (the stored parameters count as accepted), checks the instance cap and

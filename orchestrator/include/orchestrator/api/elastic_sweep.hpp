@@ -44,7 +44,13 @@ class ElasticSweep {
 
    private:
     bool SweepOne(const std::string& deployment_id);
-    bool Apply(const domain::Deployment& d, const workflow::ElasticDecision& decision, const std::string& node);
+    /// Starts the scale as a PUT would, `event` (the decision) recorded in its transaction.
+    bool Apply(
+        const domain::Deployment& d,
+        const workflow::ElasticDecision& decision,
+        const std::string& node,
+        const domain::Event& event
+    );
 
     ApiContext& ctx_;
     workflow::ElasticStore& store_;

@@ -5,6 +5,7 @@
 #include "orchestrator/auth/owner_filter.hpp"
 #include "orchestrator/domain/attempt.hpp"
 #include "orchestrator/domain/deployment.hpp"
+#include "orchestrator/domain/event.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -57,6 +58,9 @@ struct UpdateRequest {
     int req_instances = 0;
     /// A new lease end (renewal with the update); none = the lease is left as it is.
     std::optional<domain::TimePoint> expires_at;
+    /// Appended to the event log in the update's transaction, with one callback delivery when
+    /// not empty: an elastic scale's decision, so a kill cannot leave the scale without its event.
+    std::vector<domain::Event> events;
 };
 
 /// Maps the API's sort property names (createdAt, updatedAt, status, ...) to columns;

@@ -82,6 +82,16 @@ class SiteSimProcess {
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     }
 
+    /// kill -9: the site dies as a crashed host's would, without a chance to close anything.
+    void Kill() {
+        if (pid_ > 0) {
+            ::kill(pid_, SIGKILL);
+            int status = 0;
+            ::waitpid(pid_, &status, 0);
+            pid_ = -1;
+        }
+    }
+
     int Port(const std::string& api) const { return ports_.at(api).get<int>(); }
     std::string Url(const std::string& api) const { return "http://127.0.0.1:" + std::to_string(Port(api)); }
     int pid() const { return pid_; }

@@ -87,6 +87,9 @@ void AdmissionQueueFollowsItsJob(const Factory& make);
 /// The elastic autoscaler's turns (one per gap, of two sweeps at once exactly one), its memory
 /// kept to the microsecond, its event in the log, and the deployments it may scale.
 void ElasticState(const Factory& make);
+/// An update's events (an elastic scale's decision) and its callback delivery commit with it; an
+/// update refused (not in a state that allows it) writes neither.
+void UpdateEvents(const Factory& make);
 /// `selfHealing` is stored as said (or not said), kept by an update that does not say it; a
 /// commit may set a new deadline (a self-healing redeploy).
 void SelfHealing(const Factory& make);
