@@ -479,11 +479,12 @@ std::optional<Failure> AnsibleContextualiser::GatherFacts(
     spec.args = {"-i", dir + "/inventory.json", dir + "/facts.yml"};
     spec.env = Environment(dir);
     spec.cwd = dir;
-    spec.time_limit = std::min(options_.node_time_limit, std::chrono::seconds(300));
+    const std::chrono::seconds limit = std::min(options_.node_time_limit, std::chrono::seconds(300));
+    spec.time_limit = limit;
     spec.output_cap = options_.output_cap;
     const auto run = RunBounded(spec, stop);
     if (run.cancelled) {
-        return RunFailure("facts", run, spec.time_limit);
+        return RunFailure("facts", run, limit);
     }
     outcome.facts = ansible::ReadFacts(plan, facts_dir.string());
     if (!run.started || run.timed_out || run.exit_code != 0) {
