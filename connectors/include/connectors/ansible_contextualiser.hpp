@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace orch::connectors {
@@ -55,6 +56,12 @@ class AnsibleContextualiser final : public Contextualiser {
     /// The playbook file of one step: its roles, then its interface playbooks made to run on
     /// its servers.
     ConnectorResult<std::string> StepPlaybook(const ContextStep& step, const std::string& dir, const std::string& stem);
+
+    /// After a successful run: the servers' facts into `outcome` (see ansible::FactsPlaybookText).
+    /// A failure only when cancelled; facts that cannot be gathered are left out with a log line.
+    std::optional<Failure> GatherFacts(
+        const ContextPlan& plan, const std::string& dir, const std::stop_token& stop, ContextOutcome& outcome
+    );
 
     AnsibleOptions options_;
 };

@@ -78,6 +78,10 @@ struct DeployRequest {
     /// orchestrator's Ansible can log in once the server is ACTIVE.
     std::string ssh_public_key;
     std::string ssh_user = "cloudadm";
+    /// The deployment's owner, for what the original tells the site about them (IM: the
+    /// PAAS_DEP_USER / PAAS_DEP_USER_EMAIL VM tags, the owner's issuer's CLUES client). Empty
+    /// when unknown; never logged.
+    std::string owner_issuer, owner_name, owner_email;
     /// The template as the user sent it (inputs unresolved). Connectors that hand the site a
     /// TOSCA document (IM) rewrite it; the others build from `spec` and ignore it.
     std::string template_text;

@@ -45,9 +45,20 @@ struct ContextPlan {
     std::vector<ContextStep> steps;
 };
 
-/// What a successful run produced: per-node progress and the (bounded) Ansible output.
+/// What one configured server says about itself (gathered by Ansible after the run): its
+/// node and instance, and a flat object of facts (`ansible_distribution`, `ansible_hostname`,
+/// `ansible_memtotal_mb`, `num_gpus`, ...; see ansible::FactNames).
+struct HostFacts {
+    std::string node;
+    int index = 0;
+    Json facts = Json::object();
+};
+
+/// What a successful run produced: per-node progress, the (bounded) Ansible output and the
+/// servers' facts (empty when they could not be gathered: the run still succeeded).
 struct ContextOutcome {
     std::string log;
+    std::vector<HostFacts> facts = {};
 };
 
 /// Configures a deployment's virtual machines once the site reports them running (native

@@ -1,10 +1,12 @@
 #pragma once
 
 #include "connectors/connector.hpp"
+#include "connectors/im_template.hpp"
 #include "connectors/site_client_factory.hpp"
 
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <string>
 
 namespace orch::connectors {
@@ -24,6 +26,10 @@ struct ImOptions {
     /// This orchestrator's public URL (`server.external_base_url`): the PAAS_URL tag and the
     /// ElasticCluster's orchestrator_url (CLUES calls it back). Empty: neither is written.
     std::string orchestrator_url;
+    /// The CLUES client of each issuer (`auth.issuers.<name>.clues_client_id/_secret`, the
+    /// original's `oidc.iam-properties[issuer].clues.client-id/-secret`), by exact issuer: an
+    /// ElasticCluster of that issuer's user gets `iam_clues_client_id/_secret`.
+    std::map<std::string, CluesClient> clues_clients;
 };
 
 /// Virtual machines (and the software on them) through the Infrastructure Manager, as the
@@ -55,6 +61,9 @@ class ImConnector final : public Connector {
     std::string EndpointFor(const SiteTarget& target) const;
 
    private:
+    /// The document for IM, with the CLUES client of the owner's issuer when configured.
+    ConnectorResult<std::string> TemplateFor(const DeployRequest& request) const;
+
     SiteClientFactory& clients_;
     ImOptions options_;
 };

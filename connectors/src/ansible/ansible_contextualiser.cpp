@@ -1,9 +1,11 @@
 #include "connectors/ansible_contextualiser.hpp"
 
+#include "ansible/ansible_facts.hpp"
 #include "ansible/ansible_files.hpp"
 #include "common/log.hpp"
 #include "connectors/bounded_process.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <condition_variable>
 #include <cstdlib>
@@ -449,7 +451,49 @@ ConnectorResult<ContextOutcome> AnsibleContextualiser::Configure(const ContextPl
         spec.output_cap = options_.output_cap;
         runs.push_back(std::move(spec));
     }
-    return StepRunner(plan, runs, options_, stop).Run();
+    auto outcome = StepRunner(plan, runs, options_, stop).Run();
+    if (auto* done = std::get_if<ContextOutcome>(&outcome)) {
+        if (auto failure = GatherFacts(plan, dir, stop, *done)) {
+            return *failure;
+        }
+    }
+    return outcome;
+}
+
+std::optional<Failure> AnsibleContextualiser::GatherFacts(
+    const ContextPlan& plan, const std::string& dir, const std::stop_token& stop, ContextOutcome& outcome
+) {
+    // Facts of a configured server (distribution, hostname, memory, GPUs) become its node's
+    // attributes, as IM reports what it reads inside the VM. Not having them is no reason to fail
+    // a configuration that succeeded: the attributes stay null and the log says why.
+    const fs::path facts_dir = fs::path(dir) / "facts";
+    std::error_code ec;
+    fs::remove_all(facts_dir, ec);  // never a previous run's facts
+    fs::create_directories(facts_dir, ec);
+    if (ec || !WriteFile(fs::path(dir) / "facts.yml", ansible::FactsPlaybookText(facts_dir.string()))) {
+        outcome.log += "== facts not gathered: the orchestrator could not write their playbook\n";
+        return std::nullopt;
+    }
+    ProcessSpec spec;
+    spec.program = options_.ansible_playbook;
+    spec.args = {"-i", dir + "/inventory.json", dir + "/facts.yml"};
+    spec.env = Environment(dir);
+    spec.cwd = dir;
+    const std::chrono::seconds limit = std::min(options_.node_time_limit, std::chrono::seconds(300));
+    spec.time_limit = limit;
+    spec.output_cap = options_.output_cap;
+    const auto run = RunBounded(spec, stop);
+    if (run.cancelled) {
+        return RunFailure("facts", run, limit);
+    }
+    outcome.facts = ansible::ReadFacts(plan, facts_dir.string());
+    if (!run.started || run.timed_out || run.exit_code != 0) {
+        outcome.log +=
+            "== facts not gathered from every server: " + ansible::AnsibleFailure(run.output, kFailureCap) + "\n";
+    } else {
+        outcome.log += "== facts gathered from " + std::to_string(outcome.facts.size()) + " server(s)\n";
+    }
+    return std::nullopt;
 }
 
 void AnsibleContextualiser::Forget(const std::string& deployment_id) {

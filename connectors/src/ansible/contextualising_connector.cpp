@@ -2,8 +2,10 @@
 
 #include "connectors/workload.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 
 namespace orch::connectors {
 namespace {
@@ -57,6 +59,39 @@ void PublishSshAccess(Observation& observation, const ContextPlan& plan, const s
         credentials.push_back(
             {{"protocol", "ssh"}, {"user", plan.ssh_user}, {"token_type", "public_key"}, {"token", public_key}}
         );
+    }
+}
+
+// What each configured server told Ansible about itself, as its node's attributes: per fact, a
+// list over the node's instances by index (as public_address), null where a server gave none,
+// and the instance's own value on the instance.
+void PublishFacts(Observation& observation, const std::vector<HostFacts>& facts) {
+    std::map<std::string, int> instances;  // per node: how many, from the hosts configured
+    for (const auto& host : facts) {
+        instances[host.node] = std::max(instances[host.node], host.index + 1);
+    }
+    for (const auto& host : facts) {
+        Json& node = observation.attributes[host.node];
+        if (!node.is_object()) {
+            node = Json::object();
+        }
+        for (const auto& [name, value] : host.facts.items()) {
+            Json& list = node[name];
+            if (!list.is_array()) {
+                list = Json::array();
+            }
+            while (list.size() < static_cast<std::size_t>(instances[host.node])) {
+                list.push_back(nullptr);
+            }
+            list[static_cast<std::size_t>(host.index)] = value;
+        }
+        for (auto& instance : observation.instances) {
+            if (instance.node == host.node && instance.index == host.index) {
+                for (const auto& [name, value] : host.facts.items()) {
+                    instance.attributes[name] = value;
+                }
+            }
+        }
     }
 }
 
@@ -162,6 +197,7 @@ ConnectorResult<Observation> ContextualisingConnector::Poll(const Handle& handle
         return observed;
     }
     observation->log = Bounded(observation->log + std::get<ContextOutcome>(configured).log, options_.log_cap);
+    PublishFacts(*observation, std::get<ContextOutcome>(configured).facts);
     if (auto key = contextualiser_.PublicKey(plan.deployment_id); std::holds_alternative<std::string>(key)) {
         PublishSshAccess(*observation, plan, std::get<std::string>(key));
     }

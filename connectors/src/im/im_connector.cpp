@@ -154,8 +154,18 @@ ConnectorResult<im::ImApi> ApiFor(
 
 }  // namespace
 
+ConnectorResult<std::string> ImConnector::TemplateFor(const DeployRequest& request) const {
+    const auto clues = options_.clues_clients.find(request.owner_issuer);
+    return ImTemplate(
+        request,
+        options_.max_template_bytes,
+        options_.orchestrator_url,
+        clues != options_.clues_clients.end() && !request.owner_issuer.empty() ? &clues->second : nullptr
+    );
+}
+
 ConnectorResult<Handle> ImConnector::Create(const DeployRequest& request) {
-    ORCH_CONNECTOR_TRY(std::string tosca, ImTemplate(request, options_.max_template_bytes, options_.orchestrator_url));
+    ORCH_CONNECTOR_TRY(std::string tosca, TemplateFor(request));
     const std::string endpoint = EndpointFor(request.target);
     ORCH_CONNECTOR_TRY(im::ImApi api, ApiFor(clients_, options_, request.target, endpoint));
     ORCH_CONNECTOR_TRY(std::string id, api.Create(tosca));
@@ -271,9 +281,7 @@ ConnectorResult<Handle> ImConnector::Update(const Handle& handle, const DeployRe
         if (id.empty() || request.spec == nullptr) {
             return Failure{FailureKind::kUserError, "the deployment has no IM infrastructure to update"};
         }
-        ORCH_CONNECTOR_TRY(
-            std::string tosca, ImTemplate(request, options_.max_template_bytes, options_.orchestrator_url)
-        );
+        ORCH_CONNECTOR_TRY(std::string tosca, TemplateFor(request));
         ORCH_CONNECTOR_TRY(im::ImApi api, ApiFor(clients_, options_, handle.target, StateText(handle, kEndpoint)));
         ORCH_CONNECTOR_TRY(std::vector<VmRef> current, CurrentVms(api, handle, id, options_.max_vms_per_poll));
         std::vector<const tosca::NodeSpec*> nodes;

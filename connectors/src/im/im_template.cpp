@@ -174,9 +174,31 @@ void FillUnset(YAML::Node& node, const tosca::NodeSpec& spec, const char* key, c
     }
 }
 
+/// A token claim as a VM tag value: IM joins the tags into RADL's `instance_tags` as
+/// "K=V,K=V", so a ',' or '=' (or a control character) in a user's name could forge another
+/// tag; those are dropped. At most kMaxTagBytes, cut on a UTF-8 character boundary.
+constexpr std::size_t kMaxTagBytes = 256;
+std::string TagValue(const std::string& claim) {
+    std::string out;
+    for (const char c : claim) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte != 0x7f && c != ',' && c != '=') {
+            out += c;
+        }
+    }
+    if (out.size() > kMaxTagBytes) {
+        std::size_t cut = kMaxTagBytes;
+        while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0U) == 0x80U) {
+            --cut;  // out[cut] continues a character: cut before that character starts
+        }
+        out.resize(cut);
+    }
+    return out;
+}
+
 /// The original's deployment tags on the VM (api-contract.md, deploy step), added to the tags
-/// the user wrote. The owner's name and e-mail are not stored here, so PAAS_DEP_USER and
-/// PAAS_DEP_USER_EMAIL are not sent.
+/// the user wrote: PAAS_DEP_USER is the owner's preferred_username (the original's 3.0.0
+/// change log, CLOUD-2135), PAAS_DEP_USER_EMAIL the owner's email, each when known.
 void AddTags(YAML::Node& node, const DeployRequest& request, const std::string& orchestrator_url) {
     YAML::Node properties = PropertiesOf(node);
     if (!properties["tags"].IsMap()) {
@@ -187,6 +209,12 @@ void AddTags(YAML::Node& node, const DeployRequest& request, const std::string& 
         tags["PAAS_URL"] = orchestrator_url;
     }
     tags["PAAS_DEP_UUID"] = request.deployment_id;
+    if (std::string user = TagValue(request.owner_name); !user.empty()) {
+        tags["PAAS_DEP_USER"] = user;
+    }
+    if (std::string email = TagValue(request.owner_email); !email.empty()) {
+        tags["PAAS_DEP_USER_EMAIL"] = email;
+    }
 }
 
 /// Network nodes: the project's public or private network by the node's network_type, as the
@@ -204,7 +232,11 @@ void FillNetwork(YAML::Node& node, const tosca::NodeSpec& spec, const DeployRequ
 /// The ElasticCluster's callback settings, which CLUES uses to scale the deployment through
 /// this orchestrator; the original overwrites them, so do we (a template cannot know its id).
 void FillElasticCluster(
-    YAML::Node& node, const tosca::NodeSpec& spec, const DeployRequest& request, const std::string& orchestrator_url
+    YAML::Node& node,
+    const tosca::NodeSpec& spec,
+    const DeployRequest& request,
+    const std::string& orchestrator_url,
+    const CluesClient* clues
 ) {
     const auto set = [&](const char* key, const std::string& value) {
         if (!value.empty() && Declares(spec, key)) {
@@ -214,10 +246,16 @@ void FillElasticCluster(
     set("deployment_id", request.deployment_id);
     set("orchestrator_url", orchestrator_url);
     set("iam_access_token", request.target.credentials.bearer_token);
+    if (clues != nullptr) {
+        set("iam_clues_client_id", clues->id);
+        set("iam_clues_client_secret", clues->secret);
+    }
 }
 
 /// What only the orchestrator knows, per node (see ImTemplate's comment).
-void FillOrchestratorValues(const YAML::Node& nodes, const DeployRequest& request, const std::string& url) {
+void FillOrchestratorValues(
+    const YAML::Node& nodes, const DeployRequest& request, const std::string& url, const CluesClient* clues
+) {
     for (const auto& spec : request.spec->nodes) {
         YAML::Node node = nodes[spec.name];
         if (!node.IsMap()) {
@@ -228,7 +266,7 @@ void FillOrchestratorValues(const YAML::Node& nodes, const DeployRequest& reques
         } else if (tosca::DerivesFrom(spec, "tosca.nodes.network.Network")) {
             FillNetwork(node, spec, request);
         } else if (tosca::DerivesFrom(spec, "tosca.nodes.indigo.ElasticCluster")) {
-            FillElasticCluster(node, spec, request, url);
+            FillElasticCluster(node, spec, request, url, clues);
         }
     }
 }
@@ -236,7 +274,7 @@ void FillOrchestratorValues(const YAML::Node& nodes, const DeployRequest& reques
 }  // namespace
 
 ConnectorResult<std::string> ImTemplate(
-    const DeployRequest& request, std::size_t max_bytes, const std::string& orchestrator_url
+    const DeployRequest& request, std::size_t max_bytes, const std::string& orchestrator_url, const CluesClient* clues
 ) {
     if (request.spec == nullptr || request.template_text.empty()) {
         return Failure{FailureKind::kUserError, "an IM deployment needs the template and its validated spec"};
@@ -284,7 +322,7 @@ ConnectorResult<std::string> ImTemplate(
             ApplyPlacement(node, request, placement);
         }
     }
-    FillOrchestratorValues(nodes, request, orchestrator_url);
+    FillOrchestratorValues(nodes, request, orchestrator_url, clues);
     YAML::Emitter out;
     out << root;
     if (!out.good()) {

@@ -204,6 +204,21 @@ ConnectorResult<OpenStackApi> ApiFor(
     );
 }
 
+/// True for a listed server that carries the name of one of the handle's servers but is not it:
+/// a create Nova finished after our call timeout *and* the settle look-ups, so the retried Create
+/// made the handle's server beside it. Made through the same catalogue service (not another
+/// attempt's) and not already going.
+bool IsLateDuplicate(const Json& server, const std::vector<ServerRef>& refs, const SiteTarget& target) {
+    if (!MadeThrough(server, target) || server.value("OS-EXT-STS:task_state", Json()) == "deleting") {
+        return false;
+    }
+    const std::string name = server.value("name", "");
+    const std::string id = server.value("id", "");
+    return std::any_of(refs.begin(), refs.end(), [&](const ServerRef& ref) {
+        return ref.name == name && ref.id != id;
+    });
+}
+
 Handle MakeHandle(const DeployRequest& request, const std::vector<ServerRef>& servers) {
     Handle handle;
     handle.deployment_id = request.deployment_id;
@@ -291,9 +306,20 @@ OpenStackConnector::PollUnguarded(const Handle& handle, const tosca::DeploymentS
     if (auto* failure = std::get_if<Failure>(&listed)) {
         return *failure;
     }
+    const auto& known = std::get<std::vector<ServerRef>>(refs);
     std::map<std::string, Json> live;
     for (auto& server : std::get<std::vector<Json>>(listed)) {
         std::string id = server.value("id", "");
+        if (IsLateDuplicate(server, known, handle.target)) {
+            // Deleted, never adopted: the handle's server of that name is the one configured and
+            // reported. A failed delete is tried again by the next poll (and by Delete).
+            ORCH_LOG_WARN(
+                "openstack server made late beside its retry; deleting the duplicate",
+                {{"deployment_id", handle.deployment_id}, {"server", server.value("name", "")}, {"id", id}}
+            );
+            (void)api.DeleteServer(id);
+            continue;
+        }
         // The list leaves out the fault of a server in ERROR; the reason needs it.
         if (server.value("status", "") == "ERROR" && !server.contains("fault")) {
             auto shown = api.GetServer(id);
@@ -306,7 +332,7 @@ OpenStackConnector::PollUnguarded(const Handle& handle, const tosca::DeploymentS
         }
         live[std::move(id)] = std::move(server);
     }
-    return openstack::ObserveServers(std::get<std::vector<ServerRef>>(refs), live);
+    return openstack::ObserveServers(known, live);
 }
 
 ConnectorResult<Handle> OpenStackConnector::UpdateUnguarded(const Handle& handle, const DeployRequest& request) {

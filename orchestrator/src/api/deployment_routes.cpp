@@ -145,7 +145,7 @@ Result<Response> CreateDeployment(ApiContext& ctx, const Request& request) {
         body.callback,
         body.options,
         body.user_group.value_or(""),
-        domain::Owner{principal.issuer, principal.subject}};
+        domain::Owner{principal.issuer, principal.subject, principal.preferred_username, principal.email}};
     ORCH_ASSIGN_OR_RETURN(
         store::NewDeployment created,
         service::BuildNewDeployment(ctx.templates, draft, ctx.deployment_limits, ctx.clock.now())

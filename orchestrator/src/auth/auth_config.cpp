@@ -33,7 +33,10 @@ const std::set<std::string>& KnownIssuerKeys() {
         "token_endpoint",
         "introspection_endpoint",
         "userinfo_endpoint",
-        "revocation_endpoint"};
+        "revocation_endpoint",
+        // Read by the IM connector's options (app/im_config.cpp), not here.
+        "clues_client_id",
+        "clues_client_secret"};
     return kKeys;
 }
 

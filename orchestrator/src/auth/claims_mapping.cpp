@@ -84,6 +84,7 @@ ClaimsCoverage ApplyTokenClaims(const Json& claims, const IssuerConfig& issuer, 
     principal.issuer = issuer.issuer;
     principal.subject = Text(claims, "sub");
     principal.preferred_username = Text(claims, "preferred_username");
+    principal.email = Text(claims, "email");
     principal.client_id = Text(claims, "client_id");
     principal.organisation = Text(claims, "organisation_name");
     principal.token_id = Text(claims, "jti");
@@ -116,6 +117,7 @@ void ApplyIntrospection(const Json& answer, const IssuerConfig& issuer, Principa
         principal.groups = AnswerGroups(answer, issuer);
     }
     FillIfEmpty(principal.preferred_username, Text(answer, "preferred_username"));
+    FillIfEmpty(principal.email, Text(answer, "email"));
     FillIfEmpty(principal.organisation, Text(answer, "organisation_name"));
     FillIfEmpty(principal.client_id, Text(answer, "client_id"));
 }
@@ -126,6 +128,7 @@ void ApplyUserinfo(const Json& answer, const IssuerConfig& issuer, Principal& pr
                                                                    : AnswerGroups(answer, issuer);
     }
     FillIfEmpty(principal.preferred_username, Text(answer, "preferred_username"));
+    FillIfEmpty(principal.email, Text(answer, "email"));
     FillIfEmpty(principal.organisation, Text(answer, "organisation_name"));
 }
 

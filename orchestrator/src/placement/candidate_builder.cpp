@@ -59,9 +59,25 @@ connectors::TargetKind TargetKindFor(cmdb::ServiceKind kind) {
 
 // cloudProviderEndpoint.deploymentType is the original's IaaSType: its batch jobs (QCG, which
 // our Slurm services stand in for) are QCG there, and the dashboard and orchent show that name.
+// An IM-only VM site is served by the VM router (kind OpenStack) but is the cloud IM reaches:
+// the original's type for its service type (placement.md: OpenNebula → OPENNEBULA, EC2 → AWS;
+// EGI FedCloud sites are OpenStack clouds → OPENSTACK).
 namespace {
-std::string ContractIaasType(connectors::TargetKind kind) {
-    return kind == connectors::TargetKind::kSlurm ? "QCG" : std::string(connectors::TargetKindName(kind));
+std::string ContractIaasType(const connectors::SiteTarget& target) {
+    if (target.kind == connectors::TargetKind::kSlurm) {
+        return "QCG";
+    }
+    const auto im_cloud = target.options.is_object() ? target.options.find("im_cloud_type") : target.options.end();
+    if (target.kind == connectors::TargetKind::kOpenStack && im_cloud != target.options.end() &&
+        im_cloud->is_string()) {
+        if (*im_cloud == "OpenNebula") {
+            return "OPENNEBULA";
+        }
+        if (*im_cloud == "EC2") {
+            return "AWS";
+        }
+    }
+    return std::string(connectors::TargetKindName(target.kind));
 }
 }  // namespace
 
@@ -69,7 +85,7 @@ Json EndpointJson(const connectors::SiteTarget& target) {
     Json endpoint = {
         {"cpEndpoint", target.endpoint},
         {"cpComputeServiceId", target.service_id},
-        {"deploymentType", ContractIaasType(target.kind)},
+        {"deploymentType", ContractIaasType(target)},
     };
     if (!target.region.empty()) {
         endpoint["region"] = target.region;

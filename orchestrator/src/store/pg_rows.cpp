@@ -56,6 +56,10 @@ domain::Deployment RowToDeployment(const pqxx::row& row) {
     if (!row[29].is_null()) {
         d.options.max_wait_mins = row[29].as<int>();
     }
+    if (d.owner) {
+        d.owner->name = TextOr(row[30]);
+        d.owner->email = TextOr(row[31]);
+    }
     return d;
 }
 

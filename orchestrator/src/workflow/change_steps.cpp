@@ -220,6 +220,11 @@ StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
     request.target = current->handle.target;
     request.placements = current->placements;
     request.template_text = st.deployment.template_text;
+    if (const auto& owner = st.deployment.owner) {
+        request.owner_issuer = owner->issuer;
+        request.owner_name = owner->name;
+        request.owner_email = owner->email;
+    }
     const auto updated = current->connector->Update(current->handle, request);
     if (auto failed = StepForFailure(s, job, updated, [&](const connectors::Failure& failure) {
             return UpdateFailed(failure.message);

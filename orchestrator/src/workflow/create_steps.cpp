@@ -300,6 +300,11 @@ StepResult CreateOn(
     request.target = candidate->target;
     request.placements = candidate->placements;
     request.template_text = *clients ? (*clients)->text : st.deployment.template_text;
+    if (const auto& owner = st.deployment.owner) {
+        request.owner_issuer = owner->issuer;
+        request.owner_name = owner->name;
+        request.owner_email = owner->email;
+    }
     auto creds = s.credentials.For(request.target, st.deployment.owner);
     if (!creds) {
         return StepResult::Commit(

@@ -457,6 +457,8 @@ TEST_CASE(
             INFO(d.dump(2));
             REQUIRE(d["status"] == "CREATE_COMPLETE");
             CHECK(d["cloudProviderName"] == site);
+            // The original's IaaSType of the cloud IM reached (api-contract.md).
+            CHECK(d["cloudProviderEndpoint"]["deploymentType"] == (site == "ONE" ? "OPENNEBULA" : "OPENSTACK"));
             CHECK(Shortfall(d, orch::test::OutputNames(text)).empty());
             // IM received the cloud record of that site's type (the simulator checks each
             // type's entries and refuses an incomplete record with 401).

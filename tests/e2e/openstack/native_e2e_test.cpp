@@ -16,8 +16,10 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -291,6 +293,32 @@ std::string FlakyDockerHost() {
     );
 }
 
+/// The Docker host whose docker role is the test's `indigo-dc.stalling` (runs for 15 minutes).
+std::string StallingDockerHost() {
+    return Replace(
+        orch::e2e::CorpusTemplate(kDockerHost),
+        "      type: tosca.nodes.indigo.DEEPaaScont\n",
+        "      type: tosca.nodes.indigo.DEEPaaScont\n      artifacts:\n        docker_role:\n"
+        "          file: indigo-dc.stalling\n          type: tosca.artifacts.AnsibleGalaxy.role\n"
+    );
+}
+
+/// Processes of this machine whose command line names `text` (an ansible-playbook of a
+/// deployment names the deployment's contextualisation directory).
+std::vector<std::string> ProcessesNaming(const std::string& text) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+        std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+        if (cmdline.find(text) != std::string::npos && cmdline.find("ansible") != std::string::npos) {
+            out.push_back(entry.path().filename().string() + ": " + cmdline);
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -444,4 +472,39 @@ TEST_CASE(
     );
     CHECK(NovaServers(failed).empty());
     DeleteAll(o, {moved, failed});
+}
+
+TEST_CASE(
+    "native Ansible: DELETE during the configuration stops Ansible, deletes the servers and leaves Nova's list "
+    "empty",
+    "[e2e][openstack][ansible]"
+) {
+    NativeOrchestrator o({{"CLOUD-A", 1.0}});
+    const std::string id = o.Create(StallingDockerHost(), {{"dockerhub_img", "deephdc/stalling"}});
+    // Until the role runs on the server: the deployment is then being configured.
+    std::string disk;
+    for (const auto until = std::chrono::steady_clock::now() + kTimeout;
+         disk.empty() && std::chrono::steady_clock::now() < until;
+         std::this_thread::sleep_for(std::chrono::milliseconds(500))) {
+        for (const auto& server : NovaServers(id)) {
+            if (fs::exists(Disk(server) + "/run/stalling.active")) {
+                disk = Disk(server);
+            }
+        }
+    }
+    REQUIRE_FALSE(disk.empty());
+    const std::string context_dir = o.work_dir + "/" + id;
+    CHECK_FALSE(ProcessesNaming(context_dir).empty());  // ansible-playbook is running
+    CHECK(Json::parse(o.api.Call("GET", "/deployments/" + id).body)["status"] == "CREATE_IN_PROGRESS");
+
+    REQUIRE(o.api.Call("DELETE", "/deployments/" + id).status == 204);
+    // The role would run 15 minutes; the delete completes within the wait only if it was stopped.
+    const Json deleted = o.api.WaitFor(id, kDeleteDone, kTimeout);
+    INFO(deleted.dump(2));
+    CHECK(deleted["status"] == "DELETE_COMPLETE");
+    CHECK(NovaServers(id).empty());
+    CHECK_FALSE(fs::exists(disk));  // the server's disk (and sshd) went with it
+    const auto left = ProcessesNaming(context_dir);
+    INFO(Json(left).dump(2));
+    CHECK(left.empty());
 }

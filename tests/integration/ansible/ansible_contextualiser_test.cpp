@@ -12,9 +12,12 @@
 #include <test_support/test_env.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 using orch::Json;
@@ -120,6 +123,67 @@ const Failure& Failed(const orch::connectors::ConnectorResult<ContextOutcome>& r
     return std::get<Failure>(result);
 }
 
+// A line of a small system file ("MemTotal:", "ID="), empty when absent.
+std::string SystemValue(const std::string& path, const std::string& key) {
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind(key, 0) == 0) {
+            std::string value = line.substr(key.size());
+            value.erase(0, value.find_first_not_of(" \t\""));
+            value.erase(value.find_last_not_of(" \t\"kB") + 1);
+            return value;
+        }
+    }
+    return {};
+}
+
+// The "servers" are this machine behind sshd: what Ansible gathered there must be what this
+// machine says about itself (issue 18: natively configured VMs gave only addresses).
+void CheckFacts(const ContextOutcome& outcome, std::size_t servers) {
+    REQUIRE(outcome.facts.size() == servers);
+    char host[256] = {};
+    REQUIRE(::gethostname(host, sizeof host - 1) == 0);
+    std::string short_name = host;
+    short_name = short_name.substr(0, short_name.find('.'));
+    std::string distribution = SystemValue("/etc/os-release", "ID=");
+    for (std::size_t i = 0; i < servers; ++i) {
+        const auto& facts = outcome.facts[i];
+        INFO(facts.facts.dump());
+        CHECK(facts.node == "vm");
+        CHECK(facts.index == static_cast<int>(i));
+        CHECK(facts.facts.value("ansible_hostname", "") == short_name);
+        std::string seen = facts.facts.value("ansible_distribution", "");
+        std::transform(seen.begin(), seen.end(), seen.begin(), [](unsigned char c) { return std::tolower(c); });
+        CHECK(seen == distribution);
+        const long long mem_kb = std::stoll("0" + SystemValue("/proc/meminfo", "MemTotal:"));
+        CHECK(facts.facts.value("ansible_memtotal_mb", -1LL) == mem_kb / 1024);
+        CHECK(facts.facts.value("ansible_processor_vcpus", 0) > 0);
+        if (std::system("command -v nvidia-smi >/dev/null 2>&1") != 0) {
+            CHECK_FALSE(facts.facts.contains("num_gpus"));  // unknown, not 0
+        }
+        // Nothing but the documented facts comes back, each a scalar (bounded).
+        static const std::set<std::string> kDocumented = {
+            "ansible_hostname",
+            "ansible_fqdn",
+            "ansible_distribution",
+            "ansible_distribution_version",
+            "ansible_distribution_release",
+            "ansible_os_family",
+            "ansible_system",
+            "ansible_kernel",
+            "ansible_architecture",
+            "ansible_memtotal_mb",
+            "ansible_processor_vcpus",
+            "num_gpus",
+            "gpu_model",
+            "gpu_models"};
+        for (const auto& [name, value] : facts.facts.items()) {
+            CHECK(kDocumented.count(name) == 1);
+            CHECK((value.is_primitive() || name == "gpu_models"));
+        }
+    }
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -155,6 +219,7 @@ TEST_CASE(
     CHECK_THAT(first.log, Catch::Contains("== node jupyterhub: configured"));
     CHECK_THAT(first.log, Catch::Contains("orch_vm_0") && Catch::Contains("orch_vm_1"));
     CHECK_THAT(first.log, !Catch::Contains("changed=0 "));
+    CheckFacts(first, rig.servers.size());
 
     // A re-run (after a crash, or a retried step) changes nothing.
     const ContextOutcome again = Succeeded(rig.Configure());

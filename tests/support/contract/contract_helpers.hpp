@@ -20,7 +20,7 @@ using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-inline const domain::Owner kAlice{"https://iam-a/", "alice"};
+inline const domain::Owner kAlice{"https://iam-a/", "alice", "alice.u", "alice@example.org"};
 inline const domain::Owner kBob{"https://iam-a/", "bob"};
 inline const domain::Owner kCarol{"https://iam-b/", "carol"};
 

@@ -31,6 +31,8 @@ void CreateGetAndResources(const Factory& make) {
     REQUIRE(d.owner);
     CHECK(d.owner->issuer == kAlice.issuer);
     CHECK(d.owner->subject == kAlice.subject);
+    CHECK(d.owner->name == "alice.u");  // kept for IM's PAAS_DEP_USER / _EMAIL tags
+    CHECK(d.owner->email == "alice@example.org");
     CHECK(d.user_group == "g1");
     CHECK(d.parameters == Json{{"count", 2}});
     CHECK(d.template_text == "tosca_definitions_version: tosca_simple_yaml_1_0");

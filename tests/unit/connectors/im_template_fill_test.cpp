@@ -23,11 +23,24 @@ struct Sent {
 
 // Creates `corpus_path` (inputs at their defaults) on the simulated IM and returns the
 // node_templates IM received.
-Sent CreateText(const std::string& text, SiteTarget target, const std::string& url) {
+// The owner of the deployments these tests create, as the workflow hands it to the connector.
+struct OwnerOf {
+    std::string issuer, name, email;
+};
+
+Sent CreateText(
+    const std::string& text,
+    SiteTarget target,
+    const std::string& url,
+    const OwnerOf& owner = {},
+    ImOptions options = {}
+) {
     auto site = ImSite();
     SimHttpClient client(*site);
     SharedClientFactory factory(client);
-    ImConnector connector(factory, ImOptions{.endpoint = "http://im.sim", .orchestrator_url = url});
+    options.endpoint = "http://im.sim";
+    options.orchestrator_url = url;
+    ImConnector connector(factory, std::move(options));
     auto check = Engine().Check(text, orch::tosca::TemplateRequest{});
     INFO(check.ErrorMessage("template"));
     REQUIRE(check.valid());
@@ -35,6 +48,9 @@ Sent CreateText(const std::string& text, SiteTarget target, const std::string& u
     DeployRequest request = Request(kDeployment, spec, std::move(target));
     request.template_text = text;
     request.placements = VmPlacements(spec);
+    request.owner_issuer = owner.issuer;
+    request.owner_name = owner.name;
+    request.owner_email = owner.email;
     Ok(connector.Create(request));  // the simulator refuses a template its parser rejects
     const auto sent = client.Sent();
     REQUIRE(sent.size() == 1);
@@ -42,8 +58,14 @@ Sent CreateText(const std::string& text, SiteTarget target, const std::string& u
     return {root["topology_template"]["node_templates"], sent[0].body};
 }
 
-Sent CreateCorpus(const std::string& corpus_path, SiteTarget target, const std::string& url) {
-    return CreateText(ReadFile(CorpusDir() + "/" + corpus_path), std::move(target), url);
+Sent CreateCorpus(
+    const std::string& corpus_path,
+    SiteTarget target,
+    const std::string& url,
+    const OwnerOf& owner = {},
+    ImOptions options = {}
+) {
+    return CreateText(ReadFile(CorpusDir() + "/" + corpus_path), std::move(target), url, owner, std::move(options));
 }
 
 }  // namespace
@@ -95,4 +117,63 @@ TEST_CASE("IM template: the ElasticCluster gets the deployment id, orchestrator 
     CHECK(cluster["deployment_id"].as<std::string>() == kDeployment);
     CHECK(cluster["orchestrator_url"].as<std::string>() == "https://paas.test");
     CHECK(cluster["iam_access_token"].as<std::string>() == "token-1");
+}
+
+TEST_CASE("IM template: the owner's name and e-mail tag the VMs", "[connectors][im]") {
+    const OwnerOf owner{"https://iam.test/", "alice.u", "alice@example.org"};
+    const Sent sent =
+        CreateCorpus("indigo-dc-tosca-templates/slurm_cluster.yaml", ImTarget(), "https://paas.test", owner);
+    for (const char* vm : {"fe_server", "wn_server"}) {
+        INFO(vm);
+        const YAML::Node tags = sent.nodes[vm]["properties"]["tags"];
+        REQUIRE(tags.IsMap());
+        CHECK(tags["PAAS_DEP_USER"].as<std::string>() == "alice.u");
+        CHECK(tags["PAAS_DEP_USER_EMAIL"].as<std::string>() == "alice@example.org");
+        CHECK(tags["PAAS_DEP_UUID"].as<std::string>() == kDeployment);
+    }
+}
+
+TEST_CASE("IM template: an unknown owner sends no user tags", "[connectors][im]") {
+    const Sent sent = CreateCorpus("indigo-dc-tosca-templates/slurm_cluster.yaml", ImTarget(), "https://paas.test");
+    CHECK(sent.body.find("PAAS_DEP_USER") == std::string::npos);
+}
+
+TEST_CASE("IM template: a hostile name cannot forge another VM tag", "[connectors][im][security]") {
+    // IM joins the tags as "K=V,K=V" into RADL's instance_tags: ',' and '=' would add a tag.
+    const OwnerOf owner{
+        "https://iam.test/", "eve,PAAS_DEP_UUID=other\n" + std::string(400, 'x'), "eve@example.org\n,a=b"};
+    const Sent sent =
+        CreateCorpus("indigo-dc-tosca-templates/slurm_cluster.yaml", ImTarget(), "https://paas.test", owner);
+    const YAML::Node tags = sent.nodes["fe_server"]["properties"]["tags"];
+    const auto user = tags["PAAS_DEP_USER"].as<std::string>();
+    CHECK(user.find_first_of(",=\n") == std::string::npos);
+    CHECK(user.rfind("evePAAS_DEP_UUIDother", 0) == 0);
+    CHECK(user.size() == 256);  // bounded
+    CHECK(tags["PAAS_DEP_USER_EMAIL"].as<std::string>() == "eve@example.orgab");
+    CHECK(tags["PAAS_DEP_UUID"].as<std::string>() == kDeployment);
+}
+
+TEST_CASE("IM template: the ElasticCluster gets the CLUES client of the owner's issuer", "[connectors][im]") {
+    ImOptions options;
+    options.clues_clients["https://iam.test/"] = CluesClient{"clues-id", "clues-secret"};
+    options.clues_clients["https://other.test/"] = CluesClient{"other-id", "other-secret"};
+    const OwnerOf owner{"https://iam.test/", "alice.u", "alice@example.org"};
+    const Sent sent = CreateCorpus(
+        "indigo-dc-tosca-types/examples/elastic_cluster.yaml", ImTarget(), "https://paas.test", owner, options
+    );
+    const YAML::Node cluster = sent.nodes["elastic_cluster_front_end"]["properties"];
+    CHECK(cluster["iam_clues_client_id"].as<std::string>() == "clues-id");
+    CHECK(cluster["iam_clues_client_secret"].as<std::string>() == "clues-secret");
+    CHECK(sent.body.find("other-secret") == std::string::npos);
+
+    // Another issuer's user: no client of a foreign issuer is handed out.
+    const Sent foreign = CreateCorpus(
+        "indigo-dc-tosca-types/examples/elastic_cluster.yaml",
+        ImTarget(),
+        "https://paas.test",
+        OwnerOf{"https://third.test/", "", ""},
+        options
+    );
+    CHECK(foreign.body.find("clues-secret") == std::string::npos);
+    CHECK(foreign.body.find("other-secret") == std::string::npos);
 }

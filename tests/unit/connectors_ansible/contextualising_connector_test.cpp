@@ -51,10 +51,11 @@ class RecordingContextualiser final : public orch::connectors::Contextualiser {
     }
     ConnectorResult<ContextOutcome> Configure(const ContextPlan& plan, std::stop_token) override {
         plans.push_back(plan);
-        return ContextOutcome{"== node docker: configured\n"};
+        return ContextOutcome{"== node docker: configured\n", facts};
     }
     void Forget(const std::string&) override {}
     std::vector<ContextPlan> plans;
+    std::vector<orch::connectors::HostFacts> facts;  ///< what the run "gathered"
 };
 
 orch::tosca::DeploymentSpec DockerHost() {
@@ -141,4 +142,38 @@ TEST_CASE("values reading other nodes' addresses reach Ansible evaluated, as IM 
     CHECK(inputs["wn_ips"] == Json::array({"127.0.0.5"}));
     CHECK(inputs["unknown"].is_null());  // never the expression
     CHECK_THAT(std::get<Observation>(polled).log, Catch::Contains("configure input 'unknown' has no value"));
+}
+
+TEST_CASE("the facts a configured VM reports become its node's attributes, so outputs read them", "[ansible]") {
+    RecordingContextualiser contextualiser;
+    contextualiser.facts.push_back(
+        {"vm",
+         0,
+         {{"ansible_distribution", "Ubuntu"},
+          {"ansible_hostname", "vm-0"},
+          {"ansible_memtotal_mb", 7961},
+          {"num_gpus", 2},
+          {"gpu_model", "Tesla T4"}}}
+    );
+    orch::connectors::ContextualisingConnector connector(std::make_unique<ReadySite>(), contextualiser, {});
+    auto spec = DockerHost();
+    for (const char* fact : {"ansible_distribution", "ansible_hostname", "num_gpus", "gpu_model"}) {
+        spec.outputs.push_back({fact, "", Json{{"get_attribute", Json::array({"vm", fact, 0})}}});
+    }
+    spec.outputs.push_back({"memory", "", Json::parse(R"({"get_attribute": ["vm", "ansible_memtotal_mb"]})")});
+    orch::connectors::Handle handle;
+    handle.deployment_id = "dep-1";
+    auto polled = connector.Poll(handle, spec);
+    REQUIRE(std::holds_alternative<Observation>(polled));
+    const auto& observation = std::get<Observation>(polled);
+    const Json outputs = orch::tosca::EvaluateOutputs(spec, observation.attributes).values;
+    INFO(outputs.dump());
+    CHECK(outputs["ansible_distribution"] == "Ubuntu");
+    CHECK(outputs["ansible_hostname"] == "vm-0");
+    CHECK(outputs["num_gpus"] == 2);
+    CHECK(outputs["gpu_model"] == "Tesla T4");
+    CHECK(outputs["memory"] == Json::array({7961}));  // per instance, as public_address
+    REQUIRE(observation.instances.size() == 1);
+    CHECK(observation.instances[0].attributes["ansible_distribution"] == "Ubuntu");
+    CHECK(observation.attributes.at("vm")["public_address"] == Json::array({"127.0.0.5"}));  // kept
 }

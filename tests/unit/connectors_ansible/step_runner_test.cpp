@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 /// A work dir, a role source with the role "test.noop", and an ansible-playbook stand-in: the
 /// run of node N appends "start N" and "end N" to `events`; a node named in `partners` waits up
 /// to 5 s for its partner's run to start and appends "met N" when it did; "bad" exits 2 at once
-/// and "slow" runs 30 s.
+/// and "slow" runs 30 s; the facts run (no node) is recorded as "facts".
 struct Bench {
     std::string dir;
     AnsibleOptions options;
@@ -43,6 +43,7 @@ struct Bench {
         std::ofstream(script
         ) << "#!/bin/sh\n"
              "node=$(sed -n 's/^- name: \"configure \\(.*\\)\"$/\\1/p' \"$3\" | head -n 1)\n"
+             "[ -n \"$node\" ] || node=facts\n"  // the run gathering the servers' facts
              "log="
           << dir
           << "\n"
@@ -128,7 +129,10 @@ TEST_CASE("independent nodes on different servers are configured side by side, i
         }
         return text.str();
     }());
-    REQUIRE(events.size() == 10);
+    REQUIRE(events.size() == 12);
+    // The facts of the configured servers are gathered once every node is configured.
+    CHECK(events[10] == "start facts");
+    CHECK(events[11] == "end facts");
     // Before: one run after the other, so a_sw waited for b_sw in vain.
     CHECK(Position(events, "met a_sw") < events.size());
     CHECK(Position(events, "met b_sw") < events.size());
@@ -163,4 +167,5 @@ TEST_CASE("the first failed node fails the run and stops the nodes still running
     CHECK(Position(events, "start slow") < events.size());
     CHECK(Position(events, "end slow") == events.size());  // killed, not waited for 30 s
     CHECK(Position(events, "start after_bad") == events.size());
+    CHECK(Position(events, "start facts") == events.size());  // no facts from a failed run
 }

@@ -129,6 +129,16 @@ const connectors::SiteTarget* Offered(const placement::PlacementDecision& decisi
     return nullptr;
 }
 
+// cloudProviderEndpoint.deploymentType of the candidate on `service`, as the API shows it.
+std::string DeploymentTypeOf(const placement::PlacementDecision& decision, const std::string& service) {
+    for (const auto& candidate : decision.ranked) {
+        if (candidate.target.service_id == service) {
+            return candidate.endpoint.value("deploymentType", std::string());
+        }
+    }
+    return "(not offered)";
+}
+
 TEST_CASE("IM-only IaaS sites with an IM endpoint are offered for VMs", "[placement][filter][im]") {
     ImWorld world;
     tosca::DeploymentSpec spec;
@@ -151,6 +161,10 @@ TEST_CASE("IM-only IaaS sites with an IM endpoint are offered for VMs", "[placem
     CHECK(egi->options.at("im_cloud_type") == "EGI");
     CHECK(egi->options.at("sitename") == "CESGA");
     CHECK(egi->project == "vo.access.egi.eu");  // the VO of the EGI record
+
+    // The original's IaaSType of the cloud IM reaches, not the router's OPENSTACK.
+    CHECK(DeploymentTypeOf(decision, "N-one") == "OPENNEBULA");
+    CHECK(DeploymentTypeOf(decision, "G-egi") == "OPENSTACK");  // EGI FedCloud: OpenStack clouds
 
     // No IM endpoint: still a type this orchestrator cannot deploy to.
     CHECK(Offered(decision, "N-bare") == nullptr);

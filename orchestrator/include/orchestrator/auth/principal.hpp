@@ -20,6 +20,7 @@ struct Principal {
     std::string issuer;
     std::string subject;
     std::string preferred_username;
+    std::string email;         ///< the `email` claim (token, introspection or userinfo); empty when absent
     std::string client_id;     ///< the client the token was issued to
     std::string organisation;  ///< IAM `organisation_name`, informational
     /// Group names without a leading '/'. Absent (nullopt) when no source named any; an empty list

@@ -49,6 +49,11 @@ std::optional<LeaseAction> ParseLeaseAction(std::string_view name);
 struct Owner {
     std::string issuer;
     std::string subject;
+    /// Contact details from the creator's token (`preferred_username`, `email`), kept only for
+    /// what the original sends the site (IM's PAAS_DEP_USER / PAAS_DEP_USER_EMAIL VM tags); not
+    /// part of the identity (scoping compares issuer and subject only). Empty when unknown.
+    std::string name = {};
+    std::string email = {};
 };
 
 /// What a create/update request asked for, as stored.
