@@ -16,3 +16,4 @@ list(APPEND TEST_SOURCES ${TEST_DIR}/elastic_sweep_test.cpp ${TEST_DIR}/sla_grou
 set(TEST_LIBS orch::orchestrator orch_test_fakes)
 list(APPEND TEST_SOURCES ${TEST_DIR}/iso_time_test.cpp)
 list(APPEND TEST_SOURCES ${TEST_DIR}/lease_config_test.cpp)
+list(APPEND TEST_SOURCES ${TEST_DIR}/schedule_lease_test.cpp)
