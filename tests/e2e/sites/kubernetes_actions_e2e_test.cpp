@@ -23,7 +23,8 @@ std::multiset<std::string> States(orch::e2e::Api& api, const std::string& id, st
     const auto res = api.Call("GET", "/deployments/" + id + "/resources?size=50");
     REQUIRE(res.status == 200);
     std::multiset<std::string> states;
-    for (const auto& r : Json::parse(res.body)["content"]) {
+    const Json listed = Json::parse(res.body);  // kept: the loop reads into it
+    for (const auto& r : listed["content"]) {
         if (r.value("toscaNodeName", "") == "kubernetes") {
             states.insert(r.value("state", ""));
             if (ids != nullptr) {

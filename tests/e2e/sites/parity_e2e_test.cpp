@@ -155,10 +155,6 @@ struct ParitySite {
     orch::e2e::Api api;
 };
 
-std::string ErrorMessage(const orch::http::ClientResponse& res) {
-    return Json::parse(res.body).value("message", "");
-}
-
 }  // namespace
 
 TEST_CASE(

@@ -20,7 +20,7 @@ class OneSchedule final : public orch::store::ScheduleStore {
 
     OneSchedule() {
         schedule.id = "0f9d1f5e-0000-4000-8000-000000000001";
-        schedule.file_expression = "*";
+        schedule.file_expression = ".*";  // a regex over "scope:name"
         schedule.owner = orch::domain::Owner{"https://iam.example/", "alice"};
         schedule.template_text = "tosca_definitions_version: x";
     }
@@ -37,7 +37,7 @@ class OneSchedule final : public orch::store::ScheduleStore {
         if (!after.empty()) {
             return std::vector<orch::store::RunningSchedule>{};
         }
-        return std::vector<orch::store::RunningSchedule>{{schedule.id, "*"}};
+        return std::vector<orch::store::RunningSchedule>{{schedule.id, schedule.file_expression}};
     }
     Result<orch::store::Page<orch::domain::ScheduleEvent>>
     ListEvents(const std::string&, int, int, const std::vector<orch::store::SortKey>&) override {

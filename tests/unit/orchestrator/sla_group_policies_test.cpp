@@ -116,7 +116,7 @@ TEST_CASE("idle: a deployment without a group gets placement.default_group's pol
     const SlaFile file;
     const auto config = orch::app::ParseIdleConfig(file.Config(
         "gpu:\n  preferences: []\n  sla: []\n  idle: {enabled: true, action: delete, notice: 10m}\n",
-        "placement:\n  default_group: gpu\nidle:\n  notice: 1h\n"
+        "  default_group: gpu\nidle:\n  notice: 1h\n"  // continues the fixture's `placement:` mapping
     ));
     REQUIRE(config);
     CHECK(config->policies.For("").enabled);  // the default group's, not the operator's (off)
