@@ -32,6 +32,7 @@
 #include "orchestrator/auth/auth_setup.hpp"
 #include "orchestrator/ops/admission_metrics.hpp"
 #include "orchestrator/ops/callback_metrics.hpp"
+#include "orchestrator/ops/lease_metrics.hpp"
 #include "orchestrator/ops/metered_connector.hpp"
 #include "orchestrator/ops/metered_placer.hpp"
 #include "orchestrator/ops/request_metrics.hpp"
@@ -282,10 +283,12 @@ int main(int argc, char** argv) {
     api::EventFeed event_feed(event_store, config->events, clock);
     api_context.events = &event_feed;
     // Leases: the groups' terms for the API, and the sweep any replica runs (docs/lifecycle.md).
-    app::SlaLeasePolicies lease_policies(lease_config->defaults, placement->slas.get());
+    app::SlaLeasePolicies lease_policies(lease_config->defaults, placement->slas.get(), lease_config->default_group);
     api_context.leases = &lease_policies;
     store::PgLeaseStore lease_store(pool);
     workflow::LeaseSweeper lease_sweeper(lease_store, clock, lease_config->sweep, [&engine] { engine.Wake(); });
+    ops::LeaseMetrics lease_metrics(metrics_registry);
+    lease_sweeper.SetObserver(&lease_metrics);
     server::Router router;
     // Schedules: the routes, and the file notifications (today from the admin HTTP endpoint).
     store::PgScheduleStore schedule_store(pool);
@@ -299,7 +302,11 @@ int main(int argc, char** argv) {
         api_context, workflow_store, idle_store, quota_options ? quota_options->quotas : placement::QuotaOptions{}};
     api::RegisterQuotaRoutes(router, quota_api);
     schedule::ScheduleEventService schedule_events(
-        schedule_store, templates, [&engine] { engine.Wake(); }, clock, {.limits = config->deployment_limits}
+        schedule_store,
+        templates,
+        [&engine] { engine.Wake(); },
+        clock,
+        {.limits = config->deployment_limits, .leases = &lease_policies}
     );
     api::HttpFileNotificationSource file_notifications(router, api_context);
     file_notifications.Start(schedule_events);

@@ -137,4 +137,19 @@ Result<ExpireOutcome> InMemoryLeaseStore::Expire(
     return outcome;
 }
 
+Result<bool> InMemoryLeaseStore::AbandonStop(
+    const std::string& id, domain::TimePoint expires_at, const std::string& reason, const domain::Event& event
+) {
+    const Lock lock(db_.mutex());
+    auto* row = LeaseRow(db_, id, expires_at);
+    if (row == nullptr) {
+        return false;
+    }
+    row->lease_state = LeaseState::kExpired;
+    row->deployment.status_reason = reason;
+    db_.InsertCallback(id);
+    db_.AppendEvents(id, {event});
+    return true;
+}
+
 }  // namespace orch::test

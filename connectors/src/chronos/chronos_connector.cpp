@@ -32,6 +32,9 @@ Json JobsState(const std::vector<ChronosJobPlan>& plans) {
 }
 
 InstanceStatus JobState(const Json& job) {
+    if (job.value("disabled", false) == true) {
+        return InstanceStatus::kStopped;  // a stopped job: Chronos keeps it but never runs it
+    }
     if (job.value("successCount", 0) > 0) {
         return InstanceStatus::kStarted;
     }
@@ -150,8 +153,8 @@ ConnectorResult<Observation> ChronosConnector::Poll(const Handle& handle, const 
                 }
             }
             obs.instances.push_back(instance);
-            if (job.value("successCount", 0) > 0) {
-                continue;
+            if (job.value("successCount", 0) > 0 || instance.state == InstanceStatus::kStopped) {
+                continue;  // done, or stopped by its owner: nothing to wait for
             }
             if (job.value("errorCount", 0) > 0) {
                 obs.phase = Phase::kFailed;
@@ -245,8 +248,50 @@ ConnectorResult<Deletion> ChronosConnector::Delete(const Handle& handle, bool fo
     });
 }
 
-ConnectorResult<bool> ChronosConnector::Act(const Handle&, const std::string&, const std::string& action) {
-    return Failure{FailureKind::kUserError, "Chronos jobs do not support the action '" + action + "'"};
+// Stop disables the job (Chronos keeps it, with its counters, and never runs it); start enables
+// it again. The job is posted back as the site has it, with only `disabled` changed.
+ConnectorResult<bool> ChronosConnector::Act(
+    const Handle& handle, const std::string& physical_id, const std::string& action
+) {
+    if (action != "start" && action != "stop") {
+        return Failure{FailureKind::kUserError, "Chronos jobs do not support the action '" + action + "'"};
+    }
+    const bool disable = action == "stop";
+    return GuardJson("Chronos site " + handle.target.site_id, [&]() -> ConnectorResult<bool> {
+        ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(handle.target));
+        ORCH_CONNECTOR_TRY(
+            RestResponse r, rest.Call("GET", "/scheduler/jobs/search?name=" + http::UrlEncode(physical_id))
+        );
+        if (!r.Ok()) {
+            return rest.StatusFailure(r, "searching Chronos job " + physical_id);
+        }
+        ORCH_CONNECTOR_TRY(Json found, rest.ParseBody(r, "searching Chronos job " + physical_id));
+        // The search matches substrings: only the deployment's own job by its exact name.
+        const auto job = std::find_if(found.begin(), found.end(), [&](const Json& j) {
+            return j.is_object() && j.value("name", "") == physical_id && physical_id.starts_with(handle.deployment_id);
+        });
+        if (!found.is_array() || job == found.end()) {
+            return Failure{FailureKind::kUserError, "the resource is not one of the deployment's Chronos jobs"};
+        }
+        if (job->value("disabled", false) == disable) {
+            return true;  // already stopped / enabled: the action's poll sees it at once
+        }
+        Json body = *job;
+        body["disabled"] = disable;
+        const std::string path =
+            body.contains("parents") && !body["parents"].empty() ? "/scheduler/dependency" : "/scheduler/iso8601";
+        ORCH_CONNECTOR_TRY(RestResponse put, rest.Call("POST", path, &body));
+        if (!put.Ok()) {
+            return rest.StatusFailure(
+                put, (disable ? "disabling Chronos job " : "enabling Chronos job ") + physical_id
+            );
+        }
+        ORCH_LOG_INFO(
+            std::string("Chronos job ") + (disable ? "disabled" : "enabled"),
+            {{"job", physical_id}, {"site", handle.target.site_id}}
+        );
+        return true;
+    });
 }
 
 }  // namespace orch::connectors

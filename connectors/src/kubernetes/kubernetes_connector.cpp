@@ -2,6 +2,7 @@
 
 #include "common/log.hpp"
 #include "connectors/workload.hpp"
+#include "kubernetes/kubernetes_actions.hpp"
 #include "kubernetes/kubernetes_poll.hpp"
 
 #include <algorithm>
@@ -263,10 +264,16 @@ ConnectorResult<Restored> KubernetesConnector::RollBack(const Handle& handle) {
     });
 }
 
-ConnectorResult<bool> KubernetesConnector::Act(const Handle&, const std::string&, const std::string& action) {
-    return Failure{
-        FailureKind::kUserError,
-        "Kubernetes workloads do not support the action '" + action + "'; change the node's count instead"};
+ConnectorResult<bool> KubernetesConnector::Act(
+    const Handle& handle, const std::string& physical_id, const std::string& action
+) {
+    if (action != "start" && action != "stop") {
+        return Failure{FailureKind::kUserError, "Kubernetes workloads do not support the action '" + action + "'"};
+    }
+    return GuardJson("Kubernetes site " + handle.target.site_id, [&]() -> ConnectorResult<bool> {
+        ORCH_CONNECTOR_TRY(RestClient rest, ClientFor(handle.target));
+        return kubernetes::StartStopDeployment(rest, handle, physical_id, action == "start");
+    });
 }
 
 ConnectorResult<std::string> KubernetesConnector::SiteVersion(const SiteTarget& target) {

@@ -4,6 +4,7 @@
 
 #include "connectors/workload.hpp"
 #include "kubernetes/helm_release.hpp"
+#include "kubernetes/kubernetes_actions.hpp"
 
 #include <algorithm>
 #include <map>
@@ -358,6 +359,13 @@ ConnectorResult<Observation> PollNamespace(
                       {"host_ip", st.value("hostIP", "")},
                       {"phase", st.value("phase", "")}}}
                 );
+            }
+        }
+        // A stopped Deployment (0 replicas, the count it had in its annotation) has no pods: its
+        // instances are reported stopped, by index, so the resources show STOPPED, not vanish.
+        if (m.kind == "Deployment") {
+            for (int stopped = StoppedReplicas(object); stopped > 0; --stopped) {
+                obs.instances.push_back({m.node, index[m.node]++, "", InstanceStatus::kStopped, Json::object()});
             }
         }
         Verdict v = m.kind == "Deployment" ? JudgeDeployment(object)

@@ -15,6 +15,20 @@ using server::Response;
 constexpr std::string_view kComputeType = "tosca.nodes.indigo.Compute";
 // A Marathon deployment's actions act on its apps (0 instances <-> the count they had).
 constexpr std::string_view kMarathonAppType = "tosca.nodes.indigo.Container.Application.Docker.Marathon";
+// A Kubernetes deployment's actions act on its Deployments (0 replicas <-> the count they had).
+constexpr std::string_view kKubernetesAppType = "tosca.nodes.indigo.Container.Application.Docker.Kubernetes";
+// A Chronos deployment's actions disable and enable its jobs.
+constexpr std::string_view kChronosJobType = "tosca.nodes.indigo.Container.Application.Docker.Chronos";
+
+std::string_view ActionType(const std::optional<tosca::DeploymentKind>& kind) {
+    if (kind == tosca::DeploymentKind::kMarathon) {
+        return kMarathonAppType;
+    }
+    if (kind == tosca::DeploymentKind::kKubernetes) {
+        return kKubernetesAppType;
+    }
+    return kind == tosca::DeploymentKind::kChronos ? kChronosJobType : kComputeType;
+}
 
 bool Derives(const domain::Resource& r, std::string_view type) {
     return std::find(r.type_chain.begin(), r.type_chain.end(), type) != r.type_chain.end();
@@ -146,8 +160,7 @@ Result<Response> PostAction(ApiContext& ctx, const Request& request) {
     if (*type != "start" && *type != "stop") {
         return Error::InvalidArgument("Invalid action " + *type);
     }
-    const bool marathon = d.kind == tosca::DeploymentKind::kMarathon;
-    if (!Derives(*r, marathon ? kMarathonAppType : kComputeType)) {
+    if (!Derives(*r, ActionType(d.kind))) {
         return Error::InvalidArgument("Actions not supported on node of type " + r->node_type);
     }
     ORCH_RETURN_IF_ERROR(ctx.store.BeginAction(d.id, rid, *type));

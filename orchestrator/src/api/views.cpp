@@ -96,7 +96,7 @@ bool TakesUpdates(const std::optional<tosca::DeploymentKind>& kind) {
 }
 
 bool TakesActions(const std::optional<tosca::DeploymentKind>& kind) {
-    return kind != tosca::DeploymentKind::kChronos && kind != tosca::DeploymentKind::kSlurm;
+    return kind != tosca::DeploymentKind::kSlurm;
 }
 
 Json ResourceView(const domain::Resource& r, const std::string& base_url) {

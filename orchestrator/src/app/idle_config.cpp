@@ -39,6 +39,7 @@ Result<IdleConfig> ParseIdleConfig(const ConfigTree& t) {
     IdleConfig c;
     ORCH_ASSIGN_OR_RETURN(c.policies.defaults, ParsePolicy(t, "idle.", c.policies.defaults));
     c.enabled = c.policies.defaults.enabled;
+    ORCH_ASSIGN_OR_RETURN(c.policies.default_group, t.GetString("placement.default_group", ""));
     ORCH_ASSIGN_OR_RETURN(c.prometheus_url, t.GetString("idle.prometheus_url", c.prometheus_url));
     ORCH_ASSIGN_OR_RETURN(c.prometheus_timeout, t.GetDuration("idle.prometheus_timeout", c.prometheus_timeout));
     ORCH_ASSIGN_OR_RETURN(c.series.metric, t.GetString("idle.metric", c.series.metric));

@@ -46,6 +46,7 @@ std::set<std::string> LeaseConfigKeys() {
         "leases.action",
         "leases.warnings",
         "leases.sweep_interval",
+        "leases.stop_timeout",
     };
 }
 
@@ -78,18 +79,24 @@ Result<LeaseConfig> ParseLeaseConfig(const ConfigTree& tree) {
         }
         start = comma + 1;
     }
+    ORCH_ASSIGN_OR_RETURN(out.default_group, tree.GetString("placement.default_group", ""));
     ORCH_ASSIGN_OR_RETURN(out.sweep.interval, tree.GetDuration("leases.sweep_interval", out.sweep.interval));
     if (out.sweep.interval < std::chrono::milliseconds(100) || out.sweep.interval > std::chrono::seconds(45)) {
         // At most 45 s: an expiry is acted on within a minute of its time (docs/lifecycle.md).
         return Error::InvalidArgument("config key 'leases.sweep_interval': must be between 100ms and 45s");
     }
+    ORCH_ASSIGN_OR_RETURN(out.sweep.stop_timeout, tree.GetDuration("leases.stop_timeout", out.sweep.stop_timeout));
+    if (out.sweep.stop_timeout < out.sweep.interval) {
+        return Error::InvalidArgument("config key 'leases.stop_timeout': must be at least leases.sweep_interval");
+    }
     return out;
 }
 
 Result<workflow::LeasePolicy> SlaLeasePolicies::ForGroup(
-    const std::string& group, const std::string& issuer, const std::string& access_token
+    const std::string& requested_group, const std::string& issuer, const std::string& access_token
 ) {
     workflow::LeasePolicy policy = defaults_;
+    const std::string& group = requested_group.empty() ? default_group_ : requested_group;
     if (slas_ == nullptr || group.empty()) {
         return policy;
     }

@@ -9,3 +9,4 @@ list(APPEND SOURCES ${AREA_DIR}/workflow_metrics.cpp ${AREA_DIR}/metered_authent
 list(APPEND SOURCES ${AREA_DIR}/idle_metrics.cpp)
 list(APPEND SOURCES ${AREA_DIR}/callback_metrics.cpp)
 list(APPEND SOURCES ${AREA_DIR}/admission_metrics.cpp)
+list(APPEND SOURCES ${AREA_DIR}/lease_metrics.cpp)

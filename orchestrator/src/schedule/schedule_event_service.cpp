@@ -62,6 +62,20 @@ Result<NotificationOutcome> ScheduleEventService::OnFileAvailable(
     return outcome;
 }
 
+// A scheduled deployment is made while nobody watches: without a lease it would hold its
+// resources until someone deletes it. It gets the default lease of a create without `expiresAt`
+// (no group of its own: placement.default_group's SLA, else leases.default_duration); no token
+// is forwarded (there is no caller), so SLAM answers as for an unknown caller.
+Status ScheduleEventService::ApplyDefaultLease(const std::optional<domain::Owner>& owner, domain::Deployment& d) {
+    if (options_.leases == nullptr) {
+        return Ok();
+    }
+    ORCH_ASSIGN_OR_RETURN(const auto policy, options_.leases->ForGroup(d.user_group, owner ? owner->issuer : "", ""));
+    ORCH_ASSIGN_OR_RETURN(d.expires_at, workflow::ResolveExpiry(std::nullopt, policy, clock_.now(), true));
+    d.lease_action = policy.action;
+    return Ok();
+}
+
 Result<NotificationOutcome::Created> ScheduleEventService::CreateEvent(
     const std::string& schedule_id, const FileNotification& file, bool& duplicate
 ) {
@@ -77,9 +91,9 @@ Result<NotificationOutcome::Created> ScheduleEventService::CreateEvent(
     draft.owner = schedule->owner;
     draft.parameters_accepted = true;
     ORCH_ASSIGN_OR_RETURN(
-        const store::NewDeployment deployment,
-        service::BuildNewDeployment(templates_, draft, options_.limits, clock_.now())
+        store::NewDeployment deployment, service::BuildNewDeployment(templates_, draft, options_.limits, clock_.now())
     );
+    ORCH_RETURN_IF_ERROR(ApplyDefaultLease(schedule->owner, deployment.deployment));
     domain::ScheduleEvent event;
     event.id = SequentialUuid();
     event.schedule_id = schedule_id;

@@ -72,14 +72,14 @@ bool QueueAction(pqxx::work& tx, const IdleChange& c) {
         );
         return true;
     }
-    // The instances POST .../actions may stop: Marathon apps and VMs (resource_routes.cpp).
+    // The instances POST .../actions may stop: Marathon apps, Kubernetes Deployments and VMs.
     const auto started = tx.exec_params(
         "SELECT id::text FROM resources WHERE deployment_id = $1::uuid AND state = 'STARTED' "
-        "AND (type_chain @> ARRAY[$2::text] OR type_chain @> ARRAY[$3::text]) "
+        "AND type_chain && ARRAY(SELECT jsonb_array_elements_text($2::jsonb)) "
         "ORDER BY node_name, instance_index LIMIT 1 FOR UPDATE",
         c.deployment_id,
-        std::string(workflow::kIdleStoppableTypes[0]),
-        std::string(workflow::kIdleStoppableTypes[1])
+        Json(std::vector<std::string>(workflow::kIdleStoppableTypes.begin(), workflow::kIdleStoppableTypes.end()))
+            .dump()
     );
     if (started.empty()) {
         return false;

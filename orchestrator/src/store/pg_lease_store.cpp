@@ -179,4 +179,21 @@ Result<ExpireOutcome> PgLeaseStore::Expire(
     });
 }
 
+Result<bool> PgLeaseStore::AbandonStop(
+    const std::string& id, domain::TimePoint expires_at, const std::string& reason, const domain::Event& event
+) {
+    return pool_.Run([&](pqxx::connection& conn) -> bool {
+        pqxx::work tx(conn);
+        if (!LockLease(tx, id, expires_at)) {
+            return false;
+        }
+        SetLeaseState(tx, id, LeaseState::kExpired);
+        tx.exec_params("UPDATE deployments SET status_reason = $2, updated_at = now() WHERE id = $1::uuid", id, reason);
+        InsertCallback(tx, id);
+        InsertEvents(tx, id, {event});
+        tx.commit();
+        return true;
+    });
+}
+
 }  // namespace orch::store

@@ -19,7 +19,7 @@ std::optional<IdleAction> ParseIdleAction(std::string_view name) {
 }
 
 const IdlePolicy& IdlePolicies::For(const std::string& group) const {
-    const auto it = by_group.find(group);
+    const auto it = by_group.find(group.empty() ? default_group : group);
     return it == by_group.end() ? defaults : it->second;
 }
 

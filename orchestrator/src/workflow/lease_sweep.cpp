@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
+#include <string>
 
 namespace orch::workflow {
 namespace {
@@ -36,15 +38,53 @@ bool Failed(domain::Status status) {
            status == domain::Status::kUnknown;
 }
 
+std::optional<LeaseExpiryOutcome> Reported(ExpireOutcome outcome) {
+    switch (outcome) {
+        case ExpireOutcome::kDeleting:
+            return LeaseExpiryOutcome::kDeleting;
+        case ExpireOutcome::kStopping:
+            return LeaseExpiryOutcome::kStopping;
+        case ExpireOutcome::kExpired:
+            return LeaseExpiryOutcome::kStopped;
+        case ExpireOutcome::kBusy:
+            return LeaseExpiryOutcome::kBusy;
+        case ExpireOutcome::kStale:
+            break;
+    }
+    return std::nullopt;  // another replica or a renewal got there first: nothing this sweep did
+}
+
 }  // namespace
+
+std::string_view LeaseExpiryOutcomeName(LeaseExpiryOutcome outcome) {
+    switch (outcome) {
+        case LeaseExpiryOutcome::kDeleting:
+            return "deleting";
+        case LeaseExpiryOutcome::kStopping:
+            return "stopping";
+        case LeaseExpiryOutcome::kStopped:
+            return "stopped";
+        case LeaseExpiryOutcome::kBusy:
+            return "busy";
+        case LeaseExpiryOutcome::kGivenUp:
+            return "given_up";
+    }
+    return "unknown";
+}
 
 std::vector<std::string> StoppableTypes(const std::optional<tosca::DeploymentKind>& kind) {
     // The types the API's POST .../actions accepts (api/resource_routes.cpp).
-    if (kind == tosca::DeploymentKind::kChronos || kind == tosca::DeploymentKind::kSlurm) {
+    if (kind == tosca::DeploymentKind::kSlurm) {
         return {};
+    }
+    if (kind == tosca::DeploymentKind::kChronos) {
+        return {"tosca.nodes.indigo.Container.Application.Docker.Chronos"};  // its jobs, disabled
     }
     if (kind == tosca::DeploymentKind::kMarathon) {
         return {"tosca.nodes.indigo.Container.Application.Docker.Marathon"};
+    }
+    if (kind == tosca::DeploymentKind::kKubernetes) {
+        return {"tosca.nodes.indigo.Container.Application.Docker.Kubernetes"};  // its Deployments
     }
     return {"tosca.nodes.indigo.Compute"};
 }
@@ -105,30 +145,70 @@ Result<int> LeaseSweeper::SweepOnce() {
     return written;
 }
 
+void LeaseSweeper::Report(LeaseAction action, LeaseExpiryOutcome outcome) {
+    if (observer_ != nullptr) {
+        observer_->OnExpiry(action, outcome);
+    }
+}
+
+Result<int> LeaseSweeper::Expire(const DueLease& lease, domain::TimePoint now) {
+    LeaseAction action = lease.action;
+    const auto types = StoppableTypes(lease.kind);
+    if (action == LeaseAction::kStop && (types.empty() || Failed(lease.status))) {
+        action = LeaseAction::kDelete;  // documented fallback: the target cannot stop it
+    }
+    const auto event = LeaseEvent(
+        domain::EventType::kLeaseExpired, lease, now, Json{{"action", std::string(domain::LeaseActionName(action))}}
+    );
+    ORCH_ASSIGN_OR_RETURN(
+        const auto outcome, store_.Expire(lease.deployment_id, lease.expires_at, action, types, event)
+    );
+    if (outcome == ExpireOutcome::kBusy && now - lease.expires_at > options_.stop_timeout) {
+        // The retry cap: a stop still waiting (an operation that does not end, a node whose stop
+        // keeps being retried) this long after the end is given up instead of tried forever.
+        return GiveUp(lease, now);
+    }
+    if (const auto reported = Reported(outcome)) {
+        Report(action, *reported);
+    }
+    if (outcome == ExpireOutcome::kDeleting || outcome == ExpireOutcome::kStopping) {
+        ORCH_LOG_INFO(
+            "leases: lease expired",
+            {{"deployment_id", lease.deployment_id}, {"action", std::string(domain::LeaseActionName(action))}}
+        );
+        if (wake_) {
+            wake_();
+        }
+        return 1;
+    }
+    return outcome == ExpireOutcome::kExpired ? 1 : 0;
+}
+
+Result<int> LeaseSweeper::GiveUp(const DueLease& lease, domain::TimePoint now) {
+    const auto limit = std::chrono::duration_cast<std::chrono::seconds>(options_.stop_timeout).count();
+    const std::string reason = "Lease ended at " + domain::FormatIsoTime(lease.expires_at) +
+                               ": its nodes could not all be stopped within " + std::to_string(limit) +
+                               " s; what runs is left as it is (renew the lease, or stop or delete it)";
+    const auto event = LeaseEvent(
+        domain::EventType::kLeaseExpired,
+        lease,
+        now,
+        Json{{"action", "stop"}, {"outcome", "given_up"}, {"reason", reason}}
+    );
+    ORCH_ASSIGN_OR_RETURN(
+        const bool recorded, store_.AbandonStop(lease.deployment_id, lease.expires_at, reason, event)
+    );
+    if (!recorded) {
+        return 0;
+    }
+    ORCH_LOG_WARN("leases: stop given up", {{"deployment_id", lease.deployment_id}, {"after_s", limit}});
+    Report(LeaseAction::kStop, LeaseExpiryOutcome::kGivenUp);
+    return 1;
+}
+
 Result<int> LeaseSweeper::Handle(const DueLease& lease, domain::TimePoint now) {
     if (lease.expires_at <= now) {
-        LeaseAction action = lease.action;
-        const auto types = StoppableTypes(lease.kind);
-        if (action == LeaseAction::kStop && (types.empty() || Failed(lease.status))) {
-            action = LeaseAction::kDelete;  // documented fallback: the target cannot stop it
-        }
-        const auto event = LeaseEvent(
-            domain::EventType::kLeaseExpired, lease, now, Json{{"action", std::string(domain::LeaseActionName(action))}}
-        );
-        ORCH_ASSIGN_OR_RETURN(
-            const auto outcome, store_.Expire(lease.deployment_id, lease.expires_at, action, types, event)
-        );
-        if (outcome == ExpireOutcome::kDeleting || outcome == ExpireOutcome::kStopping) {
-            ORCH_LOG_INFO(
-                "leases: lease expired",
-                {{"deployment_id", lease.deployment_id}, {"action", std::string(domain::LeaseActionName(action))}}
-            );
-            if (wake_) {
-                wake_();
-            }
-            return 1;
-        }
-        return outcome == ExpireOutcome::kExpired ? 1 : 0;
+        return Expire(lease, now);
     }
     // The warnings whose lead time has come; only the latest is sent (a lease set 30 min before
     // its end gets the 1 h warning, not also the 24 h one).
@@ -148,6 +228,9 @@ Result<int> LeaseSweeper::Handle(const DueLease& lease, domain::TimePoint now) {
     ORCH_ASSIGN_OR_RETURN(
         const bool recorded, store_.RecordWarning(lease.deployment_id, lease.expires_at, owed, event)
     );
+    if (recorded && observer_ != nullptr) {
+        observer_->OnWarning();
+    }
     return recorded ? 1 : 0;
 }
 

@@ -154,6 +154,17 @@ void Leases(const Factory& make) {
     REQUIRE(due.size() == 1);
     CHECK(due[0].warnings_sent == 0);
     CHECK(due[0].state == workflow::LeaseState::kActive);
+
+    // A stop given up (the retry cap): the lease is over, the reason shown, the owner told; once.
+    const auto renewed = end + std::chrono::hours(1);
+    CHECK_FALSE(f->leases().AbandonStop(stopped, end, "gave up", stop_event).value());  // stale end
+    CHECK(f->leases().AbandonStop(stopped, renewed, "gave up", stop_event).value());
+    CHECK_FALSE(f->leases().AbandonStop(stopped, renewed, "gave up", stop_event).value());
+    CHECK(MustGet(*f, stopped).status == DStatus::kCreateComplete);
+    CHECK(MustGet(*f, stopped).status_reason == "gave up");
+    CHECK(EventsOf(*f, stopped, domain::EventType::kLeaseExpired).size() == 2);
+    CHECK(DeliveriesOf(*f, stopped) >= 1);
+    CHECK(f->leases().DueLeases(renewed, 10).value().empty());
 }
 
 }  // namespace orch::test::contract

@@ -162,3 +162,35 @@ TEST_CASE("Chronos: user errors, endpoints with or without /v1, faults", "[conne
     REQUIRE(f.site->AddFault({{"api", "chronos"}, {"kind", "malformed"}}));
     CHECK(Fails(f.connector.Create(Request("dep-bad-json", spec, f.target))).kind == FailureKind::kRetryHere);
 }
+
+TEST_CASE("Chronos: stop disables a job and start enables it again, counters kept", "[connectors][chronos][actions]") {
+    Fixture f;
+    const auto spec = TwoJobs();
+    const Handle handle = Ok(f.connector.Create(Request(kDeployment, spec, f.target)));
+    REQUIRE(PollUntilSettled(f.connector, handle, spec, *f.site).phase == Phase::kReady);
+    const std::string scheduled = std::string(kDeployment) + "-chronos_job";
+    const std::string dependent = std::string(kDeployment) + "-chronos_job_upload";
+
+    CHECK(Ok(f.connector.Act(handle, scheduled, "stop")));
+    CHECK(Ok(f.connector.Act(handle, dependent, "stop")));  // posted back through /dependency
+    CHECK(Ok(f.connector.Act(handle, dependent, "stop")));  // already stopped: nothing sent
+    CHECK(f.client.Count("POST", "/v1/scheduler/dependency") == 2);
+    Observation obs = Ok(f.connector.Poll(handle, spec));
+    CHECK(obs.phase == Phase::kReady);  // stopped jobs are not waited for
+    REQUIRE(obs.instances.size() == 2);
+    for (const auto& instance : obs.instances) {
+        CHECK(instance.state == InstanceStatus::kStopped);
+    }
+
+    CHECK(Ok(f.connector.Act(handle, scheduled, "start")));
+    CHECK(Ok(f.connector.Act(handle, dependent, "start")));
+    obs = Ok(f.connector.Poll(handle, spec));
+    REQUIRE(obs.instances.size() == 2);
+    for (const auto& instance : obs.instances) {
+        CHECK(instance.state == InstanceStatus::kStarted);  // its earlier successful run counts
+    }
+    CHECK(f.site->Rejections().empty());
+
+    CHECK(Fails(f.connector.Act(handle, "someone-elses-job", "stop")).kind == FailureKind::kUserError);
+    CHECK(Fails(f.connector.Act(handle, scheduled, "reboot")).kind == FailureKind::kUserError);
+}

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -112,4 +113,66 @@ TEST_CASE(
     const Handle updated = Ok(connector.Update(handle, Request("dep-mixed", changed, target)));
     CHECK(Fails(connector.RollBack(updated)).kind == FailureKind::kUserError);
     CHECK(SiteDeployment(client, updated, "web")["spec"]["replicas"] == 2);
+}
+
+namespace {
+
+int CountIn(const Observation& obs, InstanceStatus state) {
+    return static_cast<int>(std::count_if(obs.instances.begin(), obs.instances.end(), [&](const auto& i) {
+        return i.state == state;
+    }));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Kubernetes: stop scales the pod's Deployment to 0 remembering its count, start scales it back",
+    "[connectors][kubernetes][actions]"
+) {
+    std::unique_ptr<orch::sim::SiteSim> site = StillSite();
+    SimHttpClient client{*site};
+    SharedClientFactory factory{client};
+    KubernetesConnector connector{factory};
+    const SiteTarget target = Target(TargetKind::kKubernetes, "http://k8s.sim:6443");
+    auto node = AppNode("notebook", std::string(kKubernetesAppType), "tensorflow/tensorflow:2.15.0-gpu");
+    node.resources.gpu.count = 1;
+    auto spec = SpecOf(DeploymentKind::kKubernetes, {node});
+    spec.nodes[0].count = 2;
+    const Handle handle = Ok(connector.Create(Request("dep-stop", spec, target)));
+    const Observation running = PollUntilSettled(connector, handle, spec, *site);
+    REQUIRE(running.phase == Phase::kReady);
+    REQUIRE(CountIn(running, InstanceStatus::kStarted) == 2);
+    const std::string pod = running.instances.front().physical_id;
+
+    CHECK(Ok(connector.Act(handle, pod, "stop")));
+    const Json stopped_object = SiteDeployment(client, handle, "notebook");
+    CHECK(stopped_object["spec"]["replicas"] == 0);
+    CHECK(stopped_object["metadata"]["annotations"]["orchestrator.indigo-datacloud.eu/stopped-replicas"] == "2");
+    // The pods go; the node's two instances stay, reported stopped (no GPU is held meanwhile).
+    const Observation stopped = PollUntilSettled(connector, handle, spec, *site);
+    INFO(stopped.reason);
+    CHECK(stopped.phase == Phase::kReady);
+    CHECK(CountIn(stopped, InstanceStatus::kStopped) == 2);
+    CHECK(CountIn(stopped, InstanceStatus::kStarted) == 0);
+    CHECK(Ok(connector.Act(handle, pod, "stop")));  // a second stop changes nothing
+    CHECK(
+        SiteDeployment(client, handle, "notebook")["metadata"]["annotations"].value(
+            "orchestrator.indigo-datacloud.eu/stopped-replicas", ""
+        ) == "2"
+    );
+
+    // The stopped resource keeps the old pod's name: start finds its Deployment by it.
+    CHECK(Ok(connector.Act(handle, pod, "start")));
+    const Json started_object = SiteDeployment(client, handle, "notebook");
+    CHECK(started_object["spec"]["replicas"] == 2);
+    CHECK_FALSE(started_object["metadata"]
+                    .value("annotations", Json::object())
+                    .contains("orchestrator.indigo-datacloud.eu/stopped-replicas"));
+    const Observation back = PollUntilSettled(connector, handle, spec, *site);
+    CHECK(back.phase == Phase::kReady);
+    CHECK(CountIn(back, InstanceStatus::kStarted) == 2);
+    CHECK(CountIn(back, InstanceStatus::kStopped) == 0);
+
+    CHECK(Fails(connector.Act(handle, "someone-else-7f9c", "stop")).kind == FailureKind::kUserError);
+    CHECK(Fails(connector.Act(handle, pod, "reboot")).kind == FailureKind::kUserError);
 }

@@ -64,7 +64,7 @@ TEST_CASE("the contract's provider names and what each kind takes come from the 
     CHECK(orch::api::TakesUpdates(DeploymentKind::kChronos));
     CHECK(orch::api::TakesUpdates(DeploymentKind::kKubernetes));
     CHECK(orch::api::TakesUpdates(std::nullopt));
-    CHECK_FALSE(orch::api::TakesActions(DeploymentKind::kChronos));
+    CHECK(orch::api::TakesActions(DeploymentKind::kChronos));  // its jobs are disabled and enabled
     CHECK_FALSE(orch::api::TakesActions(DeploymentKind::kSlurm));
     CHECK(orch::api::TakesActions(DeploymentKind::kMarathon));
     CHECK(orch::api::TakesActions(DeploymentKind::kKubernetes));

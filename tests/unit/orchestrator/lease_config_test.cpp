@@ -74,3 +74,21 @@ TEST_CASE("a group's SLA lease terms override the operator's defaults", "[leases
         CHECK(other.action == orch::domain::LeaseAction::kDelete);
     }
 }
+
+TEST_CASE("a deployment without a group gets placement.default_group's lease terms", "[leases][config]") {
+    const orch::Json slas{{"physics", {{"lease", {{"default", "8h"}, {"action", "stop"}}}}}};
+    auto source = orch::cmdb::FileSlaSource::FromJson(slas, "slas.yaml");
+    REQUIRE(source);
+    orch::workflow::LeasePolicy defaults;
+    defaults.default_duration = hours(24);
+    const auto parsed = Parse("placement:\n  default_group: physics\n");
+    REQUIRE(parsed);
+    CHECK(parsed->default_group == "physics");
+    orch::app::SlaLeasePolicies policies(defaults, source->get(), parsed->default_group);
+    const auto none = policies.ForGroup("", "https://iam/", "").value();
+    CHECK(none.default_duration == hours(8));  // the default group's SLA, not the operator's 24h
+    CHECK(none.action == orch::domain::LeaseAction::kStop);
+    CHECK(policies.ForGroup("chemistry", "https://iam/", "").value().default_duration == hours(24));
+    orch::app::SlaLeasePolicies without(defaults, source->get());
+    CHECK(without.ForGroup("", "https://iam/", "").value().default_duration == hours(24));
+}

@@ -138,3 +138,22 @@ TEST_CASE(
     REQUIRE_FALSE(bad);
     CHECK_THAT(bad.error().message, Catch::Contains("physics.admission.weight"));
 }
+
+TEST_CASE("idle: a deployment without a group gets placement.default_group's policy", "[idle][config]") {
+    const SlaFile file;
+    const auto config = orch::app::ParseIdleConfig(file.Config(
+        "gpu:\n  preferences: []\n  sla: []\n  idle: {enabled: true, action: delete, notice: 10m}\n",
+        "  default_group: gpu\nidle:\n  notice: 1h\n"  // continues the fixture's `placement:` mapping
+    ));
+    REQUIRE(config);
+    CHECK(config->policies.For("").enabled);  // the default group's, not the operator's (off)
+    CHECK(config->policies.For("").action == orch::workflow::IdleAction::kDelete);
+    CHECK(config->policies.For("").notice == seconds(600));
+    CHECK_FALSE(config->policies.For("other").enabled);  // a group of its own keeps its own
+
+    const auto no_default = orch::app::ParseIdleConfig(
+        file.Config("gpu:\n  preferences: []\n  sla: []\n  idle: {enabled: true}\n", "idle:\n  notice: 1h\n")
+    );
+    REQUIRE(no_default);
+    CHECK_FALSE(no_default->policies.For("").enabled);  // no default group: the operator's defaults
+}

@@ -7,6 +7,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <utility>
+
 namespace {
 
 using orch::Json;
@@ -216,4 +219,87 @@ TEST_CASE("an expiry decided on a lease renewed meanwhile does nothing", "[lease
     CHECK(outcome.value() == orch::workflow::ExpireOutcome::kStale);
     CHECK(rig.Get(id).value("status", "") == "CREATE_COMPLETE");
     CHECK(rig.api.stores.leases.RecordWarning(id, due[0].expires_at, 1, orch::domain::Event{}).value() == false);
+}
+
+TEST_CASE(
+    "a stop reaches Kubernetes Deployments, Chronos jobs, Marathon apps and VMs, Slurm jobs are deleted", "[leases]"
+) {
+    using orch::tosca::DeploymentKind;
+    using orch::workflow::StoppableTypes;
+    CHECK(
+        StoppableTypes(DeploymentKind::kKubernetes) ==
+        std::vector<std::string>{"tosca.nodes.indigo.Container.Application.Docker.Kubernetes"}
+    );
+    CHECK(
+        StoppableTypes(DeploymentKind::kMarathon) ==
+        std::vector<std::string>{"tosca.nodes.indigo.Container.Application.Docker.Marathon"}
+    );
+    CHECK(StoppableTypes(std::nullopt) == std::vector<std::string>{"tosca.nodes.indigo.Compute"});
+    CHECK(
+        StoppableTypes(DeploymentKind::kChronos) ==
+        std::vector<std::string>{"tosca.nodes.indigo.Container.Application.Docker.Chronos"}
+    );
+    CHECK(StoppableTypes(DeploymentKind::kSlurm).empty());
+}
+
+namespace {
+
+class CountingObserver final : public orch::workflow::LeaseObserver {
+   public:
+    int warnings = 0;
+    std::vector<std::pair<std::string, std::string>> expiries;  ///< (action, outcome)
+    void OnWarning() override { ++warnings; }
+    void OnExpiry(orch::domain::LeaseAction action, orch::workflow::LeaseExpiryOutcome outcome) override {
+        expiries.emplace_back(
+            std::string(orch::domain::LeaseActionName(action)),
+            std::string(orch::workflow::LeaseExpiryOutcomeName(outcome))
+        );
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a stop that keeps waiting is given up after stop_timeout: the owner is told, no endless retry", "[leases]") {
+    Rig rig;
+    CountingObserver observer;
+    rig.sweeper.SetObserver(&observer);
+    rig.policy.policy.action = orch::domain::LeaseAction::kStop;
+    const std::string id = rig.Running(rig.At(minutes(30)));
+    CHECK(rig.sweeper.SweepOnce().value() == 1);  // the 1 h warning
+    CHECK(observer.warnings == 1);
+    rig.api.clock.Advance(minutes(31));
+    CHECK(rig.sweeper.SweepOnce().value() == 1);  // the stop is queued...
+    // ...and its job never ends (a site that keeps failing it): each sweep waits, until the cap.
+    for (int i = 0; i < 4; ++i) {
+        rig.api.clock.Advance(minutes(14));
+        CHECK(rig.sweeper.SweepOnce().value() == 0);
+    }
+    CHECK(rig.Events(EventType::kLeaseExpired).size() == 1);
+    rig.api.clock.Advance(minutes(5));  // now 1 h 1 min after the end
+    CHECK(rig.sweeper.SweepOnce().value() == 1);
+    const auto ended = rig.Events(EventType::kLeaseExpired);
+    REQUIRE(ended.size() == 2);
+    CHECK(ended[1].data.value("outcome", "") == "given_up");
+    const Json d = rig.Get(id);
+    CHECK(d.value("status", "") == "CREATE_COMPLETE");  // what runs is left as it is
+    CHECK(d.value("statusReason", "").find("could not all be stopped within 3600 s") != std::string::npos);
+    // Over: later sweeps do nothing.
+    rig.api.clock.Advance(minutes(15));
+    CHECK(rig.sweeper.SweepOnce().value() == 0);
+    CHECK(rig.Events(EventType::kLeaseExpired).size() == 2);
+    using Expiry = std::pair<std::string, std::string>;
+    CHECK(observer.expiries.front() == Expiry{"stop", "stopping"});
+    CHECK(std::count(observer.expiries.begin(), observer.expiries.end(), Expiry{"stop", "busy"}) == 4);
+    CHECK(observer.expiries.back() == Expiry{"stop", "given_up"});
+    CHECK(observer.expiries.size() == 6);
+}
+
+TEST_CASE("lease metrics count the delete of an expired lease", "[leases]") {
+    Rig rig;
+    CountingObserver observer;
+    rig.sweeper.SetObserver(&observer);
+    rig.Running(rig.At(minutes(30)));
+    rig.api.clock.Advance(minutes(31));
+    CHECK(rig.sweeper.SweepOnce().value() == 1);
+    CHECK(observer.expiries == std::vector<std::pair<std::string, std::string>>{{"delete", "deleting"}});
 }

@@ -26,8 +26,9 @@ std::string ContractProviderName(tosca::DeploymentKind kind);
 /// Whether PUT can change a deployment of this kind: every kind but QCG (a submitted batch job
 /// has nothing to change; the original refused Marathon and Chronos too, only for want of code).
 bool TakesUpdates(const std::optional<tosca::DeploymentKind>& kind);
-/// Whether start/stop can act on a deployment of this kind: not on Chronos or QCG jobs (they run
-/// on their schedule or once); Marathon apps stop as 0 instances and start with their count again.
+/// Whether start/stop can act on a deployment of this kind: not on QCG jobs (they run once);
+/// Marathon apps and Kubernetes Deployments stop as 0 instances and start with their count again,
+/// Chronos jobs are disabled and enabled again.
 bool TakesActions(const std::optional<tosca::DeploymentKind>& kind);
 
 /// The Resource JSON of contract §1.5.

@@ -5,6 +5,7 @@
 #include "orchestrator/schedule/file_notification.hpp"
 #include "orchestrator/service/deployment_limits.hpp"
 #include "orchestrator/store/schedule_store.hpp"
+#include "orchestrator/workflow/lease_policy.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 
 #include <functional>
@@ -14,6 +15,9 @@ namespace orch::schedule {
 struct ScheduleEventOptions {
     int page_size = 500;                 ///< RUNNING schedules read per query while matching
     service::DeploymentLimits limits{};  ///< the same instance cap POST /deployments applies
+    /// The lease terms an event's deployment gets (it has no group: the default group's, else
+    /// the operator's, docs/lifecycle.md "Leases"); null: no lease. Must outlive the service.
+    workflow::LeasePolicySource* leases = nullptr;
 };
 
 /// Turns a file notification into schedule events: for every RUNNING schedule whose fileExpression
@@ -39,6 +43,9 @@ class ScheduleEventService final : public FileNotificationSink {
     Result<NotificationOutcome::Created> CreateEvent(
         const std::string& schedule_id, const FileNotification& file, bool& duplicate
     );
+
+    /// Gives the event's deployment the default lease (ScheduleEventOptions::leases).
+    Status ApplyDefaultLease(const std::optional<domain::Owner>& owner, domain::Deployment& d);
 
     store::ScheduleStore& schedules_;
     workflow::TemplateService& templates_;

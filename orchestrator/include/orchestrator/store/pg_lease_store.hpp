@@ -22,6 +22,9 @@ class PgLeaseStore final : public workflow::LeaseStore {
         const std::vector<std::string>& stoppable_types,
         const domain::Event& event
     ) override;
+    Result<bool> AbandonStop(
+        const std::string& id, domain::TimePoint expires_at, const std::string& reason, const domain::Event& event
+    ) override;
 
    private:
     PgPool& pool_;

@@ -17,9 +17,12 @@ std::string_view IdleActionName(IdleAction action);  ///< "stop", "delete"
 std::optional<IdleAction> ParseIdleAction(std::string_view name);
 
 /// The node types whose instances a stop reaches, as POST .../actions allows them: Marathon apps
-/// (scaled to 0) and VMs. Kubernetes and Chronos workloads take no actions: use `delete` there.
-inline constexpr std::array<std::string_view, 2> kIdleStoppableTypes = {
-    "tosca.nodes.indigo.Container.Application.Docker.Marathon", "tosca.nodes.indigo.Compute"};
+/// and Kubernetes Deployments (scaled to 0), Chronos jobs (disabled) and VMs. Slurm jobs take none.
+inline constexpr std::array<std::string_view, 4> kIdleStoppableTypes = {
+    "tosca.nodes.indigo.Container.Application.Docker.Marathon",
+    "tosca.nodes.indigo.Container.Application.Docker.Kubernetes",
+    "tosca.nodes.indigo.Container.Application.Docker.Chronos",
+    "tosca.nodes.indigo.Compute"};
 
 /// When a group's GPU deployments count as idle and what happens then.
 struct IdlePolicy {
@@ -34,6 +37,9 @@ struct IdlePolicy {
 struct IdlePolicies {
     IdlePolicy defaults;
     std::map<std::string, IdlePolicy> by_group;
+    /// The group of a deployment created without one (`placement.default_group`, as placement
+    /// picks its SLA): its policy, not the operator defaults. Empty: the defaults.
+    std::string default_group;
     const IdlePolicy& For(const std::string& group) const;
 };
 

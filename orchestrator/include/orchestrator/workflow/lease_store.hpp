@@ -68,6 +68,14 @@ class LeaseStore {
         const std::vector<std::string>& stoppable_types,
         const domain::Event& event
     ) = 0;
+    /// Gives up the stop of the lease ending at `expires_at` (it did not finish in time: the
+    /// sweep's retry cap): the lease is EXPIRED whatever its nodes are, the deployment keeps its
+    /// status with `reason` as status reason, and `event` (and a callback delivery) tells the owner,
+    /// in one transaction. Jobs already queued are left to end on their own (bounded by the
+    /// action timeout). False (nothing written) when the lease was renewed or is over meanwhile.
+    virtual Result<bool> AbandonStop(
+        const std::string& id, domain::TimePoint expires_at, const std::string& reason, const domain::Event& event
+    ) = 0;
 };
 
 }  // namespace orch::workflow

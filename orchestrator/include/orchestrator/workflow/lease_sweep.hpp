@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -19,6 +20,27 @@ struct LeaseSweepOptions {
     /// How often a sweep runs; an expiry is acted on at most this late (plus the step's run).
     std::chrono::milliseconds interval{std::chrono::seconds(15)};
     int batch = 200;  ///< leases looked at per sweep (the soonest first)
+    /// The retry cap of an expiry with action stop: a stop that still has to wait (another
+    /// operation, a node's stop being retried) this long after the lease's end is given up
+    /// (LeaseStore::AbandonStop) rather than tried at every sweep forever.
+    std::chrono::milliseconds stop_timeout{std::chrono::hours(1)};
+};
+
+/// What a sweep did, for metrics (ops::LeaseMetrics); called on the sweeping thread.
+enum class LeaseExpiryOutcome {
+    kDeleting,  ///< the delete was queued
+    kStopping,  ///< a node's stop was queued
+    kStopped,   ///< nothing (left) to stop: the lease is over
+    kBusy,      ///< another operation runs: the next sweep tries again
+    kGivenUp,   ///< the stop did not finish within stop_timeout: the lease ended as it was
+};
+std::string_view LeaseExpiryOutcomeName(LeaseExpiryOutcome outcome);  ///< "deleting", "stopping", ...
+
+class LeaseObserver {
+   public:
+    virtual ~LeaseObserver() = default;
+    virtual void OnWarning() = 0;  ///< a warning was recorded (by this process)
+    virtual void OnExpiry(LeaseAction action, LeaseExpiryOutcome outcome) = 0;
 };
 
 /// Warns about and ends leases (docs/lifecycle.md "Leases"). Nothing is kept in the process:
@@ -34,6 +56,8 @@ class LeaseSweeper {
     LeaseSweeper(const LeaseSweeper&) = delete;
     LeaseSweeper& operator=(const LeaseSweeper&) = delete;
 
+    /// Set before Start; may be null. Must outlive the sweeper.
+    void SetObserver(LeaseObserver* observer) { observer_ = observer; }
     void Start();
     void Stop();
     /// One sweep on the calling thread (tests drive it with a ManualClock); how many warnings
@@ -43,11 +67,15 @@ class LeaseSweeper {
    private:
     void Run();
     Result<int> Handle(const DueLease& lease, domain::TimePoint now);
+    Result<int> Expire(const DueLease& lease, domain::TimePoint now);
+    Result<int> GiveUp(const DueLease& lease, domain::TimePoint now);
+    void Report(LeaseAction action, LeaseExpiryOutcome outcome);
 
     LeaseStore& store_;
     const Clock& clock_;
     LeaseSweepOptions options_;
     std::function<void()> wake_;
+    LeaseObserver* observer_ = nullptr;
     std::atomic<bool> stop_{false};
     std::mutex mutex_;
     std::condition_variable stopped_;

@@ -150,6 +150,9 @@ class InMemoryLeaseStore final : public workflow::LeaseStore {
         const std::vector<std::string>& stoppable_types,
         const domain::Event& event
     ) override;
+    Result<bool> AbandonStop(
+        const std::string& id, domain::TimePoint expires_at, const std::string& reason, const domain::Event& event
+    ) override;
 
    private:
     InMemoryDatabase& db_;
