@@ -50,6 +50,10 @@ class SiteSim {
     /// transport to wait (`delay`) or to drop the connection (`reset`).
     SimResponse Handle(SimApi api, const SimRequest& request);
 
+    /// A read the simulator makes of itself for its change streams (site_event_feed.hpp):
+    /// authenticated like `Handle`, but no fault injected and no trace recorded.
+    SimResponse Observe(SimApi api, const SimRequest& request);
+
     Json Objects();
     Result<FaultRule> AddFault(const Json& rule);
     void ClearFaults();

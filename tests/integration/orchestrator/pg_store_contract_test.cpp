@@ -81,6 +81,9 @@ TEST_CASE("pg stores: lease fencing", "[store][contract]") {
 TEST_CASE("pg stores: job timing", "[store][contract]") {
     JobTiming(kMake);
 }
+TEST_CASE("pg stores: poll now", "[store][contract]") {
+    PollNowMovesWaitingPoll(kMake);
+}
 TEST_CASE("pg stores: attempts", "[store][contract]") {
     AttemptsRecorded(kMake);
 }

@@ -62,6 +62,9 @@ TEST_CASE("in-memory stores: lease fencing", "[store][contract]") {
 TEST_CASE("in-memory stores: job timing", "[store][contract]") {
     JobTiming(kMake);
 }
+TEST_CASE("in-memory stores: poll now", "[store][contract]") {
+    PollNowMovesWaitingPoll(kMake);
+}
 TEST_CASE("in-memory stores: attempts", "[store][contract]") {
     AttemptsRecorded(kMake);
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/json.hpp"
+#include "orchestrator/domain/event.hpp"
 #include "orchestrator/placement/placer.hpp"
 #include "orchestrator/placement/usage.hpp"
 
@@ -64,6 +65,11 @@ struct Admission {
     /// When it does not fit, the job's payload gets this record (admission_queue.hpp) so the
     /// request is in the queue other admissions order themselves against.
     Json waiting = nullptr;
+    /// When it does not fit and the wait starts now (the statusReason was another), what the
+    /// store writes with the queued reason: the progress event ("waiting": "capacity") and its
+    /// log line, stamped by the step. Empty on a retry of the same wait: one event per wait.
+    std::vector<domain::Event> queued_events;
+    std::string queued_log;
 };
 
 /// Where a deployment's admitted resources are.

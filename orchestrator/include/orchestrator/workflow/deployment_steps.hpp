@@ -11,6 +11,7 @@
 #include "orchestrator/workflow/fair_share.hpp"
 #include "orchestrator/workflow/self_heal_options.hpp"
 #include "orchestrator/workflow/site_version_cache.hpp"
+#include "orchestrator/workflow/site_watcher.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 #include "orchestrator/workflow/workflow_store.hpp"
 #include "tosca/outputs.hpp"
@@ -97,6 +98,9 @@ struct StepServices {
     /// The placement's monitoring feed, read by the health check when self_heal.site_down_after
     /// is set (a site marked down that long counts as lost); null: not read.
     monitoring::Feed* site_health = nullptr;
+    /// Told the site of every deployment in progress, whose notifications make its next poll
+    /// due at once (prompt completion); null: polls only.
+    SiteWatcher* site_watcher = nullptr;
 };
 
 /// Registers every deployment step (deploy, poll, delete, delete_poll, cleanup, update,
