@@ -16,29 +16,59 @@ bool MarathonEventFeed::Next(std::string& out) {
     }
     std::map<std::string, std::string> now;
     for (const auto& app : body["apps"]) {
+        std::string app_id = app.value("id", "");
+        if (app_id.empty() || app_id.front() != '/') {
+            app_id.insert(0, "/");  // Marathon's events carry absolute ids
+        }
+        // The app's deployment ending (Marathon's deployment_success): readiness waits for it.
+        const bool deploying = !app.value("deployments", Json::array()).empty();
+        const std::string app_key = "app " + app_id;
+        const auto was = tasks_.find(app_key);
+        if (!first_ && !deploying && was != tasks_.end() && was->second == "deploying") {
+            const Json plan{
+                {"id", "sim-plan"},
+                {"steps",
+                 Json::array({{{"actions", Json::array({{{"action", "ScaleApplication"}, {"app", app_id}}})}}})}};
+            out += "event: deployment_success\ndata: " +
+                   Json{{"eventType", "deployment_success"}, {"id", "sim-plan"}, {"plan", plan}}.dump() + "\n\n";
+        }
+        now[app_key] = deploying ? "deploying" : "done";
         for (const auto& task : app.value("tasks", Json::array())) {
             if (now.size() >= kMaxTracked) {
                 break;
             }
             const std::string id = task.value("id", "");
             const std::string state = task.value("state", "");
-            now[id] = state;
+            const Json checks = task.value("healthCheckResults", Json::array());
+            const bool alive = !checks.empty() && checks[0].value("alive", false);
+            now[id] = state + (alive ? "+alive" : "");
             const auto before = tasks_.find(id);
-            if (first_ || (before != tasks_.end() && before->second == state)) {
+            if (first_ || (before != tasks_.end() && before->second == now[id])) {
                 continue;
             }
-            const Json event{
-                {"eventType", "status_update_event"},
-                {"timestamp", task.value("startedAt", task.value("stagedAt", ""))},
-                {"slaveId", task.value("slaveId", "")},
-                {"taskId", id},
-                {"taskStatus", state},
-                {"message", ""},
-                {"appId", app.value("id", "")},
-                {"host", task.value("host", "")},
-                {"ports", task.value("ports", Json::array())},
-                {"version", task.value("version", "")}};
-            out += "event: status_update_event\ndata: " + event.dump() + "\n\n";
+            if (before == tasks_.end() || before->second.substr(0, before->second.find('+')) != state) {
+                const Json event{
+                    {"eventType", "status_update_event"},
+                    {"timestamp", task.value("startedAt", task.value("stagedAt", ""))},
+                    {"slaveId", task.value("slaveId", "")},
+                    {"taskId", id},
+                    {"taskStatus", state},
+                    {"message", ""},
+                    {"appId", app_id},
+                    {"host", task.value("host", "")},
+                    {"ports", task.value("ports", Json::array())},
+                    {"version", task.value("version", "")}};
+                out += "event: status_update_event\ndata: " + event.dump() + "\n\n";
+            }
+            if (alive != (before != tasks_.end() && before->second.ends_with("+alive"))) {
+                const Json event{
+                    {"eventType", "health_status_changed_event"},
+                    {"appId", app_id},
+                    {"taskId", id},
+                    {"version", task.value("version", "")},
+                    {"alive", alive}};
+                out += "event: health_status_changed_event\ndata: " + event.dump() + "\n\n";
+            }
         }
     }
     tasks_ = std::move(now);

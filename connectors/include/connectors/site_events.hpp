@@ -62,8 +62,9 @@ struct SiteChange {
 };
 
 /// The Marathon groups (handle physical ids, "/<deployment>") an event is about:
-/// status_update_event (its appId) and deployment_success / deployment_failed (the apps of the
-/// plan's steps, at most 64). Any other event, or data that is not such JSON: nothing.
+/// status_update_event and health_status_changed_event (their appId) and deployment_success /
+/// deployment_failed (the apps of the plan's steps, at most 64). Any other event, or data that
+/// is not such JSON: nothing.
 SiteChange MarathonEventChange(const SseEvent& event);
 
 /// One line of a Kubernetes watch ({"type", "object"}): the object's namespace and

@@ -134,7 +134,7 @@ SiteChange MarathonEventChange(const SseEvent& event) {
     }
     const Json& data = *parsed;
     const std::string type = event.type.empty() ? StringMember(data, "eventType") : event.type;
-    if (type == "status_update_event") {
+    if (type == "status_update_event" || type == "health_status_changed_event") {
         AddGroup(change, StringMember(data, "appId"));
     } else if (type == "deployment_success" || type == "deployment_failed") {
         if (const auto plan = data.find("plan"); plan != data.end() && plan->is_object()) {
@@ -179,8 +179,8 @@ std::vector<std::string> SiteWatchPaths(TargetKind kind) {
     switch (kind) {
         case TargetKind::kMarathon:
             return {
-                "/v2/events?event_type=status_update_event&event_type=deployment_success"
-                "&event_type=deployment_failed"};
+                "/v2/events?event_type=status_update_event&event_type=health_status_changed_event"
+                "&event_type=deployment_success&event_type=deployment_failed"};
         case TargetKind::kKubernetes:
             // Workloads and their pods: a pod turning ready and its Deployment or Job catching up.
             return {

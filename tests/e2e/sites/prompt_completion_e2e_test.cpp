@@ -125,7 +125,8 @@ TEST_CASE("Marathon: CREATE_COMPLETE within 0.5 s of the site's event", "[e2e][s
     const std::string id = Json::parse(res.body)["uuid"];
     const std::string apps_url = site.sim.Url("marathon") + "/v2/apps?embed=apps.tasks";
     const Timeline t = Watch(site.api, id, [&] {
-        // Ready as the connector reads it: every app of the deployment runs all its instances.
+        // Ready as the connector reads it: every app of the deployment runs (healthy, when it has
+        // health checks) all its instances, its Marathon deployment over.
         const Json apps = SiteGet(*site.client, apps_url);
         int mine = 0;
         for (const auto& app : apps.value("apps", Json::array())) {
@@ -133,7 +134,9 @@ TEST_CASE("Marathon: CREATE_COMPLETE within 0.5 s of the site's event", "[e2e][s
                 continue;
             }
             ++mine;
-            if (app.value("tasksRunning", 0) < app.value("instances", 1)) {
+            const bool checked = !app.value("healthChecks", Json::array()).empty();
+            const int up = app.value(checked ? "tasksHealthy" : "tasksRunning", 0);
+            if (!app.value("deployments", Json::array()).empty() || up < app.value("instances", 1)) {
                 return false;
             }
         }

@@ -97,6 +97,8 @@ TEST_CASE("Marathon events: the deployment groups a change is about", "[site_eve
     // No event type line: Marathon's own eventType field says it.
     SseEvent untyped{"", R"({"eventType":"status_update_event","appId":"/dep-4"})", ""};
     CHECK(MarathonEventChange(untyped).resources == std::vector<std::string>{"/dep-4"});
+    SseEvent health{"health_status_changed_event", R"({"appId":"/dep-6/web","alive":true})", ""};
+    CHECK(MarathonEventChange(health).resources == std::vector<std::string>{"/dep-6"});
     SseEvent other{"api_post_event", R"({"appDefinition":{"id":"/dep-5/x"}})", ""};
     CHECK(MarathonEventChange(other).resources.empty());
 }
