@@ -148,13 +148,13 @@ class FeedStream final : public orch::server::ResponseStream {
 };
 
 template <typename Feed>
-orch::server::Response Streamed(std::unique_ptr<Feed> feed, std::string content_type) {
+orch::server::Response Streamed(std::unique_ptr<Feed> feed, const char* content_type) {
     std::string first;
     if (!feed->Next(first)) {  // refused (credentials): answered as the API would, not streamed
         return orch::server::Response::Json(401, orch::Json{{"message", "Unauthorized"}});
     }
     return orch::server::Response::Stream(
-        std::move(content_type), std::make_shared<FeedStream<Feed>>(std::move(feed), std::move(first))
+        content_type, std::make_shared<FeedStream<Feed>>(std::move(feed), std::move(first))
     );
 }
 

@@ -120,7 +120,7 @@ void SiteWatcher::Changed(Site& site, const std::vector<std::string>& resources)
     }
 }
 
-void SiteWatcher::Subscribe(const std::shared_ptr<Site>& site, std::string path) {
+void SiteWatcher::Subscribe(const std::shared_ptr<Site>& site, const std::string& path) {
     auto backoff = kFirstBackoff;
     std::string resume;  // Kubernetes: the last resourceVersion seen
     while (true) {

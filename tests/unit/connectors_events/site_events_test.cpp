@@ -1,6 +1,6 @@
 #include "connectors/site_events.hpp"
 
-#include <catch2/catch_test_macros.hpp>
+#include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>

@@ -61,7 +61,7 @@ class SiteWatcher {
 
    private:
     struct Site;
-    void Subscribe(const std::shared_ptr<Site>& site, std::string path);
+    void Subscribe(const std::shared_ptr<Site>& site, const std::string& path);
     void Changed(Site& site, const std::vector<std::string>& resources);
     bool Wait(std::chrono::milliseconds pause);
 
