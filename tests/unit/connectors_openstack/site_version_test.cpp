@@ -114,28 +114,13 @@ TEST_CASE("Slurm names its release from slurmrestd's ping meta", "[slurm][versio
         );
     });
     client.Route("GET", "/b/slurm/v0.0.38/ping", [](const orch::http::ClientRequest&) {
-        return JsonResponse(200, {
-            {
-                "meta", {
-                    {
-                        "Slurm", {
-                            {
-                                "version", {
-                                    {"major", 23}, {"micro", 1}, {
-                                        "minor", 2
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }}
+        const Json version{{"major", 23}, {"micro", 1}, {"minor", 2}};
+        return JsonResponse(200, Json{{"meta", Json{{"Slurm", Json{{"version", version}}}}}});
     });
-});
-client.Route("GET", "/c/slurm/v0.0.38/ping", [](const orch::http::ClientRequest&) {
-    return JsonResponse(200, {{"meta", "nothing"}, {"errors", Json::array()}});
-});
-CHECK(VersionOf(connector.SiteVersion(Target(TargetKind::kSlurm, "http://hpc.test/a"))) == "Slurm 22.05.8");
-CHECK(VersionOf(connector.SiteVersion(Target(TargetKind::kSlurm, "http://hpc.test/b"))) == "Slurm 23.2.1");
-CHECK(VersionOf(connector.SiteVersion(Target(TargetKind::kSlurm, "http://hpc.test/c"))) == "Slurm unknown");
+    client.Route("GET", "/c/slurm/v0.0.38/ping", [](const orch::http::ClientRequest&) {
+        return JsonResponse(200, {{"meta", "nothing"}, {"errors", Json::array()}});
+    });
+    CHECK(VersionOf(connector.SiteVersion(Target(TargetKind::kSlurm, "http://hpc.test/a"))) == "Slurm 22.05.8");
+    CHECK(VersionOf(connector.SiteVersion(Target(TargetKind::kSlurm, "http://hpc.test/b"))) == "Slurm 23.2.1");
+    CHECK(VersionOf(connector.SiteVersion(Target(TargetKind::kSlurm, "http://hpc.test/c"))) == "Slurm unknown");
 }
