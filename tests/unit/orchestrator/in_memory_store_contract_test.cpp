@@ -65,6 +65,9 @@ TEST_CASE("in-memory stores: job timing", "[store][contract]") {
 TEST_CASE("in-memory stores: poll now", "[store][contract]") {
     PollNowMovesWaitingPoll(kMake);
 }
+TEST_CASE("in-memory stores: a queued reservation writes its wait event", "[store][contract]") {
+    QueuedWaitWritesItsEvent(kMake);
+}
 TEST_CASE("in-memory stores: attempts", "[store][contract]") {
     AttemptsRecorded(kMake);
 }
