@@ -1,6 +1,7 @@
 #include "common/http_client.hpp"
 
 #include "common/egress_policy.hpp"
+#include "common/http_stream.hpp"
 #include "common/trace_context.hpp"
 
 #include <boost/asio/connect.hpp>
@@ -12,6 +13,8 @@
 #include <boost/beast/ssl.hpp>
 #include <openssl/ssl.h>
 
+#include <algorithm>
+#include <array>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -69,7 +72,7 @@ bool IsStaleConnectionError(const beast::error_code& ec) {
            ec == asio::error::broken_pipe || ec == asio::ssl::error::stream_truncated;
 }
 
-class BeastClient final : public Client {
+class BeastClient final : public Client, public StreamingClient {
    public:
     BeastClient(ClientOptions options, asio::ssl::context ssl) : options_(std::move(options)), ssl_(std::move(ssl)) {}
 
@@ -101,7 +104,113 @@ class BeastClient final : public Client {
         }
     }
 
+    Status StreamBody(const ClientRequest& request, const StreamSink& sink) override {
+        auto url = ParseUrl(request.url);
+        if (!url) {
+            return std::move(url).error();
+        }
+        ClientRequest current = request;
+        if (std::string parent = trace::OutboundTraceparent(); !parent.empty()) {
+            current.headers.emplace_back("traceparent", std::move(parent));
+        }
+        const auto deadline = SteadyClock::now() + request.timeout;
+        const std::string key = url->scheme + "://" + url->host + ":" + url->port;
+        // A connection of its own, never pooled: a stream holds it for its whole life.
+        auto conn = Connect(*url, key, deadline);
+        if (!conn) {
+            return std::move(conn).error();
+        }
+        beast::error_code ec;
+        if (auto sent = Write(**conn, *url, current, deadline, ec); !sent) {
+            return sent;
+        }
+        return ReadStream(**conn, request.max_response_bytes, deadline, sink);
+    }
+
    private:
+    // Runs the loop in short slices until the started operation completes, asking `sink` in
+    // between whether to give up. False when cancelled or past the deadline (socket closed).
+    static bool RunSliced(
+        Connection& conn, SteadyClock::time_point deadline, const bool& done, const StreamSink& sink
+    ) {
+        while (!done) {
+            const auto slice = std::min(deadline, SteadyClock::now() + std::chrono::milliseconds(200));
+            const bool last = slice >= deadline || (sink.cancelled && sink.cancelled());
+            if (last) {
+                return RunUntil(conn, SteadyClock::now(), done);
+            }
+            conn.ioc.restart();
+            conn.ioc.run_one_until(slice);
+        }
+        return true;
+    }
+
+    static Status ReadStream(
+        Connection& conn, std::size_t max_bytes, SteadyClock::time_point deadline, const StreamSink& sink
+    ) {
+        bhttp::response_parser<bhttp::buffer_body> parser;
+        parser.header_limit(64 * 1024);
+        parser.body_limit(max_bytes);
+        beast::flat_buffer buffer;
+        beast::error_code ec;
+        bool done = false;
+        const auto on_io = [&](beast::error_code e, std::size_t) {
+            ec = e;
+            done = true;
+        };
+        conn.Lowest().expires_at(deadline);
+        if (conn.tls) {
+            bhttp::async_read_header(*conn.tls, buffer, parser, on_io);
+        } else {
+            bhttp::async_read_header(*conn.plain, buffer, parser, on_io);
+        }
+        if (!RunSliced(conn, deadline, done, sink)) {
+            return Ok();  // past its life or cancelled before the site answered: the caller decides
+        }
+        if (ec) {
+            return Error::Unavailable("cannot read from " + conn.key + ": " + ec.message());
+        }
+        Headers headers;
+        for (const auto& field : parser.get()) {
+            headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+        }
+        if (sink.on_status && !sink.on_status(static_cast<int>(parser.get().result_int()), headers)) {
+            return Ok();
+        }
+        std::array<char, 16 * 1024> piece{};
+        while (!parser.is_done()) {
+            parser.get().body().data = piece.data();
+            parser.get().body().size = piece.size();
+            done = false;
+            if (conn.tls) {
+                bhttp::async_read_some(*conn.tls, buffer, parser, on_io);
+            } else {
+                bhttp::async_read_some(*conn.plain, buffer, parser, on_io);
+            }
+            if (!RunSliced(conn, deadline, done, sink)) {
+                return Ok();
+            }
+            if (ec == bhttp::error::body_limit) {
+                return Error::ResourceExhausted(
+                    "stream from " + conn.key + " passed " + std::to_string(max_bytes) + " bytes"
+                );
+            }
+            if (ec == beast::error::timeout) {
+                return Ok();  // the stream's life is over: the caller reconnects
+            }
+            if (ec && ec != bhttp::error::need_buffer) {
+                return IsStaleConnectionError(ec)
+                           ? Ok()
+                           : Error::Unavailable("cannot read from " + conn.key + ": " + ec.message());
+            }
+            const std::size_t got = piece.size() - parser.get().body().size;
+            if (got > 0 && sink.on_bytes && !sink.on_bytes(std::string_view(piece.data(), got))) {
+                return Ok();
+            }
+        }
+        return Ok();
+    }
+
     static bool IsRedirect(int status) {
         return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
     }
@@ -259,14 +368,13 @@ class BeastClient final : public Client {
         return Ok();
     }
 
-    Result<ClientResponse> Exchange(
-        ConnectionPtr& owned,
+    Status Write(
+        Connection& conn,
         const Url& url,
         const ClientRequest& request,
         SteadyClock::time_point deadline,
         beast::error_code& ec
     ) {
-        Connection& conn = *owned;
         bhttp::request<bhttp::string_body> req;
         req.method_string(request.method);
         req.target(url.target);
@@ -298,6 +406,25 @@ class BeastClient final : public Client {
         if (ec) {
             return Error::Unavailable("cannot send to " + conn.key + ": " + ec.message());
         }
+        return Ok();
+    }
+
+    Result<ClientResponse> Exchange(
+        ConnectionPtr& owned,
+        const Url& url,
+        const ClientRequest& request,
+        SteadyClock::time_point deadline,
+        beast::error_code& ec
+    ) {
+        Connection& conn = *owned;
+        if (auto sent = Write(conn, url, request, deadline, ec); !sent) {
+            return sent.error();
+        }
+        bool done = false;
+        const auto on_io = [&](beast::error_code e, std::size_t) {
+            ec = e;
+            done = true;
+        };
 
         bhttp::response_parser<bhttp::string_body> parser;
         parser.header_limit(64 * 1024);

@@ -204,6 +204,10 @@ int main(int argc, char** argv) {
     if (!idle_config) {
         return Fail("idle configuration error", idle_config.error());
     }
+    auto site_watch_options = app::ParseSiteWatchConfig(config->tree);
+    if (!site_watch_options) {
+        return Fail("workflow configuration error", site_watch_options.error());
+    }
     auto lease_config = app::ParseLeaseConfig(config->tree);
     if (!lease_config) {
         return Fail("leases configuration error", lease_config.error());
@@ -241,6 +245,9 @@ int main(int argc, char** argv) {
     step_options.admission_observer = &admission_metrics;
     workflow::Engine engine(workflow_store, engine_options);
     workflow::SiteVersionCache site_versions(clock);
+    workflow::SiteWatcher site_watcher(
+        workflow_store, *connector_wiring.site_clients, clock, *site_watch_options, [&engine] { engine.Wake(); }
+    );
     workflow::StepServices services{
         workflow_store,
         templates,
@@ -256,7 +263,8 @@ int main(int argc, char** argv) {
         step_options,
         &site_versions,
         placement->feed.get(),
-        iam_clients->registry.get()};
+        iam_clients->registry.get(),
+        &site_watcher};
     workflow::RegisterDeploymentSteps(engine, services);
     ops::CallbackMetrics callback_metrics(metrics_registry);
     workflow::CallbackDeliverer callbacks(
@@ -359,6 +367,7 @@ int main(int argc, char** argv) {
     if (iam_clients->sweeper) {
         iam_clients->sweeper->Stop();
     }
+    site_watcher.Stop();
     engine.Stop();
     callbacks.Stop();
     if (idle.reclaimer) {

@@ -4,6 +4,7 @@
 #include "orchestrator/server/http_server.hpp"
 #include "orchestrator/server/router.hpp"
 #include "sim/schema_store.hpp"
+#include "sim/site_event_feed.hpp"
 #include "sim/site_sim.hpp"
 
 #include <pthread.h>
@@ -133,10 +134,76 @@ std::optional<orch::server::Response> ToResponse(orch::sim::SimResponse sim) {
     return out;
 }
 
+// A change feed as a streamed response, read every 50 ms on the server's workers.
+template <typename Feed>
+class FeedStream final : public orch::server::ResponseStream {
+   public:
+    FeedStream(std::unique_ptr<Feed> feed, std::string first) : feed_(std::move(feed)), first_(std::move(first)) {}
+    bool Next(std::string& out) override {
+        out += first_;  // what the opening read found (a watch's ADDED objects)
+        first_.clear();
+        return feed_->Next(out);
+    }
+    std::chrono::milliseconds interval() const override { return std::chrono::milliseconds(50); }
+    std::string Dropped() const override { return {}; }
+
+   private:
+    std::unique_ptr<Feed> feed_;
+    std::string first_;
+};
+
+template <typename Feed>
+orch::server::Response Streamed(std::unique_ptr<Feed> feed, const char* content_type) {
+    std::string first;
+    if (!feed->Next(first)) {  // refused (credentials): answered as the API would, not streamed
+        return orch::server::Response::Json(401, orch::Json{{"message", "Unauthorized"}});
+    }
+    return orch::server::Response::Stream(
+        content_type, std::make_shared<FeedStream<Feed>>(std::move(feed), std::move(first))
+    );
+}
+
+// Marathon's GET /v2/events and Kubernetes' ?watch=true: the sites' change notifications.
+std::optional<orch::server::Response> ChangeStream(
+    orch::sim::SiteSim& site, orch::sim::SimApi api, const orch::server::Request& request
+) {
+    if (request.method != "GET") {
+        return std::nullopt;
+    }
+    if (api == orch::sim::SimApi::kMarathon && request.path == "/v2/events") {
+        return Streamed(std::make_unique<orch::sim::MarathonEventFeed>(site, request.headers), "text/event-stream");
+    }
+    if (api != orch::sim::SimApi::kKubernetes) {
+        return std::nullopt;
+    }
+    bool watch = false;
+    bool resumed = false;
+    std::string query;
+    for (const auto& [name, value] : request.query) {
+        if (name == "watch") {
+            watch = value == "true" || value == "1";
+        } else if (name == "resourceVersion") {
+            resumed = !value.empty();
+        } else if (name != "timeoutSeconds" && name != "allowWatchBookmarks") {
+            query += (query.empty() ? "?" : "&") + orch::http::UrlEncode(name) + "=" + orch::http::UrlEncode(value);
+        }
+    }
+    if (!watch) {
+        return std::nullopt;
+    }
+    return Streamed(
+        std::make_unique<orch::sim::KubernetesWatchFeed>(site, request.path + query, request.headers, resumed),
+        "application/json"
+    );
+}
+
 // The simulators own their paths (Marathon app ids contain slashes), so every method and depth
 // goes to one handler.
 void AddCatchAll(orch::server::Router& router, orch::sim::SiteSim& site, orch::sim::SimApi api) {
-    const auto handler = [&site, api](const orch::server::Request& request) {
+    const auto handler = [&site, api](const orch::server::Request& request) -> std::optional<orch::server::Response> {
+        if (auto stream = ChangeStream(site, api, request)) {
+            return stream;
+        }
         auto response = site.Handle(api, ToSimRequest(request));
         if (response.delay.count() > 0) {
             std::this_thread::sleep_for(response.delay);  // a slow-reply fault; runs on a worker thread

@@ -240,6 +240,16 @@ void SiteSim::RecordRejection(SimApi api, const SimRequest& request, const SimRe
     );
 }
 
+SimResponse SiteSim::Observe(SimApi api, const SimRequest& request) {
+    const std::lock_guard lock(mutex_);
+    if (!Authorized(request)) {
+        return ApiError(api, 401, "Unauthorized");
+    }
+    const double now = clock_.Now();
+    AdvanceAll(now);
+    return GuardedDispatch(api, request, now);
+}
+
 SimResponse SiteSim::Handle(SimApi api, const SimRequest& request) {
     if (request.path.rfind("/__sim/", 0) == 0) {
         return Admin(request);

@@ -381,8 +381,11 @@ Status InMemoryWorkflowStore::Commit(
     if (t.admit && !ReserveClaims(db_, job.deployment_id, *t.admit)) {
         // Queued: only the reason is written; the job waits its delay with its lease given back.
         if (row != db_.rows().end()) {
-            row->second.deployment.status_reason = t.admit->queued_reason;
-            row->second.deployment.updated_at = now;
+            workflow::Transition queued;  // the reason, and the log line of a wait starting now
+            queued.status_reason = t.admit->queued_reason;
+            queued.append_log = t.admit->queued_log;
+            ApplyDeployment(row->second, queued, now);
+            db_.AppendEvents(job.deployment_id, t.admit->queued_events);
         }
         ReleaseJob(db_, job, owner, t.admit->retry_delay, t.admit->queued_reason, t.admit->waiting);
         return Ok();
@@ -582,6 +585,21 @@ Status InMemoryWorkflowStore::RetryCallback(
     row->last_error = error.substr(0, 2000);
     row->next_at = db_.clock().now() + delay;
     return Ok();
+}
+
+Result<bool> InMemoryWorkflowStore::PollNow(const std::string& deployment_id) {
+    const Lock lock(db_.mutex());
+    const auto now = db_.clock().now();
+    bool moved = false;
+    for (auto& j : db_.jobs()) {
+        const bool poll = j.job.kind == workflow::JobKind::kPoll || j.job.kind == workflow::JobKind::kUpdatePoll;
+        const bool leased = j.lease_until && *j.lease_until >= now;
+        if (j.job.deployment_id == deployment_id && poll && !leased && j.run_at > now) {
+            j.run_at = now;
+            moved = true;
+        }
+    }
+    return moved;
 }
 
 Result<std::pair<std::int64_t, std::int64_t>> InMemoryWorkflowStore::QueueDepth() {

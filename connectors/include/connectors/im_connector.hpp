@@ -56,6 +56,8 @@ class ImConnector final : public Connector {
     ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
     /// "start" / "stop" one VM (PUT .../vms/<vm>/start|stop).
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
+    /// "IM 1.19.0": IM's GET /version (the site's cloud is behind IM and not asked).
+    ConnectorResult<std::string> SiteVersion(const SiteTarget& target) override;
 
     /// The IM endpoint for `target` (site property `im_endpoint`, else the global one), or "".
     std::string EndpointFor(const SiteTarget& target) const;

@@ -61,6 +61,9 @@ class OpenStackConnector final : public Connector {
     ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
     /// "start" (os-start), "stop" (os-stop) or "reboot" (soft) one server of the deployment.
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
+    /// "Keystone v3.14": the identity endpoint's own version document (GET of the endpoint,
+    /// unauthenticated, as any client discovers the API).
+    ConnectorResult<std::string> SiteVersion(const SiteTarget& target) override;
 
    private:
     // The operations themselves; the public ones run them under GuardJson, so an answer shaped

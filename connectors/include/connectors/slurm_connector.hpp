@@ -37,6 +37,8 @@ class SlurmConnector final : public Connector {
     ConnectorResult<Deletion> Delete(const Handle& handle, bool force) override;
     /// Batch jobs cannot be started or stopped: always kUserError.
     ConnectorResult<bool> Act(const Handle& handle, const std::string& physical_id, const std::string& action) override;
+    /// "Slurm 22.05.8": the release slurmrestd's ping answer names in its meta.
+    ConnectorResult<std::string> SiteVersion(const SiteTarget& target) override;
 
    private:
     // The operations themselves; the public ones run them under GuardJson, so an answer shaped

@@ -4,4 +4,5 @@ set(SOURCES
   ${AREA_DIR}/naming.cpp
   ${AREA_DIR}/workload.cpp
   ${AREA_DIR}/registry.cpp
+  ${AREA_DIR}/site_events.cpp
 )

@@ -164,6 +164,25 @@ ConnectorResult<std::string> ImConnector::TemplateFor(const DeployRequest& reque
     );
 }
 
+ConnectorResult<std::string> ImConnector::SiteVersion(const SiteTarget& target) {
+    return GuardJson(target.site_id, [&]() -> ConnectorResult<std::string> {
+        ORCH_CONNECTOR_TRY(im::ImApi api, ApiFor(clients_, options_, target, EndpointFor(target)));
+        ORCH_CONNECTOR_TRY(RestResponse r, api.Get("/version"));
+        if (!r.Ok()) {
+            return Failure{FailureKind::kRetryHere, "reading the IM version: HTTP " + std::to_string(r.status)};
+        }
+        // IM answers its version as text, or as {"version": ...} when JSON is asked for.
+        const Json parsed = ParseJson(r.body, 16).value_or(Json());
+        const auto it = parsed.is_object() ? parsed.find("version") : parsed.end();
+        const bool named = parsed.is_object() && it != parsed.end() && it->is_string();
+        std::string text = named ? it->get<std::string>() : r.body.substr(0, 64);
+        while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
+            text.pop_back();
+        }
+        return "IM " + BoundedVersion(text);
+    });
+}
+
 ConnectorResult<Handle> ImConnector::Create(const DeployRequest& request) {
     ORCH_CONNECTOR_TRY(std::string tosca, TemplateFor(request));
     const std::string endpoint = EndpointFor(request.target);

@@ -232,6 +232,36 @@ Handle MakeHandle(const DeployRequest& request, const std::vector<ServerRef>& se
     return handle;
 }
 
+// The version a Keystone version document names: {"version": {"id": "v3.14"}} (the
+// endpoint /v3), or the stable one of {"versions": {"values": [...]}} (its root); "" when none.
+std::string KeystoneVersionId(const Json& doc) {
+    const auto id_of = [](const Json& v) {
+        const auto id = v.is_object() ? v.find("id") : v.end();
+        return v.is_object() && id != v.end() && id->is_string() ? id->get<std::string>() : std::string();
+    };
+    if (!doc.is_object()) {
+        return {};
+    }
+    if (const auto version = doc.find("version"); version != doc.end()) {
+        return id_of(*version);
+    }
+    const auto versions = doc.find("versions");
+    if (versions == doc.end() || !versions->is_object() || !versions->contains("values")) {
+        return {};
+    }
+    const Json& values = (*versions)["values"];
+    std::string found;
+    for (std::size_t i = 0; values.is_array() && i < std::min<std::size_t>(values.size(), 16); ++i) {
+        const Json& v = values[i];
+        const auto status = v.is_object() ? v.find("status") : v.end();
+        const bool stable = v.is_object() && status != v.end() && status->is_string() && *status == "stable";
+        if (found.empty() || stable) {
+            found = id_of(v).empty() ? found : id_of(v);
+        }
+    }
+    return found;
+}
+
 }  // namespace
 
 OpenStackConnector::OpenStackConnector(SiteClientFactory& clients, const Clock& clock, OpenStackOptions options)
@@ -492,6 +522,20 @@ ConnectorResult<Handle> OpenStackConnector::Update(const Handle& handle, const D
 
 ConnectorResult<Deletion> OpenStackConnector::Delete(const Handle& handle, bool force) {
     return GuardJson(handle.target.site_id, [&] { return DeleteUnguarded(handle, force); });
+}
+
+ConnectorResult<std::string> OpenStackConnector::SiteVersion(const SiteTarget& target) {
+    return GuardJson(target.site_id, [&]() -> ConnectorResult<std::string> {
+        ORCH_CONNECTOR_TRY(std::shared_ptr<http::Client> client, clients_.ClientFor(target));
+        const CallOptions bounds{std::min(options_.call_timeout, std::chrono::milliseconds(15'000)), 1U << 20U};
+        RestClient rest(std::move(client), target.endpoint, {}, bounds, "Keystone " + target.site_id);
+        ORCH_CONNECTOR_TRY(RestResponse r, rest.Call("GET", ""));
+        // Its root answers 300 Multiple Choices with the list of versions.
+        if (!r.Ok() && r.status != 300) {
+            return rest.StatusFailure(r, "reading the Keystone version");
+        }
+        return "Keystone " + BoundedVersion(KeystoneVersionId(ParseJson(r.body, 16).value_or(Json())));
+    });
 }
 
 ConnectorResult<bool> OpenStackConnector::Act(

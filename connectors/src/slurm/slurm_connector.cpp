@@ -301,6 +301,14 @@ ConnectorResult<bool> SlurmConnector::Act(
     return Failure{FailureKind::kUserError, "Slurm batch jobs cannot be started or stopped (action '" + action + "')"};
 }
 
+ConnectorResult<std::string> SlurmConnector::SiteVersion(const SiteTarget& target) {
+    return GuardJson(target.site_id, [&]() -> ConnectorResult<std::string> {
+        ORCH_CONNECTOR_TRY(slurm::SlurmRest rest, slurm::SlurmRest::For(clients_, target, options_.call));
+        ORCH_CONNECTOR_TRY(std::string release, rest.Release());
+        return "Slurm " + release;
+    });
+}
+
 ConnectorResult<Handle> SlurmConnector::Create(const DeployRequest& request) {
     return GuardJson(request.target.site_id, [&] { return CreateUnguarded(request); });
 }

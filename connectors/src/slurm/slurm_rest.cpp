@@ -201,4 +201,33 @@ ConnectorResult<bool> SlurmRest::SetComment(std::int64_t job_id, const std::stri
     return true;
 }
 
+ConnectorResult<std::string> SlurmRest::Release() {
+    auto reply = Call("GET", "/ping", nullptr);
+    if (auto* failure = std::get_if<Failure>(&reply)) {
+        return *failure;
+    }
+    const auto& r = std::get<Reply>(reply);
+    if (r.status != 200 || r.error_number != 0) {
+        return Classify(r, "ping");
+    }
+    const Json* slurm = nullptr;
+    if (r.body.is_object() && r.body.contains("meta") && r.body["meta"].is_object()) {
+        const Json& meta = r.body["meta"];
+        slurm = meta.contains("Slurm") && meta["Slurm"].is_object() ? &meta["Slurm"] : nullptr;
+    }
+    if (slurm == nullptr) {
+        return std::string(kUnknownSiteVersion);
+    }
+    if (slurm->contains("release") && (*slurm)["release"].is_string()) {
+        return BoundedVersion((*slurm)["release"].get<std::string>());
+    }
+    const auto number = [&](const char* part) {
+        const Json& version = slurm->contains("version") ? (*slurm)["version"] : Json();
+        const auto it = version.is_object() ? version.find(part) : version.end();
+        return version.is_object() && it != version.end() && it->is_number_integer() ? std::to_string(it->get<int>())
+                                                                                     : std::string("?");
+    };
+    return BoundedVersion(number("major") + "." + number("minor") + "." + number("micro"));
+}
+
 }  // namespace orch::connectors::slurm

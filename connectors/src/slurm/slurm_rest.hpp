@@ -32,6 +32,9 @@ class SlurmRest {
     /// Sets the job's comment (used to mark jobs this connector cancelled); false when the job
     /// has already ended or is unknown.
     ConnectorResult<bool> SetComment(std::int64_t job_id, const std::string& comment);
+    /// The Slurm release slurmrestd reports (GET /ping's meta.Slurm: its `release`, else its
+    /// version numbers), as BoundedVersion makes it.
+    ConnectorResult<std::string> Release();
 
    private:
     struct Reply {

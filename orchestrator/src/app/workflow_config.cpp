@@ -126,4 +126,21 @@ Status ParseWorkflowConfig(const ConfigTree& t, workflow::EngineOptions& e, work
     return Ok();
 }
 
+Result<workflow::SiteWatchOptions> ParseSiteWatchConfig(const ConfigTree& t) {
+    workflow::SiteWatchOptions o;
+    ORCH_ASSIGN_OR_RETURN(o.enabled, t.GetBool("workflow.site_watch", o.enabled));
+    ORCH_ASSIGN_OR_RETURN(
+        const auto sites, t.GetInt("workflow.site_watch_max_sites", static_cast<std::int64_t>(o.max_sites), 1, 1024)
+    );
+    o.max_sites = static_cast<std::size_t>(sites);
+    ORCH_ASSIGN_OR_RETURN(o.stream_life, t.GetDuration("workflow.site_watch_stream_life", o.stream_life));
+    ORCH_ASSIGN_OR_RETURN(o.max_backoff, t.GetDuration("workflow.site_watch_max_backoff", o.max_backoff));
+    if (o.stream_life < std::chrono::seconds(1) || o.max_backoff < std::chrono::seconds(1)) {
+        return Error::InvalidArgument(
+            "config keys 'workflow.site_watch_stream_life' and 'workflow.site_watch_max_backoff': at least 1s"
+        );
+    }
+    return o;
+}
+
 }  // namespace orch::app

@@ -411,11 +411,17 @@ Status Queue(pqxx::connection& conn, const Job& job, const std::string& owner, c
     if (!HoldsLease(tx, job, owner)) {
         return kLeaseLost;
     }
+    // The log line of a wait that starts now (none on its retries), kept to its end as ever.
     tx.exec_params(
-        "UPDATE deployments SET status_reason = $2, updated_at = now() WHERE id = $1::uuid",
+        "UPDATE deployments SET status_reason = $2, updated_at = now(), "
+        "log = CASE WHEN $3::text = '' THEN log ELSE right(COALESCE(log, '') || $3::text, $4::int) END WHERE id = "
+        "$1::uuid",
         job.deployment_id,
-        admit.queued_reason
+        admit.queued_reason,
+        admit.queued_log,
+        static_cast<std::int64_t>(workflow::kMaxLogChars)
     );
+    InsertEvents(tx, job.deployment_id, admit.queued_events);
     ReleaseJob(tx, job, owner, admit.retry_delay, admit.queued_reason, admit.waiting);
     tx.commit();
     return Ok();
@@ -575,6 +581,23 @@ Status PgWorkflowStore::RetryCallback(
         );
         tx.commit();
         return r.empty() ? Status(kLeaseLost) : Ok();
+    });
+}
+
+Result<bool> PgWorkflowStore::PollNow(const std::string& deployment_id) {
+    if (!LooksLikeUuid(deployment_id)) {  // a site's name for something that is not ours
+        return false;
+    }
+    return pool_.Run([&](pqxx::connection& conn) {
+        pqxx::work tx(conn);
+        // Only a waiting poll: a leased one is running now, and any other kind keeps its time.
+        const auto r = tx.exec_params(
+            "UPDATE jobs SET run_at = now() WHERE deployment_id = $1::uuid AND kind IN ('poll', 'update_poll') "
+            "AND run_at > now() AND (lease_until IS NULL OR lease_until < now())",
+            deployment_id
+        );
+        tx.commit();
+        return r.affected_rows() > 0;
     });
 }
 

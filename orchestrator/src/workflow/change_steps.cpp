@@ -231,6 +231,9 @@ StepResult Update(StepServices& s, const Job& job, const CancelToken& cancel) {
         })) {
         return std::move(*failed);
     }
+    if (s.site_watcher != nullptr) {
+        s.site_watcher->Watch(*Value(updated));
+    }
     Transition t;
     t.task = domain::Task::kDeployer;
     t.handle = HandleToJson(*Value(updated));
@@ -273,6 +276,9 @@ StepResult UpdatePoll(StepServices& s, const Job& job, const CancelToken& cancel
     }
     if (obs.phase != connectors::Phase::kInProgress) {
         return StepResult::Commit(UpdateFailed(obs.reason.empty() ? "the update failed on the site" : obs.reason));
+    }
+    if (s.site_watcher != nullptr) {
+        s.site_watcher->Watch(current->handle);  // the site's notifications make the next poll due
     }
     Transition t;
     t.next = NextJob{JobKind::kUpdatePoll, Json{{"polls", polls + 1}}, PollDelay(s.options, polls + 1), true};

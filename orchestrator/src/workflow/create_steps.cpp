@@ -79,7 +79,8 @@ std::optional<Admission> AdmissionOf(
     const placement::ResourceTotals& request,
     const tosca::DeploymentSpec& spec,
     const WaitingRequest& self,
-    QueuePlace place
+    QueuePlace place,
+    const std::string& current_reason
 ) {
     Admission admit;
     admit.claims = ClaimsFor(decision, requester, request, spec);
@@ -89,6 +90,13 @@ std::optional<Admission> AdmissionOf(
     admit.queued_reason = QueuedReason(decision.quota_group, WaitingFor(request, admit.claims, spec), place);
     admit.retry_delay = s.options.admission_retry;
     admit.waiting = WaitingToJson(self);
+    // Should the store find it does not fit after all, it writes this wait's event and log line
+    // (none when it already waits for the same: its retries write nothing).
+    Transition waiting;
+    progress::Waiting(waiting, current_reason, admit.queued_reason, progress::WaitCause::kCapacity);
+    progress::Stamp(waiting, s.clock);
+    admit.queued_events = std::move(waiting.events);
+    admit.queued_log = std::move(waiting.append_log);
     return admit;
 }
 
@@ -237,7 +245,10 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
         return StepResult::Commit(std::move(t));
     }
     Transition t;
-    t.admit = AdmissionOf(s, *decision, request.requester, resources, spec, self, place);
+    t.admit = AdmissionOf(s, *decision, request.requester, resources, spec, self, place, d.status_reason);
+    if (job.payload.contains(kWaitingMember)) {
+        progress::WaitOver(t, s.clock.now() - d.created_at);  // it waited (step or store side): now it goes on
+    }
     if (s.options.admission_observer != nullptr) {
         const std::chrono::duration<double> waited = s.clock.now() - d.created_at;
         s.options.admission_observer->Admitted(request.requester.issuer, decision->quota_group, waited.count());
@@ -314,6 +325,9 @@ StepResult CreateOn(
     request.target.credentials = *creds;
     const auto created = connector->Create(request);
     if (const auto* handle = Value(created)) {
+        if (s.site_watcher != nullptr) {
+            s.site_watcher->Watch(*handle);  // the site's notifications make the first poll due
+        }
         Transition t;
         t.task = domain::Task::kDeployer;
         t.physical_id = handle->physical_id;
@@ -462,6 +476,9 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
             progress::StillInProgress(t, st, seq, polls, message, said);
             next["said"] = message.empty() ? said : message;
             progress::CursorTo(cursor, next);
+            if (s.site_watcher != nullptr) {
+                s.site_watcher->Watch(*with_creds);
+            }
             t.next = NextJob{JobKind::kPoll, std::move(next), PollDelay(s.options, polls + 1), true};
             return StepResult::Commit(std::move(t));
         }

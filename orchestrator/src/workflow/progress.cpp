@@ -164,6 +164,15 @@ void Waiting(Transition& t, const std::string& current, const std::string& reaso
     Note(t, domain::EventType::kProgress, Json{{"statusReason", reason}, {"waiting", queue ? "queue" : "capacity"}});
 }
 
+void WaitOver(Transition& t, std::chrono::nanoseconds waited) {
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(waited).count();
+    Note(
+        t,
+        domain::EventType::kProgress,
+        Json{{"statusReason", "Admitted after waiting " + std::to_string(seconds) + " s"}, {"waiting", "over"}}
+    );
+}
+
 namespace {
 
 constexpr std::size_t kCursorTailBytes = 64;
@@ -222,6 +231,9 @@ std::string LineOf(const domain::Event& e) {
         case domain::EventType::kProgress: {
             const std::string waiting = text("waiting");
             if (waiting.empty()) {
+                return text("statusReason");
+            }
+            if (waiting == "over") {
                 return text("statusReason");
             }
             return text("statusReason") +

@@ -58,6 +58,10 @@ enum class WaitCause {
 /// reason (`current` is the statusReason now), not on every retry of the wait.
 void Waiting(Transition& t, const std::string& current, const std::string& reason, WaitCause cause);
 
+/// The deployment waited for admission and is admitted now: one progress event ("waiting":
+/// "over") saying how long it waited, the pair of the event its wait started with.
+void WaitOver(Transition& t, std::chrono::nanoseconds waited);
+
 /// Where a site's log was read up to, kept in the poll job's payload between polls.
 struct SiteLogCursor {
     std::size_t size = 0;  ///< bytes of the site's log seen at the last poll

@@ -55,6 +55,9 @@ class SiteSim {
     /// then appends every write the Marathon, Chronos and Kubernetes APIs accept to it. IM is not
     /// journaled: its infrastructure ids are drawn at random, so a replay would not recreate them.
     void AttachJournal(std::unique_ptr<SiteJournal> journal);
+    /// A read the simulator makes of itself for its change streams (site_event_feed.hpp):
+    /// authenticated like `Handle`, but no fault injected and no trace recorded.
+    SimResponse Observe(SimApi api, const SimRequest& request);
 
     Json Objects();
     Result<FaultRule> AddFault(const Json& rule);

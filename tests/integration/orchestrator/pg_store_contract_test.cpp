@@ -81,6 +81,12 @@ TEST_CASE("pg stores: lease fencing", "[store][contract]") {
 TEST_CASE("pg stores: job timing", "[store][contract]") {
     JobTiming(kMake);
 }
+TEST_CASE("pg stores: poll now", "[store][contract]") {
+    PollNowMovesWaitingPoll(kMake);
+}
+TEST_CASE("pg stores: a queued reservation writes its wait event", "[store][contract]") {
+    QueuedWaitWritesItsEvent(kMake);
+}
 TEST_CASE("pg stores: attempts", "[store][contract]") {
     AttemptsRecorded(kMake);
 }

@@ -52,6 +52,30 @@ workflow::Transition WithStatus(DStatus status) {
 
 }  // namespace
 
+// A reservation that does not fit writes, with its queued reason, the event and log line the
+// step prepared for a wait that starts (and nothing else of the transition).
+void QueuedWaitWritesItsEvent(const Factory& make) {
+    auto f = make();
+    const std::string holder = Add(*f, {.owner = kAlice, .group = "g"});
+    const std::string waiter = Add(*f, {.owner = kAlice, .group = "g"});
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, holder), "w1", Admit(2, 3)));
+    const auto before = f->events().After({.owner = Scope(std::nullopt)}).value().size();
+    workflow::Transition t = Admit(2, 3);
+    t.events.push_back(MakeEvent(*f, domain::EventType::kPlacementDecided, Json{{"sites", {"site-a"}}}));
+    t.admit->queued_events.push_back(MakeEvent(
+        *f, domain::EventType::kProgress, Json{{"statusReason", t.admit->queued_reason}, {"waiting", "capacity"}}
+    ));
+    t.admit->queued_log = "2026-11-28T00:00:00.000Z queued (no site can take it now)\n";
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, waiter), "w1", t));
+    CHECK(MustGet(*f, waiter).status_reason == t.admit->queued_reason);
+    CHECK(f->deployments().GetLog(waiter).value() == t.admit->queued_log);
+    const auto all = f->events().After({.owner = Scope(std::nullopt)}).value();
+    REQUIRE(all.size() == before + 1);  // the wait's event, not the transition's placement event
+    CHECK(all.back().deployment_id == waiter);
+    CHECK(all.back().type == domain::EventType::kProgress);
+    CHECK(all.back().data["waiting"] == "capacity");
+}
+
 void AdmissionAccounting(const Factory& make) {
     auto f = make();
     const std::string first = Add(*f, {.owner = kAlice, .group = "g"});

@@ -132,4 +132,12 @@ std::vector<std::string> ResourceIds(StoreFixture& f, const std::string& id) {
     return out;
 }
 
+domain::Event MakeEvent(StoreFixture& f, domain::EventType type, Json data) {
+    domain::Event e;
+    e.type = type;
+    e.time = std::chrono::floor<milliseconds>(f.Now());
+    e.data = std::move(data);
+    return e;
+}
+
 }  // namespace orch::test::contract

@@ -57,6 +57,8 @@ ErrorCode CodeOf(const Status& s);
 
 // Claims the due job of `id` for `owner`; any other due job is given back at once.
 workflow::Job ClaimFor(StoreFixture& f, const std::string& id, const std::string& owner = "w1");
+/// An event of `type` stamped with the fixture's clock (to the millisecond, as stored).
+domain::Event MakeEvent(StoreFixture& f, domain::EventType type, Json data);
 
 // Runs the deploy step's outcome: CREATE_COMPLETE, every resource STARTED.
 void Complete(StoreFixture& f, const std::string& id);

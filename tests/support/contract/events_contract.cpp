@@ -7,14 +7,6 @@ namespace orch::test::contract {
 
 namespace {
 
-domain::Event MakeEvent(StoreFixture& f, domain::EventType type, Json data) {
-    domain::Event e;
-    e.type = type;
-    e.time = std::chrono::floor<milliseconds>(f.Now());
-    e.data = std::move(data);
-    return e;
-}
-
 std::vector<std::int64_t> Ids(const std::vector<domain::Event>& events) {
     std::vector<std::int64_t> out;
     out.reserve(events.size());

@@ -79,6 +79,32 @@ void JobTiming(const Factory& make) {
     CHECK(f->workflow().QueueDepth().value() == std::make_pair(std::int64_t{2}, std::int64_t{1}));
 }
 
+void PollNowMovesWaitingPoll(const Factory& make) {
+    auto f = make();
+    const std::string id = Add(*f, {});
+    const std::string other = Add(*f, {});
+    CHECK_FALSE(f->workflow().PollNow(id).value());  // a deploy job, not a poll
+    CHECK_FALSE(f->workflow().PollNow("not-a-uuid").value());
+    const auto deploy = ClaimFor(*f, id);
+    workflow::Transition t;
+    t.next = workflow::NextJob{workflow::JobKind::kPoll, Json{{"polls", 3}}, std::chrono::hours(1), true};
+    REQUIRE(f->workflow().Commit(deploy, "w1", t));
+    const auto other_deploy = ClaimFor(*f, other);
+    REQUIRE(f->workflow().Commit(other_deploy, "w1", t));
+    CHECK(f->workflow().Claim("w1", 10, minutes(1)).value().empty());
+
+    // The site said something about `id`: its poll is due now, the other deployment's is not.
+    CHECK(f->workflow().PollNow(id).value());
+    CHECK_FALSE(f->workflow().PollNow(id).value());  // already due
+    auto due = f->workflow().Claim("w1", 10, minutes(1));
+    REQUIRE(due);
+    REQUIRE(due->size() == 1);
+    CHECK(due->at(0).deployment_id == id);
+    CHECK(due->at(0).kind == workflow::JobKind::kPoll);
+    CHECK(due->at(0).payload.value("polls", 0) == 3);
+    CHECK_FALSE(f->workflow().PollNow(id).value());  // running: left to its worker
+}
+
 void AttemptsRecorded(const Factory& make) {
     auto f = make();
     const std::string id = Add(*f, {});

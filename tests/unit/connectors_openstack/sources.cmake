@@ -4,5 +4,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/keystone_auth_test.cpp
   ${TEST_DIR}/openstack_server_test.cpp
   ${TEST_DIR}/openstack_connector_test.cpp
+  ${TEST_DIR}/site_version_test.cpp
 )
 set(TEST_LIBS orch::connectors)

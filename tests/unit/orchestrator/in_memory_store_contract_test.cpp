@@ -62,6 +62,12 @@ TEST_CASE("in-memory stores: lease fencing", "[store][contract]") {
 TEST_CASE("in-memory stores: job timing", "[store][contract]") {
     JobTiming(kMake);
 }
+TEST_CASE("in-memory stores: poll now", "[store][contract]") {
+    PollNowMovesWaitingPoll(kMake);
+}
+TEST_CASE("in-memory stores: a queued reservation writes its wait event", "[store][contract]") {
+    QueuedWaitWritesItsEvent(kMake);
+}
 TEST_CASE("in-memory stores: attempts", "[store][contract]") {
     AttemptsRecorded(kMake);
 }

@@ -211,3 +211,47 @@ TEST_CASE("a deployment that fails everywhere ends with a failed event keeping t
     CHECK(reason.find("fake create failure on SITE-A") != std::string::npos);
     CHECK(reason.find("fake failure reported by SITE-B") != std::string::npos);
 }
+
+TEST_CASE(
+    "a store-side quota wait says so once when it starts and once when it ends, not on every retry",
+    "[workflow][admission][events]"
+) {
+    Rig rig;
+    orch::placement::GroupQuota quota;
+    quota.group.instances = 1;
+    rig.placer.SetQuota(quota);
+    const std::string first = rig.Create(Json::object());
+    const std::string second = rig.Create(Json::object());
+    rig.RunDue();  // the second's reservation does not fit: the store queues it
+    for (int i = 0; i < 4; ++i) {
+        rig.api.clock.Advance(seconds(5));  // workflow.admission_retry: still held by the first
+        rig.RunDue();
+    }
+    const std::string reason = "queued: position 1 in group users, waiting for 1 × GPU";
+    REQUIRE(rig.Get(second).status_reason == reason);
+    const auto waits = [&](const std::string& kind) {
+        int n = 0;
+        for (const auto& e : rig.Events(second)) {
+            if (e.type == orch::domain::EventType::kProgress && e.data.value("waiting", "") == kind) {
+                ++n;
+            }
+        }
+        return n;
+    };
+    CHECK(waits("capacity") == 1);
+    CHECK(waits("over") == 0);
+    CHECK(Count(rig.api.stores.deployments.GetLog(second).value(), reason + " (no site can take it now)\n") == 1);
+
+    REQUIRE(rig.api.Call("DELETE", "/deployments/" + first).status == 204);
+    for (int i = 0; i < 10 && rig.connector.CreateCalls("SITE-A", second) == 0; ++i) {
+        rig.api.clock.Advance(seconds(5));
+        rig.RunDue();
+    }
+    REQUIRE(rig.connector.CreateCalls("SITE-A", second) == 1);
+    CHECK(waits("capacity") == 1);
+    CHECK(waits("over") == 1);
+    const std::string log = rig.api.stores.deployments.GetLog(second).value();
+    INFO(log);
+    CHECK(Count(log, "Admitted after waiting ") == 1);
+    CHECK(log.find("(no site can take it now)") < log.find("Admitted after waiting "));
+}

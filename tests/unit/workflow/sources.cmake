@@ -13,5 +13,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/idle_reclaimer_test.cpp
   ${TEST_DIR}/lease_sweep_test.cpp
   ${TEST_DIR}/iam_client_steps_test.cpp
+  ${TEST_DIR}/site_watcher_test.cpp
 )
 set(TEST_LIBS orch::orchestrator orch_test_fakes)

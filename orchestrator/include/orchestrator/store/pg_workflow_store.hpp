@@ -37,6 +37,7 @@ class PgWorkflowStore final : public workflow::WorkflowStore {
         const workflow::CallbackDelivery& delivery, std::chrono::milliseconds delay, const std::string& error
     ) override;
     Result<std::vector<workflow::WaitingRequest>> WaitingRequests(const std::string& issuer, int limit) override;
+    Result<bool> PollNow(const std::string& deployment_id) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
 
    private:

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/json.hpp"
+#include "orchestrator/domain/event.hpp"
 #include "orchestrator/placement/placer.hpp"
 #include "orchestrator/placement/usage.hpp"
 
@@ -68,6 +69,11 @@ struct Admission {
     /// services (group_service, user_service) are replaced by `claims`, which hold only such
     /// claims; the group and user claims stay as they are. Otherwise everything is replaced.
     bool services_only = false;
+    /// When it does not fit and the wait starts now (the statusReason was another), what the
+    /// store writes with the queued reason: the progress event ("waiting": "capacity") and its
+    /// log line, stamped by the step. Empty on a retry of the same wait: one event per wait.
+    std::vector<domain::Event> queued_events;
+    std::string queued_log;
 };
 
 /// Whether the claim's counter is one service's (an SLA's) rather than every service's.

@@ -12,6 +12,7 @@
 #include "orchestrator/workflow/iam_clients.hpp"
 #include "orchestrator/workflow/self_heal_options.hpp"
 #include "orchestrator/workflow/site_version_cache.hpp"
+#include "orchestrator/workflow/site_watcher.hpp"
 #include "orchestrator/workflow/template_service.hpp"
 #include "orchestrator/workflow/workflow_store.hpp"
 #include "tosca/outputs.hpp"
@@ -102,6 +103,9 @@ struct StepServices {
     /// deploy and deletes them with the deployment (iam_clients.enabled); null: such templates
     /// fail with a message saying so.
     IamClientRegistry* iam_clients = nullptr;
+    /// Told the site of every deployment in progress, whose notifications make its next poll
+    /// due at once (prompt completion); null: polls only.
+    SiteWatcher* site_watcher = nullptr;
 };
 
 /// Registers every deployment step (deploy, poll, delete, delete_poll, cleanup, update,

@@ -191,6 +191,11 @@ class WorkflowStore {
     /// whose deploy job waits for admission (its payload's kWaitingMember, admission_queue.hpp),
     /// oldest first, at most `limit`: the queue the fair-share order is computed over.
     virtual Result<std::vector<WaitingRequest>> WaitingRequests(const std::string& issuer, int limit) = 0;
+    /// The site said something changed for `deployment_id` (a Marathon event, a Kubernetes
+    /// watch): its waiting poll job (poll or update_poll, not leased) becomes due now, so the
+    /// poll step, the one code path for state, looks at once. Returns whether a job was moved
+    /// (false: none waiting, already due, or running).
+    virtual Result<bool> PollNow(const std::string& deployment_id) = 0;
     /// Jobs waiting (due or not) and leased now, for metrics. A waiting health watch (one per
     /// running deployment, docs/lifecycle.md "Self-healing") is not a backlog: not counted.
     virtual Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() = 0;

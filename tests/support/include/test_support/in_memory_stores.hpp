@@ -189,6 +189,7 @@ class InMemoryWorkflowStore final : public workflow::WorkflowStore {
     Status RetryCallback(
         const workflow::CallbackDelivery& delivery, std::chrono::milliseconds delay, const std::string& error
     ) override;
+    Result<bool> PollNow(const std::string& deployment_id) override;
     Result<std::pair<std::int64_t, std::int64_t>> QueueDepth() override;
 
    private:

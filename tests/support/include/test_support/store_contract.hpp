@@ -53,6 +53,10 @@ void StatusTransitions(const Factory& make);
 void ConcurrentRequestsOneWins(const Factory& make);
 void LeaseFencing(const Factory& make);
 void JobTiming(const Factory& make);
+/// PollNow makes a waiting poll job due now, and only that one.
+void PollNowMovesWaitingPoll(const Factory& make);
+/// A queued reservation writes the wait's event and log line with its reason.
+void QueuedWaitWritesItsEvent(const Factory& make);
 void AttemptsRecorded(const Factory& make);
 /// A step's log text is appended to the deployment's log, whose end only is kept.
 void LogAppended(const Factory& make);
