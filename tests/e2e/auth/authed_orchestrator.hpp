@@ -24,6 +24,7 @@ struct AuthedSetup {
     std::string catalogue_yaml = "providers: []\n";
     std::string sla_yaml = "{}\n";
     std::string default_group;
+    std::string placement_yaml;  ///< lines inside `placement:` instead of the file catalogue and SLAs
 };
 
 /// The real orchestrator binary with `auth.mode: oidc` on a fresh database.
