@@ -56,6 +56,9 @@ domain::Deployment RowToDeployment(const pqxx::row& row) {
     if (!row[29].is_null()) {
         d.options.max_wait_mins = row[29].as<int>();
     }
+    if (!row[30].is_null()) {
+        d.options.per_provider_max_retries = row[30].as<int>();
+    }
     return d;
 }
 

@@ -2,6 +2,7 @@
 # connector and a ManualClock: timeouts and retries are decided by the clock, not by sleeping.
 set(TEST_SOURCES
   ${TEST_DIR}/deploy_steps_test.cpp
+  ${TEST_DIR}/provider_tries_test.cpp
   ${TEST_DIR}/fair_share_test.cpp
   ${TEST_DIR}/admission_cycle_test.cpp
   ${TEST_DIR}/callback_deliverer_test.cpp
