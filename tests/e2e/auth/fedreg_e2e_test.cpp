@@ -172,7 +172,7 @@ TEST_CASE(
     const std::string gpus = rig.api->Create(rig.bob, VmTemplate(), Body(4, "8 GB", 2));
     // The sites are on a refused port: the attempt on RegionTwo starts (and retries there); where
     // it went is all this test needs.
-    Json attempts;
+    Json attempts = Json::object();
     for (int i = 0; i < 300 && attempts.value("attempts", Json::array()).empty(); ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         attempts = Json::parse(rig.api->Call("GET", "/deployments/" + gpus + "/attempts", rig.bob).body);
@@ -193,6 +193,17 @@ TEST_CASE(
     Json over = Body(8, "4 GB", 0, 5);
     over["targetRegion"] = "RegionOne";
     const std::string refused = rig.api->Create(rig.bob, VmTemplate(), over);
+    orch::http::ClientResponse explained;
+    for (int i = 0; i < 300; ++i) {
+        explained = rig.api->Call("GET", "/deployments/" + refused + "/placement", rig.bob);
+        if (explained.status == 200) {
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    INFO(explained.body);
+    REQUIRE(explained.status == 200);
+    CHECK(Json::parse(explained.body)["candidates"].empty());
     const Json failed = rig.api->WaitFor(refused, "CREATE_FAILED", rig.bob, 60);
     INFO(failed.dump());
     CHECK_THAT(
