@@ -2,6 +2,7 @@
 
 #include "common/log.hpp"
 
+#include <optional>
 #include <set>
 
 namespace orch::cmdb {
@@ -12,7 +13,7 @@ std::string Param(const char* name, const std::string& value) {
 }
 
 // Empty values are left out: FR reads `region_name=` as a name that matches nothing.
-std::string Query(std::initializer_list<std::pair<const char*, const std::string*>> params) {
+std::string Query(std::initializer_list<std::pair<const char*, const std::string*>> params = {}) {
     std::string query = "with_conn=true";
     for (const auto& [name, value] : params) {
         if (!value->empty()) {
@@ -68,10 +69,27 @@ Result<Json> FedRegSource::Get(const std::string& path, const std::string& query
     return body;
 }
 
+std::optional<FedRegOffers> FedRegSource::ReadOffers(const std::string& access_token, std::vector<std::string>& notes) {
+    auto flavors = Get("/flavors/", Query(), access_token);
+    auto images = flavors ? Get("/images/", Query(), access_token) : Result<Json>(flavors.error());
+    auto offers = images ? MapOffers(*flavors, *images) : Result<FedRegOffers>(std::move(images).error());
+    if (!offers) {
+        ORCH_LOG_WARN("Federation Registry flavors/images read failed", {{"error", offers.error().message}});
+        notes.push_back(
+            "Federation Registry: flavors and images not split by region (" + offers.error().message +
+            "); each region offers every public one of the project"
+        );
+        return std::nullopt;
+    }
+    return std::move(offers).value();
+}
+
 void FedRegSource::ReadProjects(
     const FedRegGroup& group, const std::string& name, const std::string& access_token, std::vector<std::string>& notes
 ) {
     const auto started = clock_.now();
+    // One listing per refresh: which compute service (so region) offers each public item.
+    const auto offers = group.projects.empty() ? std::nullopt : ReadOffers(access_token, notes);
     std::set<std::string> touched;
     std::size_t read = 0;
     for (const auto& ref : group.projects) {
@@ -89,7 +107,8 @@ void FedRegSource::ReadProjects(
             Query({{"provider_uid", &ref.provider_uid}, {"region_name", &ref.region}, {"user_group_uid", &group.uid}}),
             access_token
         );
-        auto mapped = body ? MapProject(*body, name, ref.region) : Result<Provider>(std::move(body).error());
+        auto mapped = body ? MapProject(*body, name, ref.region, offers ? &*offers : nullptr)
+                           : Result<Provider>(std::move(body).error());
         if (!mapped) {
             ORCH_LOG_WARN(
                 "Federation Registry project read failed",

@@ -197,16 +197,36 @@ Image MapImage(const Json& json) {
 }
 
 // FR lists public items once per compute quota (no DISTINCT in its graph query): keep the first.
+// Items the offers place on other compute services only belong to another region.
 template <typename T>
-std::vector<T> Distinct(const Json& list, T (*map)(const Json&)) {
+std::vector<T> Distinct(
+    const Json& list, T (*map)(const Json&), const FedRegOffers* offers, const std::string& service_uid
+) {
     std::vector<T> out;
     std::set<std::string> seen;
     for (const auto& item : list) {
-        if (seen.insert(Text(item, "uid")).second) {
+        const std::string uid = Text(item, "uid");
+        if (offers != nullptr && offers->ElsewhereOnly(uid, service_uid)) {
+            continue;
+        }
+        if (seen.insert(uid).second) {
             out.push_back(map(item));
         }
     }
     return out;
+}
+
+Status AddOffers(const Json& list, const char* what, FedRegOffers& out) {
+    if (!list.is_array()) {
+        return Error::Unavailable(std::string("the Federation Registry's ") + what + " answer is not a list");
+    }
+    for (const auto& item : list) {
+        auto& services = out.services_by_item[Text(item, "uid")];
+        for (const auto& service : Array(item, "services")) {
+            services.insert(Text(service, "uid"));
+        }
+    }
+    return Ok();
 }
 
 // The region's default networks: shared → public, not shared → private (with its proxy).
@@ -261,6 +281,18 @@ void MapIdentity(const Json& project, const std::string& provider_uid, Service& 
 
 }  // namespace
 
+bool FedRegOffers::ElsewhereOnly(const std::string& item_uid, const std::string& service_uid) const {
+    const auto it = services_by_item.find(item_uid);
+    return it != services_by_item.end() && !it->second.empty() && it->second.count(service_uid) == 0;
+}
+
+Result<FedRegOffers> MapOffers(const Json& flavors, const Json& images) {
+    FedRegOffers out;
+    ORCH_RETURN_IF_ERROR(AddOffers(flavors, "flavors", out));
+    ORCH_RETURN_IF_ERROR(AddOffers(images, "images", out));
+    return out;
+}
+
 Result<FedRegGroup> MapUserGroups(const Json& body, const std::string& group, const std::string& issuer) {
     if (!body.is_array()) {
         return Error::Unavailable("the Federation Registry's user_groups answer is not a list");
@@ -286,7 +318,9 @@ Result<FedRegGroup> MapUserGroups(const Json& body, const std::string& group, co
     return out;
 }
 
-Result<Provider> MapProject(const Json& body, const std::string& group, const std::string& region) {
+Result<Provider> MapProject(
+    const Json& body, const std::string& group, const std::string& region, const FedRegOffers* offers
+) {
     if (!body.is_array() || body.empty()) {
         return Error::NotFound("the Federation Registry has no project of group " + group + " in region " + region);
     }
@@ -335,8 +369,8 @@ Result<Provider> MapProject(const Json& body, const std::string& group, const st
     tenant.tenant_name = Text(project, "name");
     tenant.service_id = service.id;
     tenant.user_group = group;
-    tenant.flavors = Distinct<Flavor>(Array(project, "flavors"), &MapFlavor);
-    tenant.images = Distinct<Image>(Array(project, "images"), &MapImage);
+    tenant.flavors = Distinct<Flavor>(Array(project, "flavors"), &MapFlavor, offers, service.id);
+    tenant.images = Distinct<Image>(Array(project, "images"), &MapImage, offers, service.id);
     MapNetworks(project, region, tenant);
     service.tenants.push_back(std::move(tenant));
     provider.services.push_back(std::move(service));

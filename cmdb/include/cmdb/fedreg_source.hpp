@@ -10,6 +10,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -28,7 +29,8 @@ struct FedRegOptions {
 
 /// The INFN Federation Registry (the 2025 catalogue that replaces CMDB v1 + SLAM), read with the
 /// user's bearer token: `GET /user_groups/?with_conn=true&name=&idp_endpoint=&provider_status=active`
-/// gives the group's SLAs and quotas, then one `GET /projects/?with_conn=true&provider_uid=&
+/// gives the group's SLAs and quotas, `GET /flavors/` and `GET /images/` (with_conn) say which
+/// compute service offers each public item, then one `GET /projects/?with_conn=true&provider_uid=&
 /// region_name=&user_group_uid=` per (provider, region) of its compute quotas gives that region's
 /// Keystone, flavors, images and networks (fedreg_wire.hpp has the mapping). One object serves
 /// both roles: ForCaller reads (and caches per issuer and group for `ttl`), Load hands out every
@@ -55,6 +57,7 @@ class FedRegSource : public SlaSource, public CatalogueSource {
         const std::string& access_token,
         std::vector<std::string>& notes
     );
+    std::optional<FedRegOffers> ReadOffers(const std::string& access_token, std::vector<std::string>& notes);
     void ReadProjects(
         const FedRegGroup& group,
         const std::string& name,

@@ -5,6 +5,8 @@
 #include "common/json.hpp"
 #include "common/result.hpp"
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,12 +43,31 @@ struct FedRegGroup {
 /// carry no numbers (the registry did not accept the token).
 Result<FedRegGroup> MapUserGroups(const Json& body, const std::string& group, const std::string& issuer);
 
+/// Which compute services offer each flavor and image (by `uid`), from `GET /flavors/?with_conn=true`
+/// and `GET /images/?with_conn=true`. A project's reply lists public items without their service
+/// or region, and `region_name` does not filter them, so a multi-region project would offer every
+/// region's public items in each region (reference §5.4); these lists say where each one is.
+struct FedRegOffers {
+    std::map<std::string, std::set<std::string>> services_by_item;
+
+    /// True when the item is listed with other services only (an item not listed is kept).
+    bool ElsewhereOnly(const std::string& item_uid, const std::string& service_uid) const;
+};
+
+/// Maps the two bare arrays of `GET /flavors/` and `GET /images/` (with_conn) to their services.
+/// kUnavailable when either is not a list.
+Result<FedRegOffers> MapOffers(const Json& flavors, const Json& images);
+
 /// Maps a `GET /projects/?with_conn=true&...&region_name=<region>` reply (a bare array, element
 /// 0 is the project) to its provider, holding the compute service of `region` with the group's
 /// project as its only tenant: service id = the compute service `uid`, endpoint = the region's
 /// Keystone (`identity_services[0]`), flavors and images deduplicated by `uid`, the region's
-/// default networks as public/private network names. kNotFound when the reply has no project
-/// or no compute quota in that region, kInvalidArgument when the region has no identity service.
-Result<Provider> MapProject(const Json& body, const std::string& group, const std::string& region);
+/// default networks as public/private network names. With `offers`, flavors and images that the
+/// lists show on other compute services only are left out (null: every one is kept).
+/// kNotFound when the reply has no project or no compute quota in that region, kInvalidArgument
+/// when the region has no identity service.
+Result<Provider> MapProject(
+    const Json& body, const std::string& group, const std::string& region, const FedRegOffers* offers = nullptr
+);
 
 }  // namespace orch::cmdb

@@ -24,6 +24,7 @@ Status ParseTimeouts(const Json& body, DeploymentRequest& out) {
     ORCH_ASSIGN_OR_RETURN(const auto provider_timeout, ReadLenientInt(body, "providerTimeoutMins"));
     ORCH_ASSIGN_OR_RETURN(const auto retries, ReadLenientInt(body, "maxProvidersRetry"));
     ORCH_ASSIGN_OR_RETURN(const auto max_wait, ReadLenientInt(body, "maxWaitMins"));
+    ORCH_ASSIGN_OR_RETURN(const auto tries, ReadLenientInt(body, "perProviderMaxRetries"));
     // The contract's messages below the minimum; our own caps (the original took any Java int)
     // are named in theirs, so a client knows what to send instead.
     constexpr std::int64_t kMaxMinutes = 1'000'000'000;
@@ -62,6 +63,17 @@ Status ParseTimeouts(const Json& body, DeploymentRequest& out) {
         return Error::InvalidArgument(
             "maxProvidersRetry value, if provided, must be at most " + std::to_string(kMaxRetries)
         );
+    }
+    // The 2025 rewrite's range for its per_provider_max_retries.
+    constexpr std::int64_t kMaxTriesPerProvider = 10;
+    if (tries && (*tries < 1 || *tries > kMaxTriesPerProvider)) {
+        return Error::InvalidArgument(
+            "perProviderMaxRetries value, if provided, must be at least 1 and at most " +
+            std::to_string(kMaxTriesPerProvider)
+        );
+    }
+    if (tries) {
+        out.options.per_provider_max_retries = static_cast<int>(*tries);
     }
     if (timeout) {
         out.options.timeout_mins = static_cast<int>(*timeout);

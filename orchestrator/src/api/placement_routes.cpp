@@ -54,7 +54,8 @@ Result<Response> DryRun(ApiContext& ctx, const Request& request) {
         body.options.target_region,
         body.options.max_providers_retry,
         body.options.provider_timeout_mins,
-        body.options.timeout_mins};
+        body.options.timeout_mins,
+        body.options.per_provider_max_retries};
     // The caller's own token, for catalogues read on the user's behalf (the Federation Registry).
     constexpr std::string_view kBearer = "Bearer ";
     if (const std::string header = request.Header("Authorization"); header.rfind(kBearer, 0) == 0) {

@@ -60,6 +60,8 @@ Result<Response> CreateSchedule(ScheduleApi& ctx, const Request& request) {
     s.owner = domain::Owner{principal.issuer, principal.subject};
     s.template_text = dep.template_text;
     s.parameters = dep.parameters;
+    s.target_provider = dep.options.target_provider;
+    s.target_region = dep.options.target_region;
     ORCH_RETURN_IF_ERROR(ctx.schedules.Create(s));
     ORCH_LOG_INFO("schedule created", {{"schedule_id", s.id}});
     return Response::Json(201, ScheduleView(s, BaseUrl(request, ctx.api.external_base_url)));

@@ -216,6 +216,8 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     PlacementDecision decision;
     decision.mode = std::string(PlacementModeName(options_.mode));
     decision.evaluated_at = Rfc3339(now);
+    // First, so the request's target and limits are explained even when no SLA applies.
+    Append(decision.notes, LimitNotes(request.limits));
     const std::string group =
         request.requester.user_group.empty() ? options_.default_group : request.requester.user_group;
     if (group.empty()) {
@@ -272,7 +274,6 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
         texts};
     const PolicyScope scope = BuildPolicyScope(*request.spec, *slas->slas, group);
     Append(decision.notes, scope.notes);
-    Append(decision.notes, LimitNotes(request.limits));
     QuotaCheck quota(context, usage_);
     // A VM placement's cost is mostly waiting for each site's flavors: ask for them a few sites ahead.
     constexpr std::size_t kGroupsAhead = 16;

@@ -42,6 +42,12 @@ std::vector<std::string> LimitNotes(const DeploymentLimits& limits) {
             minutes(limits.timeout_mins)
         );
     }
+    if (limits.per_provider_max_retries) {
+        notes.push_back(
+            "tries on each provider: at most " + std::to_string(*limits.per_provider_max_retries) +
+            " (the per-provider timeout covers them all)"
+        );
+    }
     return notes;
 }
 

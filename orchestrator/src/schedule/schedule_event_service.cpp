@@ -83,8 +83,11 @@ Result<NotificationOutcome::Created> ScheduleEventService::CreateEvent(
     if (!schedule) {
         return Error::NotFound("The schedule <" + schedule_id + "> doesn't exist");
     }
-    // Events deploy with the request defaults: the original stores neither timeouts nor userGroup.
+    // Events deploy with the request defaults (the original stores neither timeouts nor userGroup),
+    // on the schedule's forced target when it named one.
     service::DeploymentDraft draft;
+    draft.options.target_provider = schedule->target_provider;
+    draft.options.target_region = schedule->target_region;
     draft.template_text = schedule->template_text;
     draft.parameters = schedule->parameters;
     draft.callback = schedule->callback;

@@ -105,13 +105,14 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created) 
         "WITH d AS (INSERT INTO deployments (id, created_at, updated_at, status, task, callback, user_group, "
         "owner_issuer, owner_subject, template, parameters, timeout_mins, provider_timeout_mins, max_providers_retry, "
         "keep_last_attempt, kind, deadline, req_cpus, req_mem_mb, req_gpus, req_instances, target_provider, "
-        "target_region, self_healing, expires_at, lease_action, max_wait_mins, owner_name, owner_email) VALUES ("
+        "target_region, self_healing, expires_at, lease_action, max_wait_mins, owner_name, owner_email, "
+        "per_provider_max_retries) VALUES ("
         "$1::uuid, to_timestamp($2::bigint / 1e6), to_timestamp($2::bigint / 1e6), $3, 'NONE', NULLIF($4, ''), $5, $6, "
         "$7, $8, $9::jsonb, NULLIF($10::int, -1), NULLIF($11::int, -1), NULLIF($12::int, -1), $13::boolean, $14, "
         "CASE WHEN $10::int = -1 THEN NULL ELSE to_timestamp($2::bigint / 1e6) + make_interval(mins => $10::int) END, "
         "$15::float8, $16::bigint, $17::int, $18::int, NULLIF($21, ''), NULLIF($22, ''), $23::boolean, "
         "CASE WHEN $24::bigint = -1 THEN NULL ELSE to_timestamp($24::bigint / 1e6) END, $25, NULLIF($26::int, -1), "
-        "NULLIF($27, ''), NULLIF($28, '')) "
+        "NULLIF($27, ''), NULLIF($28, ''), NULLIF($29::int, -1)) "
         "RETURNING id), "
         "r AS (INSERT INTO resources (id, deployment_id, created_at, updated_at, state, node_type, node_name, "
         "type_chain, instance_index, metadata) "
@@ -156,7 +157,8 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created) 
         std::string(domain::LeaseActionName(d.lease_action)),
         d.options.max_wait_mins.value_or(no_value),
         d.owner ? d.owner->name : std::string(),
-        d.owner ? d.owner->email : std::string()
+        d.owner ? d.owner->email : std::string(),
+        d.options.per_provider_max_retries.value_or(no_value)
     );
     InsertResources(tx, d.id, created.resources, first_batch.size());
 }

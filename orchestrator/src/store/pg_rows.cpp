@@ -60,6 +60,9 @@ domain::Deployment RowToDeployment(const pqxx::row& row) {
         d.owner->name = TextOr(row[30]);
         d.owner->email = TextOr(row[31]);
     }
+    if (!row[32].is_null()) {
+        d.options.per_provider_max_retries = row[32].as<int>();
+    }
     return d;
 }
 

@@ -70,8 +70,8 @@ inline const std::string kDeploymentColumns =
     std::string(kListColumns) +
     ", template, parameters::text, timeout_mins, provider_timeout_mins, max_providers_retry, keep_last_attempt, kind, "
     "req_cpus, req_mem_mb, req_gpus, req_instances, target_provider, target_region, self_healing, max_wait_mins, "
-    "owner_name, owner_email";
-inline constexpr int kDeploymentColumnCount = 32;  ///< queries that select more read them from here
+    "owner_name, owner_email, per_provider_max_retries";
+inline constexpr int kDeploymentColumnCount = 33;  ///< queries that select more read them from here
 
 /// The list view's fields of a deployment (kListColumns); the others keep their defaults.
 domain::Deployment RowToListedDeployment(const pqxx::row& row);

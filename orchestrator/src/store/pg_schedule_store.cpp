@@ -11,7 +11,7 @@ namespace {
 constexpr const char* kScheduleColumns =
     "id::text, (extract(epoch from created_at)*1000000)::bigint, (extract(epoch from updated_at)*1000000)::bigint, "
     "status, file_expression, replication_expression, number_of_replicas, callback, owner_issuer, owner_subject, "
-    "template, parameters::text";
+    "template, parameters::text, target_provider, target_region";
 
 constexpr const char* kEventColumns =
     "id::text, schedule_id::text, (extract(epoch from created_at)*1000000)::bigint, "
@@ -32,6 +32,8 @@ domain::Schedule RowToSchedule(const pqxx::row& row) {
     }
     s.template_text = row[10].as<std::string>();
     s.parameters = JsonOr(row[11], Json::object());
+    s.target_provider = TextOr(row[12]);
+    s.target_region = TextOr(row[13]);
     return s;
 }
 
@@ -80,8 +82,9 @@ Status PgScheduleStore::Create(const domain::Schedule& s) {
         pqxx::work tx(conn);
         tx.exec_params(
             "INSERT INTO schedules (id, created_at, updated_at, status, file_expression, replication_expression, "
-            "number_of_replicas, callback, owner_issuer, owner_subject, template, parameters) VALUES ($1::uuid, "
-            "to_timestamp($2 / 1e6), to_timestamp($3 / 1e6), $4, $5, $6, $7, NULLIF($8, ''), $9, $10, $11, $12::jsonb)",
+            "number_of_replicas, callback, owner_issuer, owner_subject, template, parameters, target_provider, "
+            "target_region) VALUES ($1::uuid, to_timestamp($2 / 1e6), to_timestamp($3 / 1e6), $4, $5, $6, $7, "
+            "NULLIF($8, ''), $9, $10, $11, $12::jsonb, NULLIF($13, ''), NULLIF($14, ''))",
             s.id,
             ToMicros(s.created_at),
             ToMicros(s.updated_at),
@@ -93,7 +96,9 @@ Status PgScheduleStore::Create(const domain::Schedule& s) {
             s.owner ? s.owner->issuer : std::string(),
             s.owner ? s.owner->subject : std::string(),
             s.template_text,
-            s.parameters.dump()
+            s.parameters.dump(),
+            s.target_provider,
+            s.target_region
         );
         tx.commit();
     });

@@ -176,6 +176,35 @@ StepResult ReserveOnCandidate(const StepServices& s, const tosca::DeploymentSpec
     return StepResult::Commit(std::move(t));
 }
 
+std::string ServiceOfCandidate(const WorkflowState& st, int index) {
+    const Json& candidate = st.candidates[static_cast<std::size_t>(index)];
+    return candidate.value("target", Json::object()).value("service_id", std::string());
+}
+
+// The tries on one provider (perProviderMaxRetries) share its timeout: it runs from the first.
+domain::TimePoint ProviderStartedAt(const WorkflowState& st, int seq) {
+    const std::string service = ServiceOfCandidate(st, seq);
+    int first = seq;
+    while (first > 0 && ServiceOfCandidate(st, first - 1) == service) {
+        --first;
+    }
+    return st.attempts[static_cast<std::size_t>(first)].started_at;
+}
+
+// A further try on the provider of the previous attempt once its timeout has passed: the try is
+// recorded as failed without creating anything (attempts stay one per candidate, in order).
+std::optional<std::string> ProviderTimedOut(StepServices& s, const WorkflowState& st, int seq) {
+    if (seq == 0 || ServiceOfCandidate(st, seq - 1) != ServiceOfCandidate(st, seq)) {
+        return std::nullopt;
+    }
+    const int provider_mins =
+        st.deployment.options.provider_timeout_mins.value_or(s.options.default_provider_timeout_mins);
+    if (s.clock.now() <= ProviderStartedAt(st, seq - 1) + std::chrono::minutes(provider_mins)) {
+        return std::nullopt;
+    }
+    return "Provider timeout during deployment (" + std::to_string(provider_mins) + " minutes), over its tries";
+}
+
 StepResult Place(StepServices& s, const WorkflowState& st, const tosca::DeploymentSpec& spec, const Job& job) {
     const auto& d = st.deployment;
     placement::PlacementRequest request;
@@ -186,7 +215,8 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
         d.options.target_region,
         d.options.max_providers_retry,
         d.options.provider_timeout_mins,
-        d.options.timeout_mins};
+        d.options.timeout_mins,
+        d.options.per_provider_max_retries};
     if (d.owner) {
         request.requester = {d.owner->issuer, d.owner->subject, d.user_group};
         // Catalogues read with the user's token (the Federation Registry) need it; without one
@@ -211,10 +241,14 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
     }
     const auto resources = placement::RequestedResources(spec);
     PlacementRecord placement{decision->ToJsonText(), Json::array()};
+    // perProviderMaxRetries: each provider's tries are consecutive candidates (one attempt each).
+    const int tries = d.options.per_provider_max_retries.value_or(1);
     for (std::size_t i = 0; i < limit; ++i) {
-        placement.candidates.push_back(WithServiceClaims(
-            CandidateToJson(decision->ranked[i]), ClaimsFor(*decision, request.requester, resources, spec, i)
-        ));
+        for (int k = 0; k < tries; ++k) {
+            placement.candidates.push_back(WithServiceClaims(
+                CandidateToJson(decision->ranked[i]), ClaimsFor(*decision, request.requester, resources, spec, i)
+            ));
+        }
     }
     const bool queued = s.options.admission_queue && (!placement.candidates.empty() || decision->waitable);
     const WaitingRequest self = AsWaiting(st, decision->quota_group, resources);
@@ -288,6 +322,9 @@ StepResult CreateOn(
     }
     if (cancel.cancelled()) {
         return StepResult::Commit({});
+    }
+    if (auto timed_out = ProviderTimedOut(s, st, seq)) {
+        return StepResult::Commit(StartedAndFailed(st, seq, NextSite(st, seq, *timed_out)));
     }
     // The clients this attempt's service gets (earlier attempts' deleted first).
     auto clients = ProvisionIamClients(s, st, spec);
@@ -403,7 +440,7 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
     }
     const int provider_mins =
         st.deployment.options.provider_timeout_mins.value_or(s.options.default_provider_timeout_mins);
-    if (s.clock.now() > attempt.started_at + std::chrono::minutes(provider_mins)) {
+    if (s.clock.now() > ProviderStartedAt(st, seq) + std::chrono::minutes(provider_mins)) {
         return StepResult::Commit(
             NextSite(st, seq, "Provider timeout during deployment (" + std::to_string(provider_mins) + " minutes)")
         );

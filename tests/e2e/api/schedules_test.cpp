@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -332,6 +333,27 @@ TEST_CASE(
     CHECK(api.Call("GET", "/deployments/" + deployment_id + "/template").body == MarathonTemplate());
     const auto nested = Json::parse(api.Call("GET", "/schedules/" + matching + "/events").body)["content"][0];
     CHECK(nested["deployment"]["status"] == "CREATE_FAILED");  // the nested object is the live deployment
+}
+
+TEST_CASE("a schedule's target provider and region go to the deployments its events create", "[e2e][schedules]") {
+    Api api;
+    Json body = ScheduleBody();
+    body["targetProvider"] = "RECAS-BARI";
+    body["targetRegion"] = "RegionTwo";
+    api.CreateSchedule(body);
+    const auto outcome = api.Notify("user.alice", "run2.root");
+    REQUIRE(outcome["events"].size() == 1);
+    const std::string deployment_id = outcome["events"][0]["deployment"];
+    api.WaitFor(deployment_id, "CREATE_FAILED");
+    const auto placement = api.Call("GET", "/deployments/" + deployment_id + "/placement");
+    REQUIRE(placement.status == 200);
+    INFO(placement.body);
+    const Json notes = Json::parse(placement.body)["notes"];
+    CHECK(
+        std::count(
+            notes.begin(), notes.end(), Json("the request targets provider 'RECAS-BARI' in region 'RegionTwo'")
+        ) == 1
+    );
 }
 
 TEST_CASE("event lists page, and bad notifications get 400 and 415", "[e2e][schedules]") {

@@ -33,8 +33,13 @@ std::string WriteConfig(const AuthedSetup& setup) {
     config << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": " << SharedDir()
            << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
            << "    \"https://paas.example.org/types/\": " << SourceDir() << "/tosca/profiles/\n"
-           << "placement:\n  catalogue: {type: file, path: " << dir
-           << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n";
+           << "placement:\n";
+    if (setup.placement_yaml.empty()) {
+        config << "  catalogue: {type: file, path: " << dir << "/catalogue.yaml}\n  sla: {type: file, path: " << dir
+               << "/sla.yaml}\n";
+    } else {
+        config << setup.placement_yaml;
+    }
     if (!setup.default_group.empty()) {
         config << "  default_group: " << setup.default_group << "\n";
     }

@@ -26,6 +26,7 @@ struct AuthedSetup {
     std::string sla_yaml = "{}\n";
     std::string default_group;
     std::map<std::string, std::string> env;  ///< extra environment (ORCHESTRATOR_<SECTION>__<KEY> overrides)
+    std::string placement_yaml;              ///< lines inside `placement:` instead of the file catalogue and SLAs
 };
 
 /// The real orchestrator binary with `auth.mode: oidc` on a fresh database.

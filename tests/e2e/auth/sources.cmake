@@ -7,6 +7,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/rejection_e2e_test.cpp
   ${TEST_DIR}/expired_token_e2e_test.cpp
   ${TEST_DIR}/iam_clients_e2e_test.cpp
+  ${TEST_DIR}/fedreg_e2e_test.cpp
 )
 set(TEST_LIBS orch::orchestrator deps::ssl orch_rig_oidc)
 set(TEST_FIXTURES oidc)

@@ -104,13 +104,15 @@ TEST_CASE("Federation Registry: one projects read per provider and region, with 
         seen ==
         std::vector<std::string>{
             "/api/v1/user_groups/",
+            "/api/v1/flavors/",
+            "/api/v1/images/",
             "/api/v1/projects/ RegionOne",
             "/api/v1/projects/ RegionTwo",
             "/api/v1/projects/ tier1"}
     );
     CHECK(test::DecodeQuery(requests[0].query).at("idp_endpoint") == kIssuer);
     CHECK(test::DecodeQuery(requests[0].query).at("provider_status") == "active");
-    CHECK(test::DecodeQuery(requests[1].query).at("user_group_uid") == Uid("bb", 1));
+    CHECK(test::DecodeQuery(requests[3].query).at("user_group_uid") == Uid("bb", 1));
 }
 
 TEST_CASE(
@@ -174,9 +176,13 @@ TEST_CASE(
     CHECK(two->endpoint == "https://keystone-r2.recas.example.org:5000/v3");
     const Tenant* tenant_two = two->TenantFor("deep-hdc");
     REQUIRE(tenant_two != nullptr);
-    REQUIRE(tenant_two->flavors.size() == 2);
-    CHECK(tenant_two->flavors[1].name == "g2.a100x2");
-    CHECK(tenant_two->flavors[1].gpus == 2);
+    // The project's reply lists the public m1.medium here too (FR does not filter public items by
+    // region), but the registry's flavors list it on RegionOne's compute service only.
+    REQUIRE(tenant_two->flavors.size() == 1);
+    CHECK(tenant_two->flavors[0].name == "g2.a100x2");
+    CHECK(tenant_two->flavors[0].gpus == 2);
+    REQUIRE(tenant_two->images.size() == 1);
+    CHECK(tenant_two->images[0].name == "ubuntu-22.04-cuda");
     CHECK(tenant_two->public_network_name == "public_net_r2");
     CHECK(tenant_two->private_network_name.empty());
 
@@ -189,6 +195,20 @@ TEST_CASE(
     REQUIRE(ifca->TenantFor("deep-hdc") != nullptr);
     CHECK(ifca->TenantFor("deep-hdc")->flavors.at(0).name == "cm4.large");
     CHECK(ifca->TenantFor("deep-hdc")->images.at(0).name == "ubuntu-22.04");
+}
+
+TEST_CASE(
+    "Federation Registry: without the flavors list, public items stay in every region with a note", "[cmdb][fedreg]"
+) {
+    Registry registry;
+    registry.routes->Fail("/api/v1/flavors/", 500);
+    auto view = registry.source->ForCaller("deep-hdc", kIssuer, kToken);
+    REQUIRE(view);
+    REQUIRE(view->notes.size() == 1);
+    CHECK_THAT(view->notes[0], Catch::Contains("flavors and images not split by region"));
+    const Service* two = registry.source->Load({})->catalogue->FindService(Uid("ad", 2));
+    REQUIRE(two != nullptr);
+    CHECK(two->TenantFor("deep-hdc")->flavors.size() == 2);
 }
 
 TEST_CASE("Federation Registry: answers are cached per group and the catalogue keeps its objects", "[cmdb][fedreg]") {
@@ -256,7 +276,7 @@ TEST_CASE("Federation Registry: replies and project reads are bounded", "[cmdb][
         REQUIRE(view);
         REQUIRE(view->notes.size() == 1);
         CHECK_THAT(view->notes[0], Catch::Contains("2 projects of group deep-hdc were not read"));
-        CHECK(registry.routes->Requests().size() == 2);
+        CHECK(registry.routes->Requests().size() == 4);
         CHECK(registry.source->Load({})->catalogue->service_count() == 1);
     }
 }

@@ -44,6 +44,7 @@ std::string Add(StoreFixture& f, const Spec& spec) {
     d.options.max_wait_mins = spec.max_wait_mins;
     d.options.target_provider = spec.target_region.empty() ? "" : "RECAS-BARI";
     d.options.self_healing = spec.self_healing;
+    d.options.per_provider_max_retries = spec.target_region.empty() ? std::nullopt : std::optional<int>(3);
     d.kind = tosca::DeploymentKind::kMarathon;
     for (int i = 0; i < spec.resources; ++i) {
         domain::Resource r;

@@ -26,6 +26,7 @@ void CreateGetAndResources(const Factory& make) {
     CHECK(d.options.max_wait_mins == 45);
     CHECK(d.options.target_provider == "RECAS-BARI");
     CHECK(d.options.target_region == "RegionTwo");
+    CHECK(d.options.per_provider_max_retries == 3);
     CHECK(d.status == DStatus::kCreateInProgress);
     CHECK(d.task == domain::Task::kNone);
     REQUIRE(d.owner);

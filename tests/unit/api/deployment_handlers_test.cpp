@@ -186,3 +186,38 @@ TEST_CASE(
     // null is not given, as for the other optional fields.
     Create(h, Json{{"userGroup", "users"}, {"template", "t"}, {"targetRegion", nullptr}});
 }
+
+TEST_CASE(
+    "POST /deployments keeps perProviderMaxRetries (1 to 10, read leniently) and refuses others naming the range",
+    "[api][deployments][errors]"
+) {
+    HandlerHarness h;
+    const std::string id = Create(h, Json{{"userGroup", "users"}, {"template", "t"}, {"perProviderMaxRetries", "3"}});
+    const auto stored = h.stores.deployments.Get(id);
+    REQUIRE(stored);
+    REQUIRE(stored->has_value());
+    CHECK((*stored)->options.per_provider_max_retries == 3);
+    const std::string plain = Create(h, Json{{"userGroup", "users"}, {"template", "t"}});
+    CHECK_FALSE(h.stores.deployments.Get(plain).value().value().options.per_provider_max_retries);
+    for (const Json& value : {Json(0), Json(11), Json(-1)}) {
+        INFO(value.dump());
+        CheckError(
+            h.Call(
+                "POST",
+                "/deployments",
+                Json{{"userGroup", "users"}, {"template", "t"}, {"perProviderMaxRetries", value}}.dump()
+            ),
+            400,
+            "perProviderMaxRetries value, if provided, must be at least 1 and at most 10"
+        );
+    }
+    CheckError(
+        h.Call(
+            "POST",
+            "/deployments",
+            Json{{"userGroup", "users"}, {"template", "t"}, {"perProviderMaxRetries", "abc"}}.dump()
+        ),
+        400,
+        "Field 'perProviderMaxRetries' must be an integer"
+    );
+}

@@ -61,6 +61,9 @@ struct RequestOptions {
     std::optional<int> timeout_mins;
     std::optional<int> provider_timeout_mins;
     std::optional<int> max_providers_retry;
+    /// Create only (`perProviderMaxRetries`, the 2025 rewrite's per-provider retries): tries on
+    /// each provider before the next one, 1 to 10. None: one try, as the original.
+    std::optional<int> per_provider_max_retries;
     /// Create only (`maxWaitMins`): the longest the request may wait in the admission queue
     /// before it fails with the queued reason; workflow.admission_max_wait bounds it.
     std::optional<int> max_wait_mins;

@@ -23,6 +23,10 @@ struct Schedule {
     std::optional<Owner> owner;
     std::string template_text;
     Json parameters = Json::object();
+    /// The request's forced target (`targetProvider`, `targetRegion`), which every deployment
+    /// the schedule creates carries. Empty = any.
+    std::string target_provider;
+    std::string target_region;
 };
 
 /// One file that triggered a schedule, and the deployment it created.

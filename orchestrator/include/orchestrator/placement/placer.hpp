@@ -35,6 +35,7 @@ struct DeploymentLimits {
     std::optional<int> max_providers_retry;
     std::optional<int> provider_timeout_mins;
     std::optional<int> timeout_mins;
+    std::optional<int> per_provider_max_retries;  ///< tries on each provider; none = one
 };
 
 struct PlacementRequest {
