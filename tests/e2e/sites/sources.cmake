@@ -3,8 +3,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/helm_e2e_test.cpp
   ${TEST_DIR}/update_capacity_e2e_test.cpp
   ${TEST_DIR}/scale_rollback_e2e_test.cpp
-  ${TEST_DIR}/progress_e2e_test.cpp
-  ${TEST_DIR}/prompt_completion_e2e_test.cpp
   ${TEST_DIR}/parity_e2e_test.cpp
   ${TEST_DIR}/kubernetes_crash_loop_e2e_test.cpp
   ${TEST_DIR}/kubernetes_actions_e2e_test.cpp

@@ -2,7 +2,7 @@
 // A GPU deployment is seen complete promptly (early fast polls), a crash-looping application
 // fails its attempt with the site's own reason long before the provider timeout, and the
 // caller's W3C trace reaches the site and every log line of the deployment.
-#include "site_rig.hpp"
+#include "../sites/site_rig.hpp"
 #include "test_support/poll_deployment.hpp"
 #include "test_support/process.hpp"
 #include "test_support/test_env.hpp"

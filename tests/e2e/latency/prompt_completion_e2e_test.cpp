@@ -2,7 +2,7 @@
 // binary on a simulated site whose workload becomes ready a few seconds after the create. Polls
 // are made 10 s apart, so only Marathon's event stream or the Kubernetes watch can explain a
 // CREATE_COMPLETE seen within 0.5 s of the site reporting ready.
-#include "site_rig.hpp"
+#include "../sites/site_rig.hpp"
 #include "test_support/process.hpp"
 #include "test_support/test_env.hpp"
 
