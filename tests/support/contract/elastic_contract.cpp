@@ -17,7 +17,9 @@ void UpdateEvents(const Factory& make) {
     e.data = Json{{"action", "scale_out"}, {"from", 1}, {"to", 3}};
     const auto elastic_events = [&] {
         int n = 0;
-        for (const auto& got : f->events().After({.owner = Scope(std::nullopt), .deployment_id = id}).value()) {
+        // The Result must outlive the loop: `.value()` of a temporary is a reference into it.
+        const auto events = f->events().After({.owner = Scope(std::nullopt), .deployment_id = id});
+        for (const auto& got : events.value()) {
             n += got.type == domain::EventType::kElasticScale ? 1 : 0;
         }
         return n;

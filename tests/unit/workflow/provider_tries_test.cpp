@@ -56,7 +56,8 @@ struct Rig {
 
     std::vector<std::string> AttemptSites(const std::string& id) {
         std::vector<std::string> out;
-        for (const auto& a : api.stores.deployments.ListAttempts(id).value()) {
+        const auto attempts = api.stores.deployments.ListAttempts(id);  // outlives the loop
+        for (const auto& a : attempts.value()) {
             out.push_back(a.service_id);
         }
         return out;
