@@ -6,6 +6,8 @@ set(SOURCES
   ${AREA_DIR}/pg_deployment_store.cpp
   ${AREA_DIR}/pg_deployment_list.cpp
   ${AREA_DIR}/pg_workflow_store.cpp
+  ${AREA_DIR}/pg_callback_outbox.cpp
+  ${AREA_DIR}/pg_workflow_housekeeping.cpp
   ${AREA_DIR}/pg_admission.cpp
 )
 list(APPEND SOURCES ${AREA_DIR}/pg_side_stores.cpp)
