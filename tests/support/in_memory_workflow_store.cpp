@@ -419,40 +419,6 @@ Status InMemoryWorkflowStore::Retry(
     return ReleaseJob(db_, job, owner, delay, error) ? Ok() : Status(kLeaseLost);
 }
 
-Result<std::int64_t> InMemoryWorkflowStore::PurgeDeleted(std::chrono::milliseconds retention, int limit) {
-    const Lock lock(db_.mutex());
-    const auto cutoff = db_.clock().now() - retention;
-    std::int64_t purged = 0;
-    for (auto it = db_.rows().begin(); it != db_.rows().end() && purged < limit;) {
-        const auto& d = it->second.deployment;
-        const bool has_jobs = std::any_of(db_.jobs().begin(), db_.jobs().end(), [&](const auto& j) {
-            return j.job.deployment_id == d.id;
-        });
-        if (d.status == DStatus::kDeleteComplete && d.updated_at < cutoff && !has_jobs) {
-            db_.claims().erase(d.id);  // ON DELETE CASCADE
-            it = db_.rows().erase(it);
-            ++purged;
-        } else {
-            ++it;
-        }
-    }
-    return purged;
-}
-
-Result<std::int64_t> InMemoryWorkflowStore::PurgeEvents(std::chrono::milliseconds retention, int limit) {
-    const Lock lock(db_.mutex());
-    const auto cutoff = db_.clock().now() - retention;
-    std::int64_t purged = 0;
-    std::erase_if(db_.events(), [&](const auto& row) {
-        if (purged < limit && row.event.time < cutoff) {
-            ++purged;
-            return true;
-        }
-        return false;
-    });
-    return purged;
-}
-
 Result<std::map<std::string, workflow::ShareVector, std::less<>>> InMemoryWorkflowStore::FairShareUsage(
     const std::string& issuer, std::chrono::milliseconds half_life
 ) {
@@ -493,31 +459,6 @@ Result<std::vector<workflow::QuotaCounter>> InMemoryWorkflowStore::QuotaCounters
     return out;
 }
 
-Result<std::vector<workflow::CallbackDelivery>> InMemoryWorkflowStore::ClaimCallbacks(
-    const std::string& owner, int max, std::chrono::milliseconds lease
-) {
-    const Lock lock(db_.mutex());
-    const auto now = db_.clock().now();
-    std::vector<InMemoryDatabase::CallbackRow*> due;
-    for (auto& c : db_.callbacks()) {
-        if (c.next_at <= now && (!c.lease_until || *c.lease_until < now)) {
-            due.push_back(&c);
-        }
-    }
-    std::stable_sort(due.begin(), due.end(), [](const auto* a, const auto* b) { return a->next_at < b->next_at; });
-    std::vector<workflow::CallbackDelivery> out;
-    for (auto* c : due) {
-        if (static_cast<int>(out.size()) >= max) {
-            break;
-        }
-        c->delivery.lease_owner = owner;
-        c->lease_until = now + lease;
-        ++c->delivery.attempts;
-        out.push_back(c->delivery);
-    }
-    return out;
-}
-
 Result<std::vector<workflow::WaitingRequest>> InMemoryWorkflowStore::WaitingRequests(
     const std::string& issuer, int limit
 ) {
@@ -549,44 +490,6 @@ Result<std::vector<workflow::WaitingRequest>> InMemoryWorkflowStore::WaitingRequ
     return out;
 }
 
-namespace {
-
-// The row of a delivery still leased to its claimer, or null (the PostgreSQL store's fence).
-InMemoryDatabase::CallbackRow* HeldCallback(InMemoryDatabase& db, const workflow::CallbackDelivery& d) {
-    for (auto& c : db.callbacks()) {
-        if (c.delivery.id == d.id && !d.lease_owner.empty() && c.delivery.lease_owner == d.lease_owner) {
-            return &c;
-        }
-    }
-    return nullptr;
-}
-
-}  // namespace
-
-Status InMemoryWorkflowStore::FinishCallback(const workflow::CallbackDelivery& delivery) {
-    const Lock lock(db_.mutex());
-    if (HeldCallback(db_, delivery) == nullptr) {
-        return kLeaseLost;
-    }
-    std::erase_if(db_.callbacks(), [&](const auto& c) { return c.delivery.id == delivery.id; });
-    return Ok();
-}
-
-Status InMemoryWorkflowStore::RetryCallback(
-    const workflow::CallbackDelivery& delivery, std::chrono::milliseconds delay, const std::string& error
-) {
-    const Lock lock(db_.mutex());
-    auto* row = HeldCallback(db_, delivery);
-    if (row == nullptr) {
-        return kLeaseLost;
-    }
-    row->delivery.lease_owner.clear();
-    row->lease_until.reset();
-    row->last_error = error.substr(0, 2000);
-    row->next_at = db_.clock().now() + delay;
-    return Ok();
-}
-
 Result<bool> InMemoryWorkflowStore::PollNow(const std::string& deployment_id) {
     const Lock lock(db_.mutex());
     const auto now = db_.clock().now();
@@ -600,21 +503,6 @@ Result<bool> InMemoryWorkflowStore::PollNow(const std::string& deployment_id) {
         }
     }
     return moved;
-}
-
-Result<std::pair<std::int64_t, std::int64_t>> InMemoryWorkflowStore::QueueDepth() {
-    const Lock lock(db_.mutex());
-    const auto now = db_.clock().now();
-    std::int64_t waiting = 0;
-    std::int64_t leased = 0;
-    for (const auto& j : db_.jobs()) {
-        if (!j.lease_until || *j.lease_until < now) {
-            waiting += j.job.kind == workflow::JobKind::kHealth ? 0 : 1;  // a watch, not a backlog
-        } else {
-            ++leased;
-        }
-    }
-    return std::make_pair(waiting, leased);
 }
 
 }  // namespace orch::test
