@@ -255,8 +255,8 @@ std::string KeystoneVersionId(const Json& doc) {
         const Json& v = values[i];
         const auto status = v.is_object() ? v.find("status") : v.end();
         const bool stable = v.is_object() && status != v.end() && status->is_string() && *status == "stable";
-        if (found.empty() || stable) {
-            found = id_of(v).empty() ? found : id_of(v);
+        if (std::string id = id_of(v); !id.empty() && (found.empty() || stable)) {
+            found = std::move(id);
         }
     }
     return found;
