@@ -86,6 +86,7 @@ void SiteWatcher::Watch(const connectors::Handle& handle) {
     const auto now = clock_.steady_now();
     site.interests[handle.physical_id] = Site::Interest{handle.deployment_id, now + options_.interest_ttl};
     std::erase_if(site.interests, [&](const auto& entry) { return entry.second.until < now; });
+    stopped_.notify_all();  // an idle subscriber of this site opens its stream now
 }
 
 bool SiteWatcher::Wait(std::chrono::milliseconds pause) {
@@ -125,23 +126,20 @@ void SiteWatcher::Subscribe(const std::shared_ptr<Site>& site, const std::string
     std::string resume;  // Kubernetes: the last resourceVersion seen
     while (true) {
         connectors::SiteTarget target;
-        bool idle = false;
         {
-            const std::lock_guard lock(mutex_);
+            // Nobody waits on this site: no connection held, and no polling either — Watch wakes
+            // this thread when a deployment becomes interesting, Stop when the process ends.
+            std::unique_lock lock(mutex_);
+            stopped_.wait(lock, [&] {
+                const auto now = clock_.steady_now();
+                return stop_ || std::any_of(site->interests.begin(), site->interests.end(), [&](const auto& entry) {
+                           return entry.second.until >= now;
+                       });
+            });
             if (stop_) {
                 return;
             }
             target = site->target;
-            const auto now = clock_.steady_now();
-            idle = std::none_of(site->interests.begin(), site->interests.end(), [&](const auto& entry) {
-                return entry.second.until >= now;
-            });
-        }
-        if (idle) {  // nobody waits on this site: no connection held
-            if (!Wait(std::chrono::seconds(1))) {
-                return;
-            }
-            continue;
         }
         const bool kube = target.kind == connectors::TargetKind::kKubernetes;
         http::ClientRequest request;
