@@ -118,11 +118,19 @@ struct Rig {
     }
 
     /// A site-sim on a copy of site A's state file, on ports of its own the orchestrator does not
-    /// know: what site A holds when it comes back, before the orchestrator can touch it.
+    /// know: what site A holds when it comes back, before the orchestrator can touch it. The
+    /// replay leaves Marathon's deployments running (a replayed delete is still killing its task,
+    /// as a Marathon resuming from ZooKeeper would be), so the copy is read once they are done.
     bool StateOfAHolds(const std::string& id) const {
         std::filesystem::copy_file(state_file, state_file + ".copy", std::filesystem::copy_options::overwrite_existing);
         const SimProcess copy(SimConfig("a"), {"--state-file", state_file + ".copy"});
-        return orch::e2e::Mentions(orch::e2e::ProviderObjects(copy.Objects()), id);
+        const auto deadline = std::chrono::steady_clock::now() + seconds(10);
+        Json objects = copy.Objects();
+        while (!objects.at("marathon").at("deployments").empty() && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            objects = copy.Objects();
+        }
+        return orch::e2e::Mentions(orch::e2e::ProviderObjects(objects), id);
     }
 
     /// Site A started again where it was: its ports, its state file.
