@@ -24,8 +24,9 @@ const kPasswordGrant = 'urn:test:password';
 // Tests of "the user's token expired long ago" shorten every access token this provider mints
 // (exchanged and refreshed ones too); the password grant's `ttl` still overrides it per token.
 const kAccessTokenTtl = Number(process.env.OIDC_TEST_ACCESS_TOKEN_TTL) || 3600;
-// RFC 7591 registrations must carry this initial access token (an IAM operator's configured token;
-// IAM also takes a user's token, which oidc-provider cannot). RFC 7592 manages what they created.
+// RFC 7591 registrations carry this initial access token (an IAM operator's configured token) or,
+// as IAM takes them, a user's own access token: IamMiddleware checks the user's token and hands the
+// library the operator's one, which is all oidc-provider knows. RFC 7592 manages what they created.
 const kInitialAccessToken = 'test-initial-access-token';
 const kScopes = ['openid', 'profile', 'email', 'offline_access', 'fts:submit-transfer', 'wlcg.groups'];
 
@@ -304,6 +305,21 @@ function IntrospectionFor(payload) {
 }
 
 async function IamMiddleware(ctx, next) {
+  if (ctx.path === '/register' && ctx.method === 'POST') {
+    // IAM registers a client for any signed-in user; the client's owner is the token's subject.
+    const m = /^Bearer (.+)$/i.exec(ctx.get('authorization') || '');
+    if (m && m[1] !== kInitialAccessToken) {
+      let payload;
+      try {
+        payload = await VerifyOwnJwt(m[1]);
+      } catch {
+        payload = undefined;
+      }
+      if (payload && kAccounts.has(payload.sub)) {
+        ctx.req.headers.authorization = `Bearer ${kInitialAccessToken}`;
+      }
+    }
+  }
   if (ctx.path === '/introspect' && ctx.method === 'POST') {
     const body = new URLSearchParams(await ReadBody(ctx.req));
     const token = body.get('token') || '';

@@ -91,7 +91,11 @@ int ClientsOf(OidcProvider& idp, const std::string& id) {
     return n;
 }
 
-orch::test::AuthedSetup Setup(OidcProvider& idp, const std::vector<std::pair<std::string, std::string>>& sites) {
+/// `operator_token`: registrations carry the operator's initial access token; else the owner's own
+/// access token, as the original sends it to IAM.
+orch::test::AuthedSetup Setup(
+    OidcProvider& idp, const std::vector<std::pair<std::string, std::string>>& sites, bool operator_token = true
+) {
     orch::test::AuthedSetup setup;
     setup.issuers = {{"alpha", idp.issuer()}};
     std::vector<std::string> ids;
@@ -110,6 +114,11 @@ orch::test::AuthedSetup Setup(OidcProvider& idp, const std::vector<std::pair<std
         {"ORCHESTRATOR_WORKFLOW__TRANSIENT_RETRIES", "0"},
         {"ORCHESTRATOR_WORKFLOW__LEASE", "2s"},
     };
+    if (!operator_token) {
+        std::erase_if(setup.env, [](const auto& kv) {
+            return kv.first == "ORCHESTRATOR_IAM_CLIENTS__INITIAL_ACCESS_TOKEN";
+        });
+    }
     return setup;
 }
 
@@ -180,4 +189,19 @@ TEST_CASE("a deployment that failed on every site keeps no client: the keeper's 
     INFO(api.Log());
     CHECK(WaitUntil([&] { return ClientsOf(idp, id) == 0; }, 20));
     CHECK(api.Log().find("iam clients: registered") != std::string::npos);  // there was one to delete
+}
+
+TEST_CASE("without an operator token the owner's own access token registers the client, as at IAM", "[e2e][iam]") {
+    OidcProvider& idp = OidcProvider::Shared("alpha");
+    orch::sim::test::SiteSimProcess sim("");
+    AuthedOrchestrator api(Setup(idp, {{"SITE-UP", sim.Url("marathon")}}, /*operator_token=*/false));
+    const std::string bob = idp.UserToken("bob").access_token;
+    const std::string id = api.Create(bob, kTemplate);
+    const Json done = api.WaitFor(id, "CREATE_COMPLETE", bob, 60);
+    INFO(api.Log());
+    CHECK(done["cloudProviderName"] == "SITE-UP");
+    CHECK(ClientsOf(idp, id) == 1);
+    REQUIRE(api.Call("DELETE", "/deployments/" + id, bob).status == 204);
+    REQUIRE(WaitUntil([&] { return api.Call("GET", "/deployments/" + id, bob).status == 404; }, 60));
+    CHECK(WaitUntil([&] { return ClientsOf(idp, id) == 0; }, 10));
 }
