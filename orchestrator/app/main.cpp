@@ -135,13 +135,14 @@ int main(int argc, char** argv) {
     if (!http) {
         return Fail("HTTP client", http.error());
     }
-    // Requests made because a user asked (callbacks) go through the egress policy; requests to
-    // operator-configured endpoints (IAM, CMDB, sites) do not.
+    // Requests made because a user asked (callbacks, the imports and playbooks a template names,
+    // IAM client registrations) go through the egress policy; requests to operator-configured
+    // endpoints (IAM, CMDB, sites, monitoring) do not.
     http::ClientOptions user_directed;
     user_directed.egress = config->egress;
-    auto callback_http = http::MakeClient(user_directed);
-    if (!callback_http) {
-        return Fail("HTTP client", callback_http.error());
+    auto user_directed_http = http::MakeClient(user_directed);
+    if (!user_directed_http) {
+        return Fail("HTTP client", user_directed_http.error());
     }
     store::PgPool pool(config->database);
     store::PgDeploymentStore deployments(pool);
@@ -156,7 +157,7 @@ int main(int argc, char** argv) {
     if (!auth) {
         return Fail("auth configuration error", auth.error());
     }
-    auto template_wiring = app::MakeTemplateServices(config->tree, **http, clock);
+    auto template_wiring = app::MakeTemplateServices(config->tree, **user_directed_http, clock);
     if (!template_wiring) {
         return Fail("tosca configuration error", template_wiring.error());
     }
@@ -219,7 +220,7 @@ int main(int argc, char** argv) {
     // Per-deployment OAuth clients: registered through the egress policy, swept by any replica.
     store::PgIamClientStore iam_client_store(pool);
     auto iam_clients =
-        app::MakeIamClients(*iam_client_config, *auth, **callback_http, iam_client_store, workflow_store, clock);
+        app::MakeIamClients(*iam_client_config, *auth, **user_directed_http, iam_client_store, workflow_store, clock);
     if (!iam_clients) {
         return Fail("iam_clients configuration error", iam_clients.error());
     }
@@ -254,7 +255,7 @@ int main(int argc, char** argv) {
         metered_placer,
         metered_connectors,
         *credentials,
-        **callback_http,
+        **user_directed_http,
         clock,
         [](const domain::Deployment& d) { return api::DeploymentView(d, ""); },
         [](const tosca::DeploymentSpec& spec, const std::map<std::string, Json>& attrs) {

@@ -2,12 +2,14 @@
 
 namespace orch::app {
 
-Result<TemplateWiring> MakeTemplateServices(const ConfigTree& tree, http::Client& http, const Clock& clock) {
+Result<TemplateWiring> MakeTemplateServices(
+    const ConfigTree& tree, http::Client& user_directed_http, const Clock& clock
+) {
     auto tosca_options = tosca::EngineOptionsFromConfig(tree);
     if (!tosca_options) {
         return tosca_options.error();
     }
-    tosca_options->http_client = &http;
+    tosca_options->http_client = &user_directed_http;
     tosca_options->clock = &clock;
     // POST /deployments parses to validate, the workflow's first step parses the stored text
     // again: the cache turns the second parse into a copy (and serves repeated templates).

@@ -35,8 +35,11 @@ std::string MarathonTemplate() {
     return ReadFile(SharedDir() + "/tosca-corpus/indigo-dc-orchestrator/src/test/resources/tosca/marathon_app.yaml");
 }
 
-ApiHarness::ApiHarness(const std::string& name, const std::string& extra_yaml)
-    : process_(db_.dsn(), {}, WriteConfig(name, extra_yaml)), client_(std::move(*http::MakeClient({}))) {
+ApiHarness::ApiHarness(
+    const std::string& name, const std::string& extra_yaml, std::map<std::string, std::string> extra_env
+)
+    : process_(db_.dsn(), std::move(extra_env), WriteConfig(name, extra_yaml)),
+      client_(std::move(*http::MakeClient({}))) {
     REQUIRE(WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
 }
 

@@ -8,6 +8,7 @@
 #include <common/http_client.hpp>
 #include <common/json.hpp>
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -23,8 +24,13 @@ class ApiHarness {
     static constexpr const char* kLoopbackCallbacks = "egress:\n  allowed: [127.0.0.1]\n";
 
     /// `name` prefixes the folder holding the generated configuration; `extra_yaml` is appended
-    /// to it (top-level sections other than auth, tosca, placement and workflow).
-    explicit ApiHarness(const std::string& name, const std::string& extra_yaml = kLoopbackCallbacks);
+    /// to it (top-level sections other than auth, tosca, placement and workflow); `extra_env`
+    /// overrides keys of those too (ORCHESTRATOR_<SECTION>__<KEY>).
+    explicit ApiHarness(
+        const std::string& name,
+        const std::string& extra_yaml = kLoopbackCallbacks,
+        std::map<std::string, std::string> extra_env = {}
+    );
 
     http::ClientResponse Call(
         const std::string& method,

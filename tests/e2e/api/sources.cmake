@@ -2,6 +2,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/api_harness.cpp
   ${TEST_DIR}/contract_test.cpp
   ${TEST_DIR}/dropin_test.cpp
+  ${TEST_DIR}/import_egress_test.cpp
   ${TEST_DIR}/schedules_test.cpp
   ${TEST_DIR}/unknown_parameters_test.cpp
 )

@@ -20,8 +20,11 @@ struct TemplateWiring {
     std::unique_ptr<workflow::CachingTemplateService> templates;  ///< what the API and the workflow use
 };
 
-/// The engine from the tosca.* configuration (imports fetched with `http`), behind the template
-/// cache; the import cache reads time through `clock`. `http` and `clock` must outlive the result.
-Result<TemplateWiring> MakeTemplateServices(const ConfigTree& tree, http::Client& http, const Clock& clock);
+/// The engine from the tosca.* configuration, behind the template cache; the import cache reads
+/// time through `clock`. Imports are fetched with `user_directed_http`, the client behind the
+/// egress policy: a template's author chose those URLs. Both must outlive the result.
+Result<TemplateWiring> MakeTemplateServices(
+    const ConfigTree& tree, http::Client& user_directed_http, const Clock& clock
+);
 
 }  // namespace orch::app
