@@ -5,6 +5,26 @@
 
 namespace orch {
 
+namespace {
+
+// "line L, column C" of the 1-based byte offset `byte` (the library's count), in one linear pass.
+std::string Where(std::string_view text, std::size_t byte) {
+    const std::size_t end = std::min(byte == 0 ? 0 : byte - 1, text.size());
+    std::size_t line = 1;
+    std::size_t column = 1;
+    for (std::size_t i = 0; i < end; ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+}  // namespace
+
 Result<Json> ParseJson(std::string_view text, int max_depth) {
     // The SAX callback sees every nesting step, so deep documents are refused before they are built.
     int depth = 0;
@@ -24,13 +44,16 @@ Result<Json> ParseJson(std::string_view text, int max_depth) {
     }
     if (out.is_discarded()) {
         // Re-run with exceptions only to obtain the position; this is the error path.
+        // The message is ours: the library's text names its own exception ids and echoes input.
         try {
             [[maybe_unused]] const Json ignored = Json::parse(text.begin(), text.end());
         } catch (const Json::parse_error& e) {
-            return Error::InvalidArgument("malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what());
-        } catch (const Json::exception& e) {
+            return Error::InvalidArgument(
+                "malformed JSON at byte " + std::to_string(e.byte) + " (" + Where(text, e.byte) + ")"
+            );
+        } catch (const Json::exception&) {
             // e.g. out_of_range for a number like 1e99999 (found by tests/fuzz request_fuzz).
-            return Error::InvalidArgument(std::string("malformed JSON: ") + e.what());
+            return Error::InvalidArgument("malformed JSON: a number is out of range");
         }
         return Error::InvalidArgument("malformed JSON");
     }

@@ -47,6 +47,15 @@ TEST_CASE("ParseJson reports where the text breaks and refuses deep nesting", "[
     auto bad = orch::ParseJson("{\"a\": [1, 2,}");
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message.find("malformed JSON at byte") == 0);
+    // Our words only: the library's exception ids and its echo of the input stay out of messages.
+    auto second_line = orch::ParseJson("{\"a\": 1,\n  \"b\": tru}");
+    REQUIRE_FALSE(second_line);
+    CHECK(second_line.error().message.find("(line 2, column") != std::string::npos);
+    CHECK(second_line.error().message.find("json.exception") == std::string::npos);
+    CHECK(second_line.error().message.find("last read") == std::string::npos);
+    auto huge = orch::ParseJson("[1e99999]");
+    REQUIRE_FALSE(huge);
+    CHECK(huge.error().message == "malformed JSON: a number is out of range");
     std::string deep(200, '[');
     deep += std::string(200, ']');
     auto too_deep = orch::ParseJson(deep, 64);
