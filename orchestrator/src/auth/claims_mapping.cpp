@@ -136,4 +136,17 @@ void ApplyAdmin(const IssuerConfig& issuer, Principal& principal) {
     principal.admin = !issuer.admin_group.empty() && principal.InGroup(issuer.admin_group);
 }
 
+bool CarriesNul(const Principal& principal) {
+    const auto nul = [](std::string_view text) {
+        return text.find('\0') != std::string_view::npos;
+    };
+    const auto any_nul = [&](const std::optional<std::vector<std::string>>& list) {
+        return list && std::any_of(list->begin(), list->end(), nul);
+    };
+    return nul(principal.issuer) || nul(principal.subject) || nul(principal.preferred_username) ||
+           nul(principal.email) || nul(principal.client_id) || nul(principal.organisation) || nul(principal.token_id) ||
+           any_nul(principal.groups) || any_nul(principal.wlcg_groups) ||
+           std::any_of(principal.scopes.begin(), principal.scopes.end(), nul);
+}
+
 }  // namespace orch::auth

@@ -101,6 +101,9 @@ Result<Principal> OidcAuthenticator::Authenticate(std::string_view authorization
     }
     Verified stamp;
     auto principal = Verify(*token, stamp);
+    if (principal && CarriesNul(*principal)) {
+        principal = Invalid("a claim holds a NUL character");
+    }
     if (!principal) {
         ORCH_LOG_INFO(
             "authentication failed", {{"reason", principal.error().message}, {"token_sha256", TokenLogId(*token)}}

@@ -310,3 +310,19 @@ TEST_CASE("a token's cached principal ends when the token expires") {
     clock.Advance(std::chrono::seconds(100) + config.clock_skew);
     CHECK(Rejection(authenticator.Authenticate(header)) == "Invalid token: the token has expired");
 }
+
+TEST_CASE("a signed token whose claims hold a NUL is refused (401), wherever the NUL is") {
+    Rig rig;
+    const std::string nul("a\0b", 3);
+    for (const Json& claims : {
+             Merge(kFull, {{"sub", nul}}),
+             Merge(kFull, {{"preferred_username", nul}}),
+             Merge(kFull, {{"groups", {"users", nul}}}),
+             Merge(kFull, {{"scope", "openid " + nul}}),
+             Merge(kFull, {{"wlcg.groups", {nul}}}),
+         }) {
+        INFO(claims.dump());
+        CHECK(Rejection(rig.Auth(rig.idp.Mint("alpha", claims))).find("NUL") != std::string::npos);
+    }
+    CHECK(rig.Auth(rig.idp.Mint("alpha", kFull)));
+}

@@ -27,4 +27,8 @@ void ApplyUserinfo(const Json& answer, const IssuerConfig& issuer, Principal& pr
 /// Sets `admin` from the issuer's admin group.
 void ApplyAdmin(const IssuerConfig& issuer, Principal& principal);
 
+/// True when a text the principal carries holds a NUL: JSON's `\u0000` decodes to one, and no
+/// identity, group or scope may hold it (PostgreSQL text refuses it; names compare wrongly).
+bool CarriesNul(const Principal& principal);
+
 }  // namespace orch::auth
