@@ -1,12 +1,5 @@
 #include "test_support/gpu_marathon_site.hpp"
 
-#include "test_support/test_env.hpp"
-
-#include <common/uuid.hpp>
-
-#include <filesystem>
-#include <fstream>
-
 namespace orch::test {
 
 std::string GpuMarathonCatalogue(const std::string& marathon, const GpuSiteSize& size) {
@@ -61,24 +54,6 @@ topology_template:
             mem_size: 1 GB
             num_gpus: )" +
            std::to_string(gpus) + "\n";
-}
-
-std::string ToscaMirrorYaml() {
-    return "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": " + SharedDir() +
-           "/tosca-corpus/indigo-dc-tosca-types/refs/\n";
-}
-
-std::string WriteSiteFiles(const std::string& prefix, const std::string& catalogue, const std::string& sla) {
-    const std::string dir = BinaryDir() + "/" + prefix + RandomUuid().substr(0, 8);
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir + "/catalogue.yaml") << catalogue;
-    std::ofstream(dir + "/sla.yaml") << sla;
-    return dir;
-}
-
-std::string FilePlacementYaml(const std::string& dir) {
-    return "placement:\n  default_group: demo\n  catalogue: {type: file, path: " + dir +
-           "/catalogue.yaml}\n  sla: {type: file, path: " + dir + "/sla.yaml}\n";
 }
 
 }  // namespace orch::test

@@ -5,6 +5,7 @@
 // GET /quotas and /metrics; the busy one is left alone.
 #include "test_support/fixture_http_server.hpp"
 #include "test_support/gpu_marathon_site.hpp"
+#include "test_support/orchestrator_config.hpp"
 #include "test_support/process.hpp"
 #include "test_support/real_prometheus.hpp"
 #include "test_support/site_sim_process.hpp"
@@ -69,7 +70,7 @@ std::string WriteConfig(const std::string& marathon, const std::string& promethe
     const std::string dir =
         orch::test::WriteSiteFiles("e2e-idle-", orch::test::GpuMarathonCatalogue(marathon), orch::test::DemoGpuSla(8));
     std::ofstream(dir + "/orchestrator.yaml")
-        << orch::test::ToscaMirrorYaml() << orch::test::FilePlacementYaml(dir)
+        << orch::test::ToscaMirrorYaml() << orch::test::FilePlacementYaml(dir, "demo")
         << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n  max_poll: 500ms\n"
         // Short durations so the case fits in well under a minute: idle 4 s, then a 4 s notice.
         << "idle:\n  prometheus_url: " << prometheus << "\n  interval: 1s\n  groups:\n    demo:\n"

@@ -4,6 +4,7 @@
 // never get more than the quota, and a replica killed with -9 mid-admission leaks no reservation
 // (docs/admission.md). The database is read directly: the counters and claims are the truth.
 #include "test_support/gpu_marathon_site.hpp"
+#include "test_support/orchestrator_config.hpp"
 #include "test_support/process.hpp"
 #include "test_support/site_sim_process.hpp"
 #include "test_support/test_env.hpp"
@@ -60,7 +61,7 @@ std::string WriteConfig(const std::string& marathon) {
     std::ofstream(dir + "/orchestrator.yaml")
         << "log:\n  level: warn\n"
         << orch::test::ToscaMirrorYaml() << "server:\n  max_queued_requests: 4096\n"
-        << orch::test::FilePlacementYaml(dir)
+        << orch::test::FilePlacementYaml(dir, "demo")
         << "workflow:\n  lease: 2s\n  workers: 8\n  first_poll: 100ms\n  idle_poll: 50ms\n  max_poll: 500ms\n"
         << "  admission_retry: 2s\n";
     return dir + "/orchestrator.yaml";

@@ -3,6 +3,7 @@
 // what the group's admitted deployments hold in the database, so deleting one frees its GPUs and
 // the request waiting for them is admitted (docs/admission.md).
 #include "test_support/gpu_marathon_site.hpp"
+#include "test_support/orchestrator_config.hpp"
 #include "test_support/poll_deployment.hpp"
 #include "test_support/process.hpp"
 #include "test_support/site_sim_process.hpp"
@@ -34,7 +35,7 @@ std::string WriteConfig(const std::string& marathon) {
         "e2e-quota-", orch::test::GpuMarathonCatalogue(marathon), orch::test::DemoGpuSla(kQuotaGpus)
     );
     std::ofstream(dir + "/orchestrator.yaml")
-        << orch::test::ToscaMirrorYaml() << orch::test::FilePlacementYaml(dir)
+        << orch::test::ToscaMirrorYaml() << orch::test::FilePlacementYaml(dir, "demo")
         << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n  max_poll: 500ms\n  admission_retry: 200ms\n";
     return dir + "/orchestrator.yaml";
 }

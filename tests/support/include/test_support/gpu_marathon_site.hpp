@@ -23,15 +23,4 @@ std::string DemoGpuSla(int gpu_limit);
 /// A TOSCA template of one Marathon Docker app (1 CPU, 1 GB) asking `gpus` GPUs.
 std::string GpuMarathonApp(int gpus);
 
-/// The orchestrator.yaml section that reads the INDIGO TOSCA types from the shared mirror.
-std::string ToscaMirrorYaml();
-
-/// A fresh folder under the build directory, named `prefix` and a random suffix, holding
-/// catalogue.yaml and sla.yaml; returns the folder.
-std::string WriteSiteFiles(const std::string& prefix, const std::string& catalogue, const std::string& sla);
-
-/// The orchestrator.yaml section that places group demo's requests with the files of
-/// WriteSiteFiles(`dir`).
-std::string FilePlacementYaml(const std::string& dir);
-
 }  // namespace orch::test
