@@ -29,6 +29,51 @@ Transition FailedByRequest(const WorkflowState& st, const Attempt& attempt, cons
     return StartedAndFailed(st, attempt.seq, std::move(t));
 }
 
+// What the site's connector is asked to create: the template with this attempt's IAM clients
+// filled in (`clients`, when the template asks for any), on the candidate's target.
+connectors::DeployRequest DeployRequestFor(
+    const WorkflowState& st,
+    const tosca::DeploymentSpec& spec,
+    const placement::Candidate& candidate,
+    const std::optional<AttemptTemplate>& clients
+) {
+    connectors::DeployRequest request;
+    request.deployment_id = st.deployment.id;
+    request.spec = clients ? &clients->spec : &spec;
+    request.target = candidate.target;
+    request.placements = candidate.placements;
+    request.template_text = clients ? clients->text : st.deployment.template_text;
+    if (const auto& owner = st.deployment.owner) {
+        request.owner_issuer = owner->issuer;
+        request.owner_name = owner->name;
+        request.owner_email = owner->email;
+    }
+    return request;
+}
+
+// The site accepted the Create: the attempt runs and is polled from first_poll on.
+Transition Created(
+    const StepServices& s,
+    const Attempt& attempt,
+    const placement::Candidate& candidate,
+    const connectors::Handle& handle
+) {
+    Transition t;
+    t.task = domain::Task::kDeployer;
+    t.physical_id = handle.physical_id;
+    t.provider_name = candidate.provider_name;
+    t.provider_endpoint = candidate.endpoint;
+    t.handle = HandleToJson(handle);
+    t.resources_state = domain::NodeState::kCreating;
+    Attempt running = attempt;
+    running.outcome = domain::AttemptOutcome::kRunning;
+    running.handle = HandleToJson(handle);
+    t.finish_attempt = running;
+    t.next = NextJob{JobKind::kPoll, Json{{"seq", attempt.seq}, {"polls", 0}}, s.options.first_poll, true};
+    t.callback = true;
+    return t;
+}
+
 }  // namespace
 
 StepResult CreateOn(
@@ -79,17 +124,7 @@ StepResult CreateOn(
             NextSite(st, seq, "no connector for " + std::string(connectors::TargetKindName(candidate->target.kind)))
         ));
     }
-    connectors::DeployRequest request;
-    request.deployment_id = st.deployment.id;
-    request.spec = *clients ? &(*clients)->spec : &spec;
-    request.target = candidate->target;
-    request.placements = candidate->placements;
-    request.template_text = *clients ? (*clients)->text : st.deployment.template_text;
-    if (const auto& owner = st.deployment.owner) {
-        request.owner_issuer = owner->issuer;
-        request.owner_name = owner->name;
-        request.owner_email = owner->email;
-    }
+    connectors::DeployRequest request = DeployRequestFor(st, spec, *candidate, *clients);
     auto creds = s.credentials.For(request.target, st.deployment.owner);
     if (!creds) {
         return StepResult::Commit(
@@ -102,19 +137,7 @@ StepResult CreateOn(
         if (s.site_watcher != nullptr) {
             s.site_watcher->Watch(*handle);  // the site's notifications make the first poll due
         }
-        Transition t;
-        t.task = domain::Task::kDeployer;
-        t.physical_id = handle->physical_id;
-        t.provider_name = candidate->provider_name;
-        t.provider_endpoint = candidate->endpoint;
-        t.handle = HandleToJson(*handle);
-        t.resources_state = domain::NodeState::kCreating;
-        Attempt running = attempt;
-        running.outcome = domain::AttemptOutcome::kRunning;
-        running.handle = HandleToJson(*handle);
-        t.finish_attempt = running;
-        t.next = NextJob{JobKind::kPoll, Json{{"seq", seq}, {"polls", 0}}, s.options.first_poll, true};
-        t.callback = true;
+        Transition t = Created(s, attempt, *candidate, *handle);
         progress::AttemptStarted(
             t, st, seq, s.site_versions != nullptr ? s.site_versions->VersionOf(*connector, request.target) : ""
         );

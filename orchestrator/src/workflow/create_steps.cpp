@@ -33,6 +33,83 @@ Transition FailOnAttempt(const WorkflowState& st, int seq, const std::string& re
     return t;
 }
 
+// The site reports the deployment ready: its outputs, its resources started, the attempt
+// succeeded, and the health watch begins (when self-healing watches).
+Transition Ready(
+    StepServices& s,
+    const WorkflowState& st,
+    const tosca::DeploymentSpec& spec,
+    const connectors::Observation& obs,
+    int seq,
+    Transition t
+) {
+    t.status = domain::Status::kCreateComplete;
+    t.task = domain::Task::kNone;
+    ReadyOutputs outputs = OutputsOf(s, spec, obs);
+    t.outputs = std::move(outputs.values);
+    t.status_reason = std::move(outputs.note);
+    t.resources_state = domain::NodeState::kStarted;
+    t.resource_changes = InstanceChanges(obs.instances, domain::NodeState::kStarted);
+    Attempt done;
+    done.seq = seq;
+    done.outcome = domain::AttemptOutcome::kSucceeded;
+    t.finish_attempt = done;
+    progress::AttemptEnded(t, st, seq, done.outcome, "");
+    t.callback = true;
+    if (auto watch = WatchHealth(s.options)) {
+        t.side_jobs.push_back(std::move(*watch));
+    }
+    return t;
+}
+
+// What a poll of attempt `seq` observed on its site (through `handle`).
+struct Polled {
+    int seq;
+    const connectors::Observation& obs;
+    const connectors::Handle& handle;
+};
+
+// The site is still creating: the next poll is queued (the site's notifications may make it due
+// sooner), unless the application has said it cannot start for crash_loop_timeout: then the
+// next site.
+StepResult StillCreating(
+    StepServices& s,
+    const WorkflowState& st,
+    const Job& job,
+    const Polled& polled,
+    progress::SiteLogCursor& cursor,
+    Transition t
+) {
+    const int seq = polled.seq;
+    const connectors::Observation& obs = polled.obs;
+    const int polls = job.payload.value("polls", 0);
+    Json next{{"seq", seq}, {"polls", polls + 1}};
+    if (obs.cannot_start) {
+        // Since when the site has said so, across polls (and replicas: it is in the job).
+        const auto now_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now().time_since_epoch()).count();
+        const std::int64_t since = job.payload.value("cannot_start_since_ms", now_ms);
+        if (std::chrono::milliseconds(now_ms - since) >= s.options.crash_loop_timeout) {
+            return StepResult::Commit(
+                NextSite(st, seq, "The application cannot start: " + obs.site_message.value_or(obs.reason))
+            );
+        }
+        next["cannot_start_since_ms"] = since;
+    }
+    t.resource_changes = InstanceChanges(obs.instances, std::nullopt);
+    // What the site said last rides in the poll's payload: one event per change.
+    const std::string said = job.payload.value("said", std::string());
+    const std::string message = obs.site_message.value_or(obs.reason);
+    progress::StillInProgress(t, st, seq, polls, message, said);
+    next["said"] = message.empty() ? said : message;
+    progress::CursorTo(cursor, next);
+    if (s.site_watcher != nullptr) {
+        s.site_watcher->Watch(polled.handle);
+    }
+    t.next = NextJob{JobKind::kPoll, std::move(next), PollDelay(s.options, polls + 1), true};
+    return StepResult::Commit(std::move(t));
+}
+
 }  // namespace
 
 StepResult Deploy(StepServices& s, const Job& job, const CancelToken& cancel) {
@@ -71,7 +148,6 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
     }
     const WorkflowState& st = **loaded;
     const int seq = job.payload.value("seq", st.candidate_index);
-    const int polls = job.payload.value("polls", 0);
     if (seq < 0 || static_cast<std::size_t>(seq) >= st.attempts.size()) {
         return StepResult::Commit(FailCreate(st, "internal: attempt " + std::to_string(seq) + " not found"));
     }
@@ -115,52 +191,10 @@ StepResult Poll(StepServices& s, const Job& job, const CancelToken& cancel) {
     progress::SiteLogCursor cursor = progress::CursorFrom(job.payload);
     t.append_log = progress::NewSiteLog(obs.log, cursor);
     switch (obs.phase) {
-        case connectors::Phase::kReady: {
-            t.status = domain::Status::kCreateComplete;
-            t.task = domain::Task::kNone;
-            ReadyOutputs outputs = OutputsOf(s, *spec, obs);
-            t.outputs = std::move(outputs.values);
-            t.status_reason = std::move(outputs.note);
-            t.resources_state = domain::NodeState::kStarted;
-            t.resource_changes = InstanceChanges(obs.instances, domain::NodeState::kStarted);
-            Attempt done;
-            done.seq = seq;
-            done.outcome = domain::AttemptOutcome::kSucceeded;
-            t.finish_attempt = done;
-            progress::AttemptEnded(t, st, seq, done.outcome, "");
-            t.callback = true;
-            if (auto watch = WatchHealth(s.options)) {
-                t.side_jobs.push_back(std::move(*watch));
-            }
-            return StepResult::Commit(std::move(t));
-        }
-        case connectors::Phase::kInProgress: {
-            Json next{{"seq", seq}, {"polls", polls + 1}};
-            if (obs.cannot_start) {
-                // Since when the site has said so, across polls (and replicas: it is in the job).
-                const auto now_ms =
-                    std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now().time_since_epoch()).count();
-                const std::int64_t since = job.payload.value("cannot_start_since_ms", now_ms);
-                if (std::chrono::milliseconds(now_ms - since) >= s.options.crash_loop_timeout) {
-                    return StepResult::Commit(
-                        NextSite(st, seq, "The application cannot start: " + obs.site_message.value_or(obs.reason))
-                    );
-                }
-                next["cannot_start_since_ms"] = since;
-            }
-            t.resource_changes = InstanceChanges(obs.instances, std::nullopt);
-            // What the site said last rides in the poll's payload: one event per change.
-            const std::string said = job.payload.value("said", std::string());
-            const std::string message = obs.site_message.value_or(obs.reason);
-            progress::StillInProgress(t, st, seq, polls, message, said);
-            next["said"] = message.empty() ? said : message;
-            progress::CursorTo(cursor, next);
-            if (s.site_watcher != nullptr) {
-                s.site_watcher->Watch(*with_creds);
-            }
-            t.next = NextJob{JobKind::kPoll, std::move(next), PollDelay(s.options, polls + 1), true};
-            return StepResult::Commit(std::move(t));
-        }
+        case connectors::Phase::kReady:
+            return StepResult::Commit(Ready(s, st, *spec, obs, seq, std::move(t)));
+        case connectors::Phase::kInProgress:
+            return StillCreating(s, st, job, {seq, obs, *with_creds}, cursor, std::move(t));
         case connectors::Phase::kFailed:
             if (obs.failure == connectors::FailureKind::kUserError) {
                 return StepResult::Commit(FailOnAttempt(st, seq, obs.reason));
