@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <utility>
 
 namespace orch::test {
 namespace {
@@ -102,7 +103,7 @@ Result<placement::PlacementDecision> FakePlacer::Place(const placement::Placemen
 
 void FakeConnector::SetBehaviour(const std::string& site, FakeSiteBehaviour behaviour) {
     const std::lock_guard lock(mutex_);
-    behaviour_[site] = behaviour;
+    behaviour_[site] = std::move(behaviour);
 }
 
 void FakeConnector::Forget(const std::string& site) {

@@ -1,6 +1,8 @@
 // The in-memory workflow store's callback outbox (pg_callback_outbox.cpp's fake).
 #include "test_support/in_memory_stores.hpp"
 
+#include <orchestrator/workflow/lease_lost.hpp>
+
 #include <algorithm>
 
 namespace orch::test {
@@ -9,7 +11,7 @@ namespace {
 using Lock = std::lock_guard<std::mutex>;
 
 // As the PostgreSQL outbox answers a delivery whose claim lapsed.
-const Error kLeaseLost = Error::Conflict("job lease lost");
+using workflow::kLeaseLost;
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include "test_support/in_memory_stores.hpp"
 
 #include <orchestrator/workflow/admission_queue.hpp>
+#include <orchestrator/workflow/lease_lost.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +16,7 @@ namespace {
 using DStatus = domain::Status;
 using Lock = std::lock_guard<std::mutex>;
 
-const Error kLeaseLost = Error::Conflict("job lease lost");
+using workflow::kLeaseLost;
 
 void ApplyDeployment(InMemoryDatabase::Row& row, const workflow::Transition& t, domain::TimePoint now) {
     auto& d = row.deployment;

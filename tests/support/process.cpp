@@ -6,7 +6,7 @@
 #include <common/uuid.hpp>
 
 #include <fcntl.h>
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX sigprocmask
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,10 +32,13 @@ int DecodeStatus(int status) {
 }  // namespace
 
 ChildProcess::ChildProcess(
-    std::string program, std::vector<std::string> args, std::map<std::string, std::string> env, std::string log_path
+    std::string program,
+    std::vector<std::string> args,
+    const std::map<std::string, std::string>& env,
+    std::string log_path
 )
     : log_path_(std::move(log_path)) {
-    std::vector<std::string> argv_store{program};
+    std::vector<std::string> argv_store{std::move(program)};
     argv_store.insert(argv_store.end(), args.begin(), args.end());
     pid_ = ::fork();
     if (pid_ < 0) {
@@ -57,6 +60,7 @@ ChildProcess::ChildProcess(
             ::setenv(key.c_str(), value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe): single-threaded child
         }
         std::vector<char*> argv;
+        argv.reserve(argv_store.size() + 1);
         for (auto& a : argv_store) {
             argv.push_back(a.data());
         }
@@ -162,7 +166,7 @@ std::vector<std::string> ConfigArgs(const std::string& config_file) {
 }  // namespace
 
 OrchestratorProcess::OrchestratorProcess(
-    const std::string& db_url, std::map<std::string, std::string> extra_env, std::string config_file
+    const std::string& db_url, std::map<std::string, std::string> extra_env, const std::string& config_file
 )
     : port_(FreePort()),
       process_(

@@ -1,12 +1,13 @@
 // The workflow store's callback outbox: deliveries claimed under a lease, finished or retried.
 #include "orchestrator/store/pg_workflow_store.hpp"
+#include "orchestrator/workflow/lease_lost.hpp"
 #include "pg_rows.hpp"
 
 namespace orch::store {
 namespace {
 
 // A delivery whose claim lapsed (another claimer holds it now), as the job fence says it.
-const Error kLeaseLost = Error::Conflict("job lease lost");
+using workflow::kLeaseLost;
 
 }  // namespace
 

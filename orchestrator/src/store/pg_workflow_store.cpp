@@ -2,6 +2,7 @@
 
 #include "common/uuid.hpp"
 #include "orchestrator/workflow/admission_queue.hpp"
+#include "orchestrator/workflow/lease_lost.hpp"
 #include "pg_admission.hpp"
 #include "pg_outbox.hpp"
 #include "pg_rows.hpp"
@@ -12,7 +13,7 @@ namespace {
 using workflow::Job;
 using workflow::Transition;
 
-const Error kLeaseLost = Error::Conflict("job lease lost");
+using workflow::kLeaseLost;
 
 // The fence: the job must still exist and be leased to us; locks it for the transaction.
 bool HoldsLease(pqxx::work& tx, const Job& job, const std::string& owner) {

@@ -9,6 +9,10 @@ set(SOURCES
   ${AREA_DIR}/job_kind.cpp
   ${AREA_DIR}/steps_common.cpp
   ${AREA_DIR}/create_steps.cpp
+  ${AREA_DIR}/place_step.cpp
+  ${AREA_DIR}/sla_moves.cpp
+  ${AREA_DIR}/provider_tries.cpp
+  ${AREA_DIR}/create_attempt.cpp
   ${AREA_DIR}/delete_steps.cpp
   ${AREA_DIR}/self_heal_steps.cpp
   ${AREA_DIR}/change_steps.cpp

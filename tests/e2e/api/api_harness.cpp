@@ -1,44 +1,21 @@
 #include "api_harness.hpp"
 
+#include "test_support/orchestrator_config.hpp"
 #include "test_support/poll_deployment.hpp"
-
-#include <common/uuid.hpp>
 
 #include <catch2/catch.hpp>
 
-#include <filesystem>
-#include <fstream>
 #include <thread>
 
 namespace orch::test {
-namespace {
-
-std::string WriteConfig(const std::string& name, const std::string& extra_yaml) {
-    const std::string dir = BinaryDir() + "/" + name + "-" + RandomUuid().substr(0, 8);
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir + "/catalogue.yaml") << "providers: []\n";
-    std::ofstream(dir + "/sla.yaml") << "{}\n";
-    std::ofstream(dir + "/orchestrator.yaml")
-        << "auth:\n  mode: disabled\n"
-        << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": " << SharedDir()
-        << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
-        << "placement:\n  catalogue: {type: file, path: " << dir
-        << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
-        << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n"
-        << extra_yaml;
-    return dir + "/orchestrator.yaml";
-}
-
-}  // namespace
-
 std::string MarathonTemplate() {
     return ReadFile(SharedDir() + "/tosca-corpus/indigo-dc-orchestrator/src/test/resources/tosca/marathon_app.yaml");
 }
 
 ApiHarness::ApiHarness(
-    const std::string& name, const std::string& extra_yaml, std::map<std::string, std::string> extra_env
+    const std::string& name, const std::string& extra_yaml, const std::map<std::string, std::string>& extra_env
 )
-    : process_(db_.dsn(), std::move(extra_env), WriteConfig(name, extra_yaml)),
+    : process_(db_.dsn(), extra_env, WriteNoSiteConfig(name + "-", extra_yaml)),
       client_(std::move(*http::MakeClient({}))) {
     REQUIRE(WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
 }

@@ -29,7 +29,7 @@ class ApiHarness {
     explicit ApiHarness(
         const std::string& name,
         const std::string& extra_yaml = kLoopbackCallbacks,
-        std::map<std::string, std::string> extra_env = {}
+        const std::map<std::string, std::string>& extra_env = {}
     );
 
     http::ClientResponse Call(

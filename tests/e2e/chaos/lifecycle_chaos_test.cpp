@@ -9,6 +9,7 @@
 #include "chaos_rig.hpp"
 #include "test_support/elastic_cluster_template.hpp"
 #include "test_support/fixture_http_server.hpp"
+#include "test_support/gpu_marathon_site.hpp"
 #include "test_support/real_prometheus.hpp"
 
 #include <catch2/catch.hpp>
@@ -95,30 +96,6 @@ std::string TopLevel(const std::string& prometheus_url) {
            "\"\n  interval: 1s\n  sustain: 2s\n  cooldown: 3s\n  scale_out_above: 0\n  scale_in_below: 0\n"
            "  jobs_per_worker: 1\n  max_step: 2\n";
 }
-
-// A Marathon app holding two GPUs (the idle one).
-constexpr char kGpuApp[] = R"(tosca_definitions_version: tosca_simple_yaml_1_0
-imports:
-  - indigo_custom_types: https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml
-topology_template:
-  node_templates:
-    app:
-      type: tosca.nodes.indigo.Container.Application.Docker.Marathon
-      artifacts:
-        image:
-          file: tensorflow/tensorflow:latest-gpu
-          type: tosca.artifacts.Deployment.Image.Container.Docker
-      requirements:
-        - host: Docker
-    Docker:
-      type: tosca.nodes.indigo.Container.Runtime.Docker
-      capabilities:
-        host:
-          properties:
-            num_cpus: 1.0
-            mem_size: 1 GB
-            num_gpus: 2
-)";
 
 constexpr const char* kElasticCluster = orch::test::kElasticClusterTemplate;
 
@@ -279,7 +256,7 @@ TEST_CASE(
          {"parameters", {{"docker_image", "deephdc/deep-oc-generic"}, {"num_gpus", 1}}},
          {"userGroup", "e2e"}}
     );
-    const std::string idle = create({{"template", kGpuApp}, {"userGroup", "gpu"}});
+    const std::string idle = create({{"template", orch::test::GpuMarathonApp(2)}, {"userGroup", "gpu"}});
     const std::string cluster = create({{"template", kElasticCluster}});
     for (const auto& [id, site] :
          std::vector<std::pair<std::string, std::string>>{{heal, "SITE-A"}, {idle, "SITE-B"}, {cluster, "IM-A"}}) {

@@ -4,6 +4,8 @@
 // adds). The idle one is notified, then stopped after the notice period; its GPU-hours appear in
 // GET /quotas and /metrics; the busy one is left alone.
 #include "test_support/fixture_http_server.hpp"
+#include "test_support/gpu_marathon_site.hpp"
+#include "test_support/orchestrator_config.hpp"
 #include "test_support/process.hpp"
 #include "test_support/real_prometheus.hpp"
 #include "test_support/site_sim_process.hpp"
@@ -11,13 +13,11 @@
 
 #include <common/http_client.hpp>
 #include <common/json.hpp>
-#include <common/uuid.hpp>
 
 #include <catch2/catch.hpp>
 #include <pqxx/pqxx>
 
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -32,58 +32,6 @@ const char* kSimConfig = R"(mesos_agents:
   - {hostname: gpu-agent-1.sim, cpus: 32, mem_mb: 131072, disk_mb: 500000, gpus: 8}
 timing: {task_start: 0.2, kill: 0.2}
 )";
-
-std::string Catalogue(const std::string& marathon) {
-    return "providers:\n"
-           "  - id: SIM-A\n    name: sim-a\n    services:\n"
-           "      SIM-A_mesos:\n        service_type: eu.indigo-datacloud.mesos\n        endpoint: " +
-           marathon +
-           "\n"
-           "        type: compute\n        iam_enabled: false\n"
-           "        properties: {gpu_support: true, gpu_vendor: nvidia, num_gpus: 8, num_cpus: 32, mem_total: 131072}\n"
-           "      SIM-A_marathon:\n        service_type: eu.indigo-datacloud.marathon\n        endpoint: " +
-           marathon +
-           "\n"
-           "        type: compute\n        iam_enabled: false\n        service_parent_id: SIM-A_mesos\n"
-           "        properties: {gpu_support: true, gpu_vendor: nvidia, load_balancer_ips: [127.0.0.1]}\n";
-}
-
-std::string Slas() {
-    return "demo:\n"
-           "  preferences:\n"
-           "    - customer: demo\n"
-           "      preferences:\n"
-           "        - service_type: compute\n"
-           "          priority: [{sla_id: sla-a, service_id: SIM-A_marathon, weight: 1.0}]\n"
-           "  sla:\n"
-           "    - {id: sla-a, customer: demo, provider: SIM-A, services: [{type: computing, service_id: "
-           "SIM-A_marathon, targets: [{type: num_gpus, restrictions: {total_limit: 8}}]}]}\n";
-}
-
-std::string GpuApp() {
-    return R"(tosca_definitions_version: tosca_simple_yaml_1_0
-imports:
-  - indigo_custom_types: https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml
-topology_template:
-  node_templates:
-    app:
-      type: tosca.nodes.indigo.Container.Application.Docker.Marathon
-      artifacts:
-        image:
-          file: tensorflow/tensorflow:latest-gpu
-          type: tosca.artifacts.Deployment.Image.Container.Docker
-      requirements:
-        - host: Docker
-    Docker:
-      type: tosca.nodes.indigo.Container.Runtime.Docker
-      capabilities:
-        host:
-          properties:
-            num_cpus: 1.0
-            mem_size: 1 GB
-            num_gpus: 2
-)";
-}
 
 // The series the fixture exporter publishes: one per GPU of each deployment, as dcgm-exporter
 // labels them, plus the deployment-id label the site adds.
@@ -119,15 +67,10 @@ class DcgmExporter {
 };
 
 std::string WriteConfig(const std::string& marathon, const std::string& prometheus) {
-    const std::string dir = orch::test::BinaryDir() + "/e2e-idle-" + orch::RandomUuid().substr(0, 8);
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir + "/catalogue.yaml") << Catalogue(marathon);
-    std::ofstream(dir + "/sla.yaml") << Slas();
+    const std::string dir =
+        orch::test::WriteSiteFiles("e2e-idle-", orch::test::GpuMarathonCatalogue(marathon), orch::test::DemoGpuSla(8));
     std::ofstream(dir + "/orchestrator.yaml")
-        << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": "
-        << orch::test::SharedDir() << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
-        << "placement:\n  default_group: demo\n  catalogue: {type: file, path: " << dir
-        << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
+        << orch::test::ToscaMirrorYaml() << orch::test::FilePlacementYaml(dir, "demo")
         << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n  max_poll: 500ms\n"
         // Short durations so the case fits in well under a minute: idle 4 s, then a 4 s notice.
         << "idle:\n  prometheus_url: " << prometheus << "\n  interval: 1s\n  groups:\n    demo:\n"
@@ -159,7 +102,9 @@ class IdleSite {
     }
 
     std::string Create() {
-        const auto res = Call("POST", "/deployments", Json{{"template", GpuApp()}, {"userGroup", "demo"}}.dump());
+        const auto res = Call(
+            "POST", "/deployments", Json{{"template", orch::test::GpuMarathonApp(2)}, {"userGroup", "demo"}}.dump()
+        );
         INFO(res.body);
         REQUIRE(res.status == 201);
         return Json::parse(res.body)["uuid"];

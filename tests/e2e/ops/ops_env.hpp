@@ -2,6 +2,7 @@
 // with no sites (so a create ends CREATE_FAILED by placement, which is all these tests need).
 #pragma once
 
+#include "test_support/orchestrator_config.hpp"
 #include "test_support/process.hpp"
 #include "test_support/test_env.hpp"
 
@@ -22,26 +23,11 @@ inline std::string MarathonTemplate() {
     return ReadFile(SharedDir() + "/tosca-corpus/indigo-dc-orchestrator/src/test/resources/tosca/marathon_app.yaml");
 }
 
-inline std::string WriteOpsConfig(const std::string& extra = "") {
-    const std::string dir = BinaryDir() + "/ops-" + RandomUuid().substr(0, 8);
-    std::system(("mkdir -p " + dir).c_str());  // NOLINT(concurrency-mt-unsafe,cert-env33-c): test setup
-    std::ofstream(dir + "/catalogue.yaml") << "providers: []\n";
-    std::ofstream(dir + "/sla.yaml") << "{}\n";
-    std::ofstream(dir + "/orchestrator.yaml")
-        << "auth:\n  mode: disabled\n"
-        << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": " << SharedDir()
-        << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
-        << "placement:\n  catalogue: {type: file, path: " << dir
-        << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
-        << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n"
-        << extra;
-    return dir + "/orchestrator.yaml";
-}
-
 class OpsApi {
    public:
     explicit OpsApi(const std::string& extra_config = "", std::map<std::string, std::string> env = {})
-        : process_(db_.dsn(), std::move(env), WriteOpsConfig(extra_config)), client_(std::move(*http::MakeClient({}))) {
+        : process_(db_.dsn(), std::move(env), WriteNoSiteConfig("ops-", extra_config)),
+          client_(std::move(*http::MakeClient({}))) {
         REQUIRE(WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
     }
 

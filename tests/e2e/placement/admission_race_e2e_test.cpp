@@ -3,13 +3,14 @@
 // quota can stop an admission. Hundreds of concurrent creates race for the group's last GPUs and
 // never get more than the quota, and a replica killed with -9 mid-admission leaks no reservation
 // (docs/admission.md). The database is read directly: the counters and claims are the truth.
+#include "test_support/gpu_marathon_site.hpp"
+#include "test_support/orchestrator_config.hpp"
 #include "test_support/process.hpp"
 #include "test_support/site_sim_process.hpp"
 #include "test_support/test_env.hpp"
 
 #include <common/http_client.hpp>
 #include <common/json.hpp>
-#include <common/uuid.hpp>
 
 #include <catch2/catch.hpp>
 #include <pqxx/pqxx>
@@ -19,7 +20,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <mutex>
@@ -45,71 +45,23 @@ const char* kSimConfig = R"(mesos_agents:
 timing: {task_start: 0.2, kill: 0.2}
 )";
 
-std::string Catalogue(const std::string& marathon) {
-    return "providers:\n"
-           "  - id: SIM-A\n    name: sim-a\n    services:\n"
-           "      SIM-A_mesos:\n        service_type: eu.indigo-datacloud.mesos\n        endpoint: " +
-           marathon +
-           "\n        type: compute\n        iam_enabled: false\n"
-           "        properties: {gpu_support: true, gpu_vendor: nvidia, num_gpus: 20, num_cpus: 8000, "
-           "mem_total: 16000000}\n"
-           "      SIM-A_marathon:\n        service_type: eu.indigo-datacloud.marathon\n        endpoint: " +
-           marathon +
-           "\n        type: compute\n        iam_enabled: false\n        service_parent_id: SIM-A_mesos\n"
-           "        properties: {gpu_support: true, gpu_vendor: nvidia, load_balancer_ips: [127.0.0.1]}\n";
-}
-
-std::string Slas() {
-    return "demo:\n  preferences:\n    - customer: demo\n      preferences:\n"
-           "        - service_type: compute\n"
-           "          priority: [{sla_id: sla-a, service_id: SIM-A_marathon, weight: 1.0}]\n"
-           "  sla:\n"
-           "    - {id: sla-a, customer: demo, provider: SIM-A, services: [{type: computing, service_id: "
-           "SIM-A_marathon, targets: [{type: num_gpus, restrictions: {total_limit: " +
-           std::to_string(kQuotaGpus) + "}}]}]}\n";
-}
-
 std::string GpuAppBody(int gpus) {
-    const std::string tosca = R"(tosca_definitions_version: tosca_simple_yaml_1_0
-imports:
-  - indigo_custom_types: https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml
-topology_template:
-  node_templates:
-    app:
-      type: tosca.nodes.indigo.Container.Application.Docker.Marathon
-      artifacts:
-        image:
-          file: tensorflow/tensorflow:latest-gpu
-          type: tosca.artifacts.Deployment.Image.Container.Docker
-      requirements:
-        - host: Docker
-    Docker:
-      type: tosca.nodes.indigo.Container.Runtime.Docker
-      capabilities:
-        host:
-          properties:
-            num_cpus: 1.0
-            mem_size: 1 GB
-            num_gpus: )" + std::to_string(gpus) +
-                              "\n";
-    return Json{{"template", tosca}}.dump();
+    return Json{{"template", orch::test::GpuMarathonApp(gpus)}}.dump();
 }
 
 // Queued requests retry every 2 s: often enough to see progress, rarely enough that a thousand of
 // them do not keep two shared cores busy. A 2 s lease lets the survivor take a killed replica's
 // jobs over quickly.
 std::string WriteConfig(const std::string& marathon) {
-    const std::string dir = orch::test::BinaryDir() + "/e2e-admission-" + orch::RandomUuid().substr(0, 8);
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir + "/catalogue.yaml") << Catalogue(marathon);
-    std::ofstream(dir + "/sla.yaml") << Slas();
+    const std::string dir = orch::test::WriteSiteFiles(
+        "e2e-admission-",
+        orch::test::GpuMarathonCatalogue(marathon, {.gpus = 20, .cpus = 8000, .mem_mb = 16000000}),
+        orch::test::DemoGpuSla(kQuotaGpus)
+    );
     std::ofstream(dir + "/orchestrator.yaml")
         << "log:\n  level: warn\n"
-        << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": "
-        << orch::test::SharedDir() << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
-        << "server:\n  max_queued_requests: 4096\n"
-        << "placement:\n  default_group: demo\n  catalogue: {type: file, path: " << dir
-        << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
+        << orch::test::ToscaMirrorYaml() << "server:\n  max_queued_requests: 4096\n"
+        << orch::test::FilePlacementYaml(dir, "demo")
         << "workflow:\n  lease: 2s\n  workers: 8\n  first_poll: 100ms\n  idle_poll: 50ms\n  max_poll: 500ms\n"
         << "  admission_retry: 2s\n";
     return dir + "/orchestrator.yaml";

@@ -164,6 +164,7 @@ void AdmissionRace(const Factory& make) {
     auto f = make();
     constexpr int kRacers = 8;
     std::vector<std::string> ids;
+    ids.reserve(kRacers);
     for (int i = 0; i < kRacers; ++i) {
         ids.push_back(Add(*f, {.owner = kAlice, .group = "g"}));
     }

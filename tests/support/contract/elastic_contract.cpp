@@ -96,6 +96,7 @@ void ElasticState(const Factory& make) {
     // Two sweeps racing for one turn: exactly one gets it.
     std::atomic<int> won{0};
     std::vector<std::thread> racers;
+    racers.reserve(4);
     for (int i = 0; i < 4; ++i) {
         racers.emplace_back([&] {
             auto turn = f->elastic().ClaimTurn(running, t0 + seconds(60), seconds(10));

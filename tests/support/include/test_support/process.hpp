@@ -14,7 +14,10 @@ namespace orch::test {
 class ChildProcess {
    public:
     ChildProcess(
-        std::string program, std::vector<std::string> args, std::map<std::string, std::string> env, std::string log_path
+        std::string program,
+        std::vector<std::string> args,
+        const std::map<std::string, std::string>& env,
+        std::string log_path
     );
     ~ChildProcess();
     ChildProcess(const ChildProcess&) = delete;
@@ -39,7 +42,9 @@ class ChildProcess {
 class OrchestratorProcess {
    public:
     explicit OrchestratorProcess(
-        const std::string& db_url, std::map<std::string, std::string> extra_env = {}, std::string config_file = ""
+        const std::string& db_url,
+        std::map<std::string, std::string> extra_env = {},
+        const std::string& config_file = ""
     );
     int port() const { return port_; }
     std::string BaseUrl() const { return "http://127.0.0.1:" + std::to_string(port_); }
