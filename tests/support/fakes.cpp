@@ -111,6 +111,11 @@ void FakeConnector::Forget(const std::string& site) {
     std::erase_if(live_, [&](const std::string& key) { return key.rfind(site + "/", 0) == 0; });
 }
 
+void FakeConnector::MakeLate(const std::string& site, const std::string& deployment_id) {
+    const std::lock_guard lock(mutex_);
+    live_.insert(Key(site, deployment_id));
+}
+
 connectors::ConnectorResult<connectors::Handle> FakeConnector::Create(const connectors::DeployRequest& request) {
     FakeSiteBehaviour b;
     const std::string key = Key(request.target.site_id, request.deployment_id);

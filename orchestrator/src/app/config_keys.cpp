@@ -68,6 +68,8 @@ std::set<std::string> AppConfigKeys() {
         "workflow.callback_max_backoff",
         "workflow.callback_max_age",
         "workflow.connector_call_timeout",
+        "workflow.late_sweeps",
+        "workflow.late_sweep_interval",
         "workflow.default_provider_timeout_mins",
         "deployments.deleted_retention",
         "events.retention",

@@ -97,6 +97,12 @@ Status ParseWorkflowConfig(const ConfigTree& t, workflow::EngineOptions& e, work
     ORCH_ASSIGN_OR_RETURN(
         s.create_call_timeout, t.GetDuration("workflow.connector_call_timeout", s.create_call_timeout)
     );
+    ORCH_ASSIGN_OR_RETURN(const auto sweeps, t.GetInt("workflow.late_sweeps", s.late_sweeps, 0, 20));
+    s.late_sweeps = static_cast<int>(sweeps);
+    ORCH_ASSIGN_OR_RETURN(s.late_sweep_interval, t.GetDuration("workflow.late_sweep_interval", s.late_sweep_interval));
+    if (s.late_sweep_interval < std::chrono::seconds(1)) {
+        return Error::InvalidArgument("config key 'workflow.late_sweep_interval': must be at least 1s");
+    }
     ORCH_ASSIGN_OR_RETURN(
         const auto provider,
         t.GetInt("workflow.default_provider_timeout_mins", s.default_provider_timeout_mins, 1, 1'000'000)

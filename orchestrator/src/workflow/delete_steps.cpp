@@ -2,6 +2,8 @@
 #include "create_steps.hpp"
 #include "iam_client_steps.hpp"
 
+#include <algorithm>
+
 namespace orch::workflow::steps {
 namespace {
 
@@ -65,16 +67,43 @@ Result<std::optional<WorkflowState>> LoadFor(StepServices& s, const Job& job) {
     return s.store.Load(job.deployment_id);
 }
 
+// The next look at attempt `a`'s site after it was found empty, if one is still due.
+std::optional<NextJob> NextVerify(StepServices& s, const Job& job, const Attempt& a) {
+    const bool verify = job.payload.value("verify", false);
+    const int swept = verify ? job.payload.value("sweeps", 0) : 0;
+    // A Create still running elsewhere when we deleted could re-create objects: look once more
+    // after the longest a connector call can take.
+    const auto age = s.clock.now() - a.started_at;
+    if (age < s.options.create_call_timeout && !verify) {
+        const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(s.options.create_call_timeout - age);
+        return NextJob{JobKind::kCleanup, Json{{"seq", a.seq}, {"verify", true}, {"sweeps", 0}}, wait, false};
+    }
+    // The site itself may finish a create long after that (a late Nova server): a few more
+    // sweeps, spaced, then none (bounded work per failed attempt).
+    if (swept < s.options.late_sweeps) {
+        return NextJob{
+            JobKind::kCleanup,
+            Json{{"seq", a.seq}, {"verify", true}, {"sweeps", swept + 1}},
+            s.options.late_sweep_interval,
+            false};
+    }
+    return std::nullopt;
+}
+
+// True when an attempt after `a` that is not cleaned runs on `a`'s service: its objects carry
+// the names `a`'s would, so sweeping `a`'s site again would delete the live deployment's.
+bool LaterOnSameService(const WorkflowState& st, const Attempt& a) {
+    return std::any_of(st.attempts.begin(), st.attempts.end(), [&](const Attempt& other) {
+        return other.seq > a.seq && !other.cleaned && other.service_id == a.service_id;
+    });
+}
+
 // Attempt `a` holds nothing on its site any more: mark it cleaned and, on the main line, go on
 // with the next attempt (or finish the delete).
 Transition Removed(StepServices& s, const Job& job, const Attempt& a, bool main_line) {
     Transition t = MarkCleaned(a, "");
-    // A Create still running elsewhere when we deleted could re-create objects: look once more
-    // after the longest a connector call can take.
-    const auto age = s.clock.now() - a.started_at;
-    if (age < s.options.create_call_timeout && !job.payload.value("verify", false)) {
-        const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(s.options.create_call_timeout - age);
-        t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", a.seq}, {"verify", true}}, wait, false});
+    if (auto verify = NextVerify(s, job, a)) {
+        t.side_jobs.push_back(std::move(*verify));
     }
     if (main_line) {
         t.next = NextJob{JobKind::kDelete, Json{{"force", job.payload.value("force", false)}}, {}, true};
@@ -214,6 +243,9 @@ StepResult Cleanup(StepServices& s, const Job& job, const CancelToken& cancel) {
     }
     if (a == nullptr || (a->cleaned && !job.payload.value("verify", false))) {
         return StepResult::Commit({});
+    }
+    if (job.payload.value("verify", false) && LaterOnSameService(st, *a)) {
+        return StepResult::Commit({});  // that attempt's own polls and delete look after the site
     }
     if (job.payload.value("phase", "") == "poll") {
         return PollGone(s, job, st, *a, false);

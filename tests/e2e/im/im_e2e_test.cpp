@@ -9,7 +9,9 @@
 #include "test_support/test_env.hpp"
 
 #include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
 
+#include <map>
 #include <thread>
 
 namespace {
@@ -376,8 +378,9 @@ TEST_CASE(
 namespace {
 
 // IaaS types no direct connector speaks, each with the IM endpoint in the catalogue: an
-// OpenNebula site (IM record host + user/password) and an EGI FedCloud site (IM record: the
-// GOCDB site name, the VO, the user's token), named in the catalogue as the CMDB names them.
+// OpenNebula site (IM record host + user/password), an EGI FedCloud site (IM record: the GOCDB
+// site name, the VO, the user's token) and an EC2 site (IM record: the access key pair), named in
+// the catalogue as the CMDB names them.
 std::string IaasCatalogue(const std::string& im_url) {
     const std::string im = "        properties: {im_endpoint: \"" + im_url + "\"";
     std::string out = "providers:\n";
@@ -393,8 +396,14 @@ std::string IaasCatalogue(const std::string& im_url) {
         "        endpoint: https://keystone.egi.example:5000/v3\n        type: compute\n        iam_enabled: false\n"
         "        public_ip_assignable: true\n" +
         im + ", im_cloud_type: EGI, sitename: CESGA}\n";
+    out +=
+        "  - id: AWS\n    name: AWS\n    services:\n      AWS_ec2:\n"
+        "        service_type: com.amazonaws.ec2\n"
+        "        endpoint: https://ec2.us-east-1.amazonaws.com\n        type: compute\n        iam_enabled: false\n"
+        "        public_ip_assignable: true\n" +
+        im + "}\n";
     out += "tenants:\n";
-    for (const std::string service : {"ONE_one", "EGI_fedcloud"}) {
+    for (const std::string service : {"ONE_one", "EGI_fedcloud", "AWS_ec2"}) {
         out += "  " + service +
                "-e2e:\n    tenant: {tenant_id: e2e-project, tenant_name: vo.e2e.eu, service: " + service +
                ", iam_organisation: e2e, private_network_name: private, public_network_name: public}\n" + kOffers;
@@ -402,12 +411,14 @@ std::string IaasCatalogue(const std::string& im_url) {
     return out;
 }
 
-// One SLA per site; which one ranks first is chosen per case by the weights.
+// One SLA per site; which one ranks first is chosen per case by the weights (the EC2 site is
+// offered only to a template whose placement policy names its SLA).
 std::string IaasSlas(const std::string& first) {
+    const std::map<std::string, std::string> services = {
+        {"ONE", "ONE_one"}, {"EGI", "EGI_fedcloud"}, {"AWS", "AWS_ec2"}};
     std::string prefs;
     std::string slas;
-    for (const std::string site : {"ONE", "EGI"}) {
-        const std::string service = site == "ONE" ? "ONE_one" : "EGI_fedcloud";
+    for (const auto& [site, service] : services) {
         prefs += "            - {sla_id: sla-" + site + ", service_id: " + service +
                  ", weight: " + (site == first ? "1.0" : "0.5") + "}\n";
         slas += "    - {id: sla-" + site + ", customer: e2e, provider: " + site + ", services: [{type: computing, " +
@@ -424,7 +435,34 @@ constexpr char kIaasTopLevel[] = R"(im:
 credentials:
   ONE_one: {username: e2e-one, password: e2e-one-secret}
   EGI_fedcloud: {token: e2e-egi-token}
+  AWS_ec2: {username: AKIAE2EACCESSKEY, password: e2e-aws-secret}
 )";
+
+// The template with a placement policy naming `sla_id` (tosca.policies.indigo.SlaPlacement), as
+// a user whose SLA grants an EC2 site writes it: the only way such a site is offered.
+std::string WithSlaPolicy(const std::string& text, const std::string& sla_id) {
+    YAML::Node root = YAML::Load(text);
+    YAML::Node policy;
+    policy["type"] = "tosca.policies.indigo.SlaPlacement";
+    policy["properties"]["sla_id"] = sla_id;
+    YAML::Node entry;
+    entry["deploy_on_sla"] = policy;
+    root["topology_template"]["policies"].push_back(entry);
+    YAML::Emitter out;
+    out << root;
+    return out.c_str();
+}
+
+// The original's IaaSType for each site's cloud (api-contract.md), and the IM cloud record type.
+std::string DeploymentTypeOf(const std::string& site) {
+    return site == "ONE" ? "OPENNEBULA" : site == "AWS" ? "AWS" : "OPENSTACK";
+}
+std::string ImCloudTypeOf(const std::string& site) {
+    return site == "ONE" ? "OpenNebula" : site == "AWS" ? "EC2" : "EGI";
+}
+std::string ImImagePrefixOf(const std::string& site) {
+    return site == "ONE" ? "one://one.example/" : site == "AWS" ? "aws://ec2.us-east-1.amazonaws.com/" : "ost://";
+}
 
 std::string CorpusPath(const std::string& suffix) {
     for (const auto& path : orch::test::ImCorpusTemplates(orch::test::SharedDir() + "/tosca-corpus/MANIFEST.md")) {
@@ -439,12 +477,14 @@ std::string CorpusPath(const std::string& suffix) {
 }  // namespace
 
 TEST_CASE(
-    "IM e2e: a corpus Kubernetes cluster deploys on an OpenNebula site and on an EGI FedCloud site through IM",
+    "IM e2e: a corpus Kubernetes cluster deploys on an OpenNebula, an EGI FedCloud and an EC2 site through IM",
     "[e2e][im][iaas]"
 ) {
-    const std::string text = orch::e2e::CorpusTemplate(CorpusPath("examples/kubernetes_cluster.yaml"));
-    for (const std::string site : {"ONE", "EGI"}) {
+    const std::string corpus = orch::e2e::CorpusTemplate(CorpusPath("examples/kubernetes_cluster.yaml"));
+    for (const std::string site : {"ONE", "EGI", "AWS"}) {
         DYNAMIC_SECTION("site " << site) {
+            // EC2 needs the user's own credentials: offered only through an SLA policy naming it.
+            const std::string text = site == "AWS" ? WithSlaPolicy(corpus, "sla-AWS") : corpus;
             ImRig rig(IaasCatalogue, IaasSlas(site), kIaasTopLevel);
             auto res = rig.Post(text, Json::object());
             if (res.status == 400) {
@@ -458,16 +498,16 @@ TEST_CASE(
             REQUIRE(d["status"] == "CREATE_COMPLETE");
             CHECK(d["cloudProviderName"] == site);
             // The original's IaaSType of the cloud IM reached (api-contract.md).
-            CHECK(d["cloudProviderEndpoint"]["deploymentType"] == (site == "ONE" ? "OPENNEBULA" : "OPENSTACK"));
+            CHECK(d["cloudProviderEndpoint"]["deploymentType"] == DeploymentTypeOf(site));
             CHECK(Shortfall(d, orch::test::OutputNames(text)).empty());
             // IM received the cloud record of that site's type (the simulator checks each
             // type's entries and refuses an incomplete record with 401).
             const Json infrastructures = rig.Infrastructures();
             REQUIRE(infrastructures.size() == 1);
-            CHECK(infrastructures[0]["cloud_type"] == (site == "ONE" ? "OpenNebula" : "EGI"));
+            CHECK(infrastructures[0]["cloud_type"] == ImCloudTypeOf(site));
             for (const auto& vm : infrastructures[0]["vms"]) {
                 // The catalogue image as IM names it on that cloud.
-                CHECK(vm["image"].get<std::string>().rfind(site == "ONE" ? "one://one.example/" : "ost://", 0) == 0);
+                CHECK(vm["image"].get<std::string>().rfind(ImImagePrefixOf(site), 0) == 0);
             }
             res = rig.api.Call("DELETE", "/deployments/" + id);
             REQUIRE(res.status == 204);

@@ -16,6 +16,7 @@ workflow::StepOptions FastOptions() {
     o.first_poll = std::chrono::milliseconds(50);
     o.max_poll = std::chrono::milliseconds(200);
     o.create_call_timeout = std::chrono::milliseconds(500);
+    o.late_sweep_interval = std::chrono::milliseconds(100);  // the sweeps run before WaitIdle ends
     return o;
 }
 

@@ -122,6 +122,8 @@ TEST_CASE("documented defaults of server, database, workflow and tosca keys are 
     CHECK(steps.callback_max_backoff == step_defaults.callback_max_backoff);
     CHECK(steps.callback_max_age == step_defaults.callback_max_age);
     CHECK(steps.create_call_timeout == step_defaults.create_call_timeout);
+    CHECK(steps.late_sweeps == step_defaults.late_sweeps);
+    CHECK(steps.late_sweep_interval == step_defaults.late_sweep_interval);
     CHECK(steps.default_provider_timeout_mins == step_defaults.default_provider_timeout_mins);
     CHECK(steps.admission_weights.default_weight == step_defaults.admission_weights.default_weight);
     CHECK(steps.admission_fair_share.starvation_age == step_defaults.admission_fair_share.starvation_age);

@@ -15,5 +15,6 @@ set(TEST_SOURCES
   ${TEST_DIR}/lease_sweep_test.cpp
   ${TEST_DIR}/iam_client_steps_test.cpp
   ${TEST_DIR}/site_watcher_test.cpp
+  ${TEST_DIR}/late_sweep_test.cpp
 )
 set(TEST_LIBS orch::orchestrator orch_test_fakes)

@@ -51,6 +51,14 @@ struct StepOptions {
     int max_transient_retries = 6;                           ///< retry-here failures before moving on
     std::chrono::milliseconds create_call_timeout{120'000};  ///< bound of a connector call
     std::chrono::milliseconds delete_wait{600'000};          ///< waiting for a site to finish deleting
+    /// A site may make what a Create asked for long after the attempt was given up and cleaned
+    /// (Nova lists a server only once its create call ends; found: a server made after polling
+    /// stopped stayed until the deployment's delete). A failed attempt's site is therefore swept
+    /// again (its connector's Delete, which finds the deployment's objects by name) this many
+    /// times, every `late_sweep_interval`, unless a later attempt of the deployment lives on the
+    /// same service (workflow.late_sweeps, 0 turns it off; workflow.late_sweep_interval).
+    int late_sweeps = 3;
+    std::chrono::milliseconds late_sweep_interval{300'000};
     std::chrono::milliseconds action_timeout{300'000};
     /// Callback deliveries (CallbackDeliverer): tries of one notification, each bounded by the
     /// timeout, spaced by a backoff doubling from 1 s up to callback_max_backoff; a delivery is

@@ -109,6 +109,9 @@ class FakeConnector final : public connectors::Connector {
     void SetBehaviour(const std::string& site, FakeSiteBehaviour behaviour);
     /// Everything on `site` vanishes without a Delete (a wiped site, a workload lost).
     void Forget(const std::string& site);
+    /// The deployment's objects appear on `site` without a Create: the site finished a create
+    /// after the attempt was given up (a late Nova server).
+    void MakeLate(const std::string& site, const std::string& deployment_id);
     /// Objects alive per site ("site/deployment").
     std::set<std::string> Live() const;
     /// How many Create calls reached each deployment on each site.
