@@ -224,8 +224,9 @@ StepResult DeletePoll(StepServices& s, const Job& job, const CancelToken& cancel
     return StepResult::Commit(Then(NextJob{JobKind::kDelete, job.payload, {}, true}));
 }
 
-StepResult Cleanup(StepServices& s, const Job& job, const CancelToken& cancel) {
-    (void)cancel;
+namespace {
+
+StepResult CleanupOnce(StepServices& s, const Job& job) {
     auto loaded = LoadFor(s, job);
     if (!loaded) {
         return StepResult::Retry(Backoff(job.attempts), loaded.error().message);
@@ -271,6 +272,28 @@ StepResult Cleanup(StepServices& s, const Job& job, const CancelToken& cancel) {
     payload["phase"] = "poll";
     payload["polls"] = 0;
     return StepResult::Commit(Then(NextJob{JobKind::kCleanup, payload, s.options.first_poll, false}));
+}
+
+}  // namespace
+
+StepResult Cleanup(StepServices& s, const Job& job, const CancelToken& cancel) {
+    (void)cancel;
+    StepResult result = CleanupOnce(s, job);
+    const auto then = job.payload.find(kThenDeployMember);
+    if (result.retry || then == job.payload.end()) {
+        return result;
+    }
+    // A cleanup the next try on the same service waits for (NextSite): it stays on the main
+    // line until the attempt is cleaned, then the deploy goes on. No later sweep of this attempt:
+    // the next try's objects carry its names, and that try's own polls and delete see to them.
+    Transition& t = result.transition;
+    std::erase_if(t.side_jobs, [](const NextJob& side) { return side.kind == JobKind::kCleanup; });
+    if (t.next && t.next->kind == JobKind::kCleanup) {
+        t.next->workflow = true;
+    } else if (!t.next) {
+        t.next = NextJob{JobKind::kDeploy, *then, {}, true};
+    }
+    return result;
 }
 
 }  // namespace orch::workflow::steps

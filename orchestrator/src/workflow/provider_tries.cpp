@@ -4,14 +4,6 @@
 #include <chrono>
 
 namespace orch::workflow::steps {
-namespace {
-
-std::string ServiceOfCandidate(const WorkflowState& st, int index) {
-    const Json& candidate = st.candidates[static_cast<std::size_t>(index)];
-    return candidate.value("target", Json::object()).value("service_id", std::string());
-}
-
-}  // namespace
 
 domain::TimePoint ProviderStartedAt(const WorkflowState& st, int seq) {
     const std::string service = ServiceOfCandidate(st, seq);

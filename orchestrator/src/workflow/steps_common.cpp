@@ -37,6 +37,11 @@ int CandidateCount(const WorkflowState& st) {
     return st.candidates.is_array() ? static_cast<int>(st.candidates.size()) : 0;
 }
 
+std::string ServiceOfCandidate(const WorkflowState& st, int index) {
+    const Json& candidate = st.candidates[static_cast<std::size_t>(index)];
+    return candidate.value("target", Json::object()).value("service_id", std::string());
+}
+
 Transition NextSite(const WorkflowState& st, int seq, const std::string& reason) {
     Transition t;
     Attempt finished;
@@ -50,7 +55,10 @@ Transition NextSite(const WorkflowState& st, int seq, const std::string& reason)
     t.task = domain::Task::kNone;
     t.resources_state = domain::NodeState::kInitial;
     const bool last = seq + 1 >= CandidateCount(st);
-    if (!(last && st.deployment.options.keep_last_attempt)) {
+    const bool clean_first = !last && ServiceOfCandidate(st, seq) == ServiceOfCandidate(st, seq + 1);
+    if (!last && !clean_first) {
+        t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", seq}}, {}, false});
+    } else if (last && !st.deployment.options.keep_last_attempt) {
         t.side_jobs.push_back(NextJob{JobKind::kCleanup, Json{{"seq", seq}}, {}, false});
     }
     // The failed site's SLA claims go with the attempt (an empty move: nothing to fit); the next
@@ -63,7 +71,13 @@ Transition NextSite(const WorkflowState& st, int seq, const std::string& reason)
     if (!last && st.candidates[static_cast<std::size_t>(seq + 1)].contains(kServiceClaimsMember)) {
         payload[kReserveSeqMember] = seq + 1;
     }
-    t.next = NextJob{JobKind::kDeploy, std::move(payload), {}, true};
+    if (clean_first) {
+        // Another try on the same service (perProviderMaxRetries) makes objects under this try's
+        // names: they are removed first, on the main line, and the deploy follows (Cleanup).
+        t.next = NextJob{JobKind::kCleanup, Json{{"seq", seq}, {kThenDeployMember, std::move(payload)}}, {}, true};
+    } else {
+        t.next = NextJob{JobKind::kDeploy, std::move(payload), {}, true};
+    }
     progress::AttemptEnded(t, st, seq, domain::AttemptOutcome::kFailed, reason);
     ORCH_LOG_WARN("deployment attempt failed; trying the next site", {{"seq", seq}, {"reason", reason}});
     return t;

@@ -20,6 +20,15 @@ inline constexpr const char* kServiceClaimsMember = "admission_claims";
 /// (set by NextSite when the workflow moves on).
 inline constexpr const char* kReserveSeqMember = "reserve_seq";
 
+/// A cleanup job's payload member: the deploy job's payload to run once the cleanup is done. A
+/// failed try whose next try is on the same service is cleaned on the main line first (NextSite):
+/// its objects carry the names the next try's will, so a cleanup running beside that try would
+/// delete the next try's objects.
+inline constexpr const char* kThenDeployMember = "then_deploy";
+
+/// The catalogue service candidate `index` runs on ("" when it names none).
+std::string ServiceOfCandidate(const WorkflowState& st, int index);
+
 /// Exponential backoff for the n-th consecutive transient failure, capped.
 inline std::chrono::milliseconds Backoff(int n, std::chrono::milliseconds cap = std::chrono::milliseconds(60'000)) {
     const std::chrono::milliseconds ms(500LL << std::clamp(n, 0, 16));

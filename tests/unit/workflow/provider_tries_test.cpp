@@ -118,3 +118,31 @@ TEST_CASE("a provider's tries share its providerTimeoutMins: none starts after i
     }
     CHECK(attempts[3].service_id == "SITE-B-marathon");
 }
+
+TEST_CASE(
+    "a failed try's objects are removed before the next try on the same provider, never the next try's",
+    "[workflow][retry]"
+) {
+    Rig rig;
+    // The first try is made, then the site reports it failed; the second try on SITE-A works. Its
+    // objects carry the first try's names, so a cleanup running beside it would delete them.
+    rig.connector.SetBehaviour("SITE-A", {.poll_fails = FailureKind::kTryAnotherSite});
+    const std::string id = rig.Create(Json{{"perProviderMaxRetries", 2}, {"maxProvidersRetry", 1}});
+    rig.RunDue();
+    REQUIRE(rig.connector.CreateCalls("SITE-A", id) == 1);
+    rig.api.clock.Advance(seconds(1));
+    REQUIRE(rig.engine.RunOneDue().value());  // the poll that finds the first try failed
+    rig.connector.SetBehaviour("SITE-A", {});
+    for (int i = 0; i < 60; ++i) {
+        rig.api.clock.Advance(seconds(1));
+        rig.RunDue();
+    }
+    const auto d = rig.api.stores.deployments.Get(id).value().value();
+    INFO(d.status_reason);
+    CHECK(d.status == Status::kCreateComplete);
+    CHECK(rig.connector.CreateCalls("SITE-A", id) == 2);
+    const auto attempts = rig.api.stores.deployments.ListAttempts(id).value();
+    REQUIRE(attempts.size() == 2);
+    CHECK(attempts[0].outcome == AttemptOutcome::kFailed);
+    CHECK(attempts[1].outcome == AttemptOutcome::kSucceeded);
+}
