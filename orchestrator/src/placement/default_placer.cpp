@@ -102,13 +102,12 @@ std::vector<std::string> SurvivingProviderIds(const SiteUniverse& universe, cons
 }
 
 // Moves the evaluation's reasons into its verdict: evaluations are not used after this.
-void FillVerdict(Evaluation& eval, int rank, const std::shared_ptr<const void>& texts, SiteVerdict& verdict) {
-    // The universe's copies of the names (no provider or service object touched), shared with
-    // what keeps them alive.
-    verdict.provider_id = SharedText(texts, eval.provider_id());
-    verdict.provider_name = SharedText(texts, eval.site->provider_name);
-    verdict.service_id = SharedText(texts, eval.service_id());
-    verdict.service_type = SharedText(texts, eval.site->service_type);
+void FillVerdict(Evaluation& eval, const VerdictNames& names, int rank, SiteVerdict& verdict) {
+    // The universe's interned names: no provider or service object touched, no reference counted.
+    verdict.provider_id = names.provider_id;
+    verdict.provider_name = names.provider_name;
+    verdict.service_id = names.service_id;
+    verdict.service_type = names.service_type;
     verdict.accepted = rank > 0;
     verdict.reasons = rank > 0 ? std::move(eval.notes) : std::move(eval.reasons);
     verdict.score_breakdown = std::move(eval.breakdown);
@@ -120,7 +119,7 @@ void FillVerdict(Evaluation& eval, int rank, const std::shared_ptr<const void>& 
 // read in their own order and each verdict is written to its place: reading them in rank order
 // (scattered in memory) cost a cache miss or two per site.
 std::vector<SiteVerdict> MakeVerdicts(
-    std::vector<Evaluation>& evals, const std::vector<Evaluation*>& accepted, const std::shared_ptr<const void>& texts
+    std::vector<Evaluation>& evals, const std::vector<Evaluation*>& accepted, const SiteUniverse& universe
 ) {
     std::vector<std::uint32_t> rank_of(evals.size(), 0);
     for (std::size_t i = 0; i < accepted.size(); ++i) {
@@ -130,7 +129,9 @@ std::vector<SiteVerdict> MakeVerdicts(
     std::size_t next_rejected = accepted.size();
     for (std::size_t i = 0; i < evals.size(); ++i) {
         const auto rank = rank_of[i];
-        FillVerdict(evals[i], static_cast<int>(rank), texts, verdicts[rank > 0 ? rank - 1 : next_rejected++]);
+        FillVerdict(
+            evals[i], universe.names[i], static_cast<int>(rank), verdicts[rank > 0 ? rank - 1 : next_rejected++]
+        );
     }
     return verdicts;
 }
@@ -252,7 +253,8 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     const std::vector<char> trusted_idp_sets = TrustedIdpSets(*universe, request.requester.issuer);
     ImageMemo images;
     images.by_node.assign(profile.nodes.size(), std::vector<ImageMemo::Entry>(universe->image_sets.size()));
-    // Verdicts and reasons point into these texts instead of copying them, and share this owner.
+    // Reasons point into these texts instead of copying them, and share this owner (verdicts' names
+    // are the universe's interned ones).
     const auto texts =
         std::make_shared<const std::array<std::shared_ptr<const void>, 4>>(std::array<std::shared_ptr<const void>, 4>{
             catalogue->catalogue, slas->slas, nodes.facts, universe});
@@ -353,7 +355,7 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
     }
     decision.quota_group = group;
     decision.waitable = decision.waitable && decision.ranked.empty();
-    decision.verdicts = MakeVerdicts(evals, accepted, context.texts);
+    decision.verdicts = MakeVerdicts(evals, accepted, *universe);
     tally.Report(observer_);
     ORCH_LOG_INFO(
         "placement decided",

@@ -120,7 +120,7 @@ struct PlacementContext {
     ImageMemo* images = nullptr;
     /// The universe the evaluations' `site`s belong to.
     const SiteUniverse* universe = nullptr;
-    /// Keeps alive every text the verdicts and reasons point into (the catalogue, the SLA set,
+    /// Keeps alive every text the reasons point into (the catalogue, the SLA set,
     /// `nodes`, the universe): they share it, so none outlives what it points into.
     std::shared_ptr<const void> texts;
 };

@@ -2,6 +2,7 @@
 
 #include "gpu_model.hpp"
 #include "im_sites.hpp"
+#include "orchestrator/placement/text_pool.hpp"
 #include "quota.hpp"
 #include "seen_ids.hpp"
 
@@ -84,6 +85,21 @@ std::uint32_t InternImages(
     std::unordered_map<std::string, std::uint32_t>& seen
 ) {
     return Intern(seen, ImageListKey(tenant), sets, &tenant);
+}
+
+std::vector<VerdictNames> InternNames(const std::vector<UniverseSite>& sites) {
+    auto& pool = TextPool::Process();
+    std::vector<VerdictNames> names;
+    names.reserve(sites.size());
+    for (const auto& site : sites) {
+        names.push_back(
+            {pool.Intern(site.provider_id),
+             pool.Intern(site.provider_name),
+             pool.Intern(site.service_id),
+             pool.Intern(site.service_type)}
+        );
+    }
+    return names;
 }
 
 }  // namespace
@@ -187,6 +203,7 @@ std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
         // A site only IM reaches (OpenNebula, EC2, ...) is a VM site like an OpenStack one.
         site.kind = ImOnlyCloudType(*site.service).empty() ? site.service->kind : cmdb::ServiceKind::kOpenStack;
         site.iam_enabled = site.service->iam_enabled;
+        site.credential_iaas = site.service->kind == cmdb::ServiceKind::kCredentialIaas;
         site.idp_set = InternIdps(*site.service, resolved->idp_sets, idp_sets);
         if (site.kind != cmdb::ServiceKind::kOpenStack) {
             const auto* parent =
@@ -194,6 +211,7 @@ std::shared_ptr<const SiteUniverse> ResolveSiteUniverse(
             site.declared = DeclaredGpusOf(*site.service, parent);
         }
     }
+    resolved->names = InternNames(resolved->sites);
     resolved->index = std::move(index);
     return resolved;
 }

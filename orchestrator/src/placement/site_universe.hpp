@@ -6,6 +6,7 @@
 #include "monitoring/signals.hpp"
 #include "orchestrator/placement/flavor_index.hpp"
 #include "orchestrator/placement/placement_options.hpp"
+#include "orchestrator/placement/shared_text.hpp"
 
 #include <memory>
 #include <mutex>
@@ -43,11 +44,20 @@ struct UniverseSite {
     // Copied from the service so the filters that reject most sites read this array only.
     cmdb::ServiceKind kind = cmdb::ServiceKind::kOpenStack;
     bool iam_enabled = true;
+    /// The service's own kind is kCredentialIaas (an EC2 site reached through IM, whose `kind`
+    /// says VM site): read by the policy filter for every site, so not behind `service`.
+    bool credential_iaas = false;
     std::uint32_t idp_set = 0;    ///< the service's trusted issuers: SiteUniverse::idp_sets
     std::uint32_t image_set = 0;  ///< the project's images: SiteUniverse::image_sets (with a tenant)
     /// The project's image list itself, so taking an image by position reads no tenant object.
     const cmdb::Image* images = nullptr;
     DeclaredGpus declared;  ///< containers and jobs (not OpenStack)
+};
+
+/// A site's names as its verdict shows them, interned in the process's TextPool: every verdict of
+/// every placement copies them with no reference to count.
+struct VerdictNames {
+    SharedText provider_id, provider_name, service_id, service_type;
 };
 
 /// The monitoring data of one site in one snapshot (null where it has none).
@@ -66,6 +76,9 @@ struct SiteUniverse {
     std::shared_ptr<const cmdb::SlaSet> slas;
     std::string group;
     std::vector<UniverseSite> sites;
+    /// Per site, in the same order (set once resolved); apart from `sites`, which the filters
+    /// walk, because only the verdicts read them.
+    std::vector<VerdictNames> names;
     std::vector<std::string> provider_ids;  ///< every provider named, once (what to load)
     std::vector<GroupQuota> sla_quotas;     ///< the non-empty ones (see UniverseSite::sla_quota)
     /// Distinct lists of trusted issuers (trailing '/' removed): thousands of sites usually trust

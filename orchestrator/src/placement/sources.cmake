@@ -18,6 +18,7 @@ set(SOURCES
   ${AREA_DIR}/im_sites.cpp
   ${AREA_DIR}/score_breakdown.cpp
   ${AREA_DIR}/reason.cpp
+  ${AREA_DIR}/text_pool.cpp
   ${AREA_DIR}/decision.cpp
   ${AREA_DIR}/placement_observer.cpp
   ${AREA_DIR}/default_placer.cpp

@@ -147,7 +147,7 @@ void CheckPolicies(const PolicyScope& scope, Evaluation& eval) {
     named_by_policy = named_by_policy || Contains(scope.services, eval.service_id());
     // The service's own kind: an EC2 site reached through IM is a VM site (KindOf) that still
     // needs the user's credentials.
-    if (eval.service()->kind == cmdb::ServiceKind::kCredentialIaas && !named_by_policy) {
+    if (eval.site->credential_iaas && !named_by_policy) {
         eval.Reject("needs your own cloud credentials; it can be used only through an SLA placement policy");
     }
 }

@@ -9,6 +9,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/site_universe_test.cpp
   ${TEST_DIR}/corpus_routing_test.cpp
   ${TEST_DIR}/verdict_lifetime_test.cpp
+  ${TEST_DIR}/text_pool_test.cpp
   ${TEST_DIR}/im_sites_test.cpp
 )
 list(APPEND TEST_SOURCES ${TEST_DIR}/candidate_json_test.cpp)
