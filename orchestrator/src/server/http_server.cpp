@@ -125,6 +125,7 @@ struct HttpServer::Impl {
         const std::vector<std::unique_ptr<asio::io_context>>& contexts, const std::atomic<bool>& stopping
     ) {
         std::vector<std::unique_ptr<StreamPacer>> out;
+        out.reserve(contexts.size());
         for (const auto& context : contexts) {
             out.push_back(std::make_unique<StreamPacer>(*context, stopping));
         }
