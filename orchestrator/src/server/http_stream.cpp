@@ -1,6 +1,7 @@
 #include "http_stream.hpp"
 
 #include "common/log.hpp"
+#include "orchestrator/server/keep_alive_stream.hpp"
 #include "orchestrator/server/response_stream.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -78,13 +79,15 @@ asio::awaitable<void> WriteStream(
     }
     const std::shared_ptr<ResponseStream> source = std::move(res.stream);
     const auto waiter = std::make_shared<StreamPacer::Waiter>(stream.get_executor(), source);
+    auto* const keep_alive = dynamic_cast<KeepAliveStream*>(source.get());
+    // An idle source stays on this thread: a thousand quiet streams must not keep the worker pool
+    // (and the requests queued for it) busy with empty turns. The pacer resumes this coroutine
+    // only once the source is not Idle (Idle is asked once per decision: asking may claim work).
+    bool turn = !source->Idle();
     while (!context.stopping.load()) {
-        // An idle source stays on this thread: a thousand quiet streams must not keep the
-        // worker pool (and the requests queued for it) busy with empty turns. The pacer resumes
-        // this coroutine only once the source is not Idle; the check here is for the first turn.
         StreamStep step;
         step.more = true;
-        if (!source->Idle()) {
+        if (turn && (keep_alive == nullptr || !keep_alive->KeepAlive(step.text))) {
             step = co_await asio::co_spawn(context.workers, NextChunk(source), asio::use_awaitable);
             context.pacer.Nudge();  // the turn may have read news the other streams are waiting for
         }
@@ -106,6 +109,7 @@ asio::awaitable<void> WriteStream(
             break;
         }
         co_await context.pacer.Wait(waiter);
+        turn = true;
     }
     stream.expires_after(context.options.write_timeout);
     co_await asio::async_write(stream, bhttp::make_chunk_last(), kUseTuple);
