@@ -241,7 +241,7 @@ TEST_CASE("a stream asked twice before its turn still makes the read of the newe
     CHECK(a.stream->Idle());
 }
 
-TEST_CASE("a keep-alive alone is written without Next; a read to make or news still go to Next", "[events]") {
+TEST_CASE("a keep-alive alone is written without Next, a read to make or news still go to Next", "[events]") {
     Rig rig;
     const std::string id = rig.Create();
     const auto a = rig.api.Call("GET", "/events");
