@@ -102,17 +102,44 @@ EventStream::EventStream(EventFeed& feed, store::EventQuery query, std::unique_p
       delivered_(query_.after_id) {}
 
 bool EventStream::Idle() const {
+    if (claimed_.load()) {
+        return false;  // asked again before the Next that makes the read it claimed
+    }
     const auto now = feed_.clock().now();
     const auto last = last_write_us_.load();
     if (last == kNotYet || Micros(now) - last >= std::chrono::microseconds(feed_.options().heartbeat).count()) {
         return false;  // the opening comment or a heartbeat is due
     }
-    return feed_.KnownLatest() <= cursor_.load() && !feed_.ClaimRefresh(now);
+    if (feed_.KnownLatest() > cursor_.load()) {
+        return false;
+    }
+    if (feed_.ClaimRefresh(now)) {
+        claimed_.store(true);
+        return false;
+    }
+    return true;
+}
+
+bool EventStream::KeepAlive(std::string& out) {
+    const auto now = feed_.clock().now();
+    const auto last = last_write_us_.load();
+    if (last == kNotYet || Micros(now) - last < std::chrono::microseconds(feed_.options().heartbeat).count() ||
+        claimed_.load() || feed_.KnownLatest() > cursor_.load()) {
+        return false;
+    }
+    if (feed_.ClaimRefresh(now)) {
+        claimed_.store(true);  // the read is this stream's to make: Next sends the keep-alive too
+        return false;
+    }
+    out += ": keep-alive\n\n";
+    last_write_us_.store(Micros(now));
+    return true;
 }
 
 bool EventStream::Next(std::string& out) {
     const auto now = feed_.clock().now();
     delivered_.store(cursor_.load());  // Next is called only once the previous chunk went out
+    claimed_.store(false);             // the read below is the one claimed, if any
     const auto last = last_write_us_.load();
     if (last == kNotYet) {
         out += ": stream open\nretry: " + std::to_string(feed_.options().poll_interval.count()) + "\n\n";

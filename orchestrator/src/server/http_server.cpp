@@ -121,6 +121,26 @@ struct HttpServer::Impl {
         }
         return out;
     }
+    static std::vector<std::unique_ptr<StreamPacer>> MakePacers(
+        const std::vector<std::unique_ptr<asio::io_context>>& contexts, const std::atomic<bool>& stopping
+    ) {
+        std::vector<std::unique_ptr<StreamPacer>> out;
+        out.reserve(contexts.size());
+        for (const auto& context : contexts) {
+            out.push_back(std::make_unique<StreamPacer>(*context, stopping));
+        }
+        return out;
+    }
+    // The pacer of the I/O thread that runs `executor` (a connection's strand).
+    StreamPacer& PacerOf(const asio::any_io_executor& executor) {
+        const auto& context = asio::query(executor, asio::execution::context);
+        for (std::size_t i = 0; i < io.size(); ++i) {
+            if (io[i].get() == &context) {
+                return *pacers[i];
+            }
+        }
+        return *pacers.front();  // not reached: every connection runs on one of `io`
+    }
     asio::io_context& NextConnectionContext() { return *io[next_io.fetch_add(1) % io.size()]; }
 
     ServerOptions options;
@@ -132,6 +152,9 @@ struct HttpServer::Impl {
     asio::thread_pool workers;
     RequestObserver observer;
     std::atomic<bool> stopping{false};
+    // One per io_context, in the same order; after `io`, so destroyed before it (their timers
+    // are the io_contexts' objects).
+    std::vector<std::unique_ptr<StreamPacer>> pacers = MakePacers(io, stopping);
     std::atomic<std::size_t> queued{0};
     std::atomic<std::size_t> connections{0};
     std::mutex conn_mutex;
@@ -369,7 +392,8 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
             break;
         }
         if (res.stream) {
-            co_await WriteStream({options, workers, stopping}, conn->stream, std::move(res), request_id, version);
+            const StreamContext context{options, workers, stopping, PacerOf(conn->stream.get_executor())};
+            co_await WriteStream(context, conn->stream, std::move(res), request_id, version);
             break;  // a stream ends its connection
         }
         co_await WriteResponse(*conn, std::move(res), request_id, keep_alive, version);

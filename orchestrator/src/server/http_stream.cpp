@@ -1,11 +1,11 @@
 #include "http_stream.hpp"
 
 #include "common/log.hpp"
+#include "orchestrator/server/keep_alive_stream.hpp"
 #include "orchestrator/server/response_stream.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/http.hpp>
@@ -78,14 +78,18 @@ asio::awaitable<void> WriteStream(
         co_return;
     }
     const std::shared_ptr<ResponseStream> source = std::move(res.stream);
-    asio::steady_timer pause(stream.get_executor());
+    const auto waiter = std::make_shared<StreamPacer::Waiter>(stream.get_executor(), source);
+    auto* const keep_alive = dynamic_cast<KeepAliveStream*>(source.get());
+    // An idle source stays on this thread: a thousand quiet streams must not keep the worker pool
+    // (and the requests queued for it) busy with empty turns. The pacer resumes this coroutine
+    // only once the source is not Idle (Idle is asked once per decision: asking may claim work).
+    bool turn = !source->Idle();
     while (!context.stopping.load()) {
-        // An idle source stays on this thread: a thousand quiet streams must not keep the
-        // worker pool (and the requests queued for it) busy with empty turns.
         StreamStep step;
         step.more = true;
-        if (!source->Idle()) {
+        if (turn && (keep_alive == nullptr || !keep_alive->KeepAlive(step.text))) {
             step = co_await asio::co_spawn(context.workers, NextChunk(source), asio::use_awaitable);
+            context.pacer.Nudge();  // the turn may have read news the other streams are waiting for
         }
         if (!step.text.empty()) {
             if (Unsent(stream.socket()) + step.text.size() > context.options.stream_buffer_limit) {
@@ -104,8 +108,8 @@ asio::awaitable<void> WriteStream(
         if (!step.more) {
             break;
         }
-        pause.expires_after(source->interval());
-        co_await pause.async_wait(kUseTuple);
+        co_await context.pacer.Wait(waiter);
+        turn = true;
     }
     stream.expires_after(context.options.write_timeout);
     co_await asio::async_write(stream, bhttp::make_chunk_last(), kUseTuple);

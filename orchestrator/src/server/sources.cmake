@@ -5,4 +5,5 @@ set(SOURCES
   ${AREA_DIR}/request_checks.cpp
   ${AREA_DIR}/http_server.cpp
   ${AREA_DIR}/http_stream.cpp
+  ${AREA_DIR}/stream_pacer.cpp
 )

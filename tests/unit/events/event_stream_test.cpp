@@ -4,6 +4,7 @@
 
 #include <orchestrator/api/event_routes.hpp>
 #include <orchestrator/api/event_stream.hpp>
+#include <orchestrator/server/keep_alive_stream.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -222,4 +223,55 @@ TEST_CASE("idle streams stay off the worker pool, one of them reading the newest
     rig.api.clock.Advance(seconds(15));
     CHECK_FALSE(a.stream->Idle());  // a heartbeat is due
     CHECK(Rig::Next(a) == ": keep-alive\n\n");
+}
+
+TEST_CASE("a stream asked twice before its turn still makes the read of the newest id it claimed", "[events]") {
+    Rig rig;
+    const std::string id = rig.Create();
+    const auto a = rig.api.Call("GET", "/events");
+    REQUIRE(a.stream);
+    (void)Rig::Next(a);
+    rig.Append(id, EventType::kProgress, Json{{"statusReason", "placing"}});
+    rig.api.clock.Advance(std::chrono::milliseconds(500));
+    CHECK_FALSE(a.stream->Idle());  // due for a read: this stream claims it
+    // The server's pacer asks, then the stream's own turn may ask again: the claim still stands
+    // (else nobody reads the newest id until the claim lapses, and the news waits).
+    CHECK_FALSE(a.stream->Idle());
+    CHECK(Rig::Next(a).find("event: progress\n") != std::string::npos);
+    CHECK(a.stream->Idle());
+}
+
+TEST_CASE("a keep-alive alone is written without Next, a read to make or news still go to Next", "[events]") {
+    Rig rig;
+    const std::string id = rig.Create();
+    const auto a = rig.api.Call("GET", "/events");
+    auto* const keep_alive = dynamic_cast<orch::server::KeepAliveStream*>(a.stream.get());
+    REQUIRE(keep_alive != nullptr);
+    std::string out;
+    CHECK_FALSE(keep_alive->KeepAlive(out));  // the opening comment is Next's
+    (void)Rig::Next(a);
+    rig.api.clock.Advance(seconds(15));
+    const auto b = rig.api.Call("GET", "/events");
+    (void)Rig::Next(b);             // reads the newest id for both: it is fresh
+    CHECK_FALSE(a.stream->Idle());  // a heartbeat is due
+    CHECK(keep_alive->KeepAlive(out));
+    CHECK(out == ": keep-alive\n\n");
+    CHECK(a.stream->Idle());
+
+    // A heartbeat due with news known: Next sends the news.
+    rig.api.clock.Advance(seconds(15));
+    rig.Append(id, EventType::kProgress, Json{{"statusReason", "placing"}});
+    CHECK(Rig::Next(b).find("event: progress\n") != std::string::npos);
+    out.clear();
+    CHECK_FALSE(keep_alive->KeepAlive(out));
+    CHECK(out.empty());
+    CHECK(Rig::Next(a).find("event: progress\n") != std::string::npos);
+
+    // A heartbeat due and the newest id due a read: the stream claims it, and Next makes it.
+    rig.api.clock.Advance(seconds(15));
+    CHECK_FALSE(keep_alive->KeepAlive(out));
+    CHECK(out.empty());
+    CHECK_FALSE(a.stream->Idle());  // the claim stands until Next
+    CHECK(Rig::Next(a) == ": keep-alive\n\n");
+    CHECK(a.stream->Idle());
 }

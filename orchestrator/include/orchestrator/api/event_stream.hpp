@@ -3,7 +3,7 @@
 #include "common/clock.hpp"
 #include "common/result.hpp"
 #include "orchestrator/domain/event.hpp"
-#include "orchestrator/server/response_stream.hpp"
+#include "orchestrator/server/keep_alive_stream.hpp"
 #include "orchestrator/store/event_store.hpp"
 
 #include <atomic>
@@ -82,7 +82,7 @@ class EventFeed {
 };
 
 /// One client's stream: events after its cursor, in id order, scoped by the query's owner filter.
-class EventStream final : public server::ResponseStream {
+class EventStream final : public server::KeepAliveStream {
    public:
     EventStream(EventFeed& feed, store::EventQuery query, std::unique_ptr<EventFeed::Slot> slot);
 
@@ -92,6 +92,9 @@ class EventStream final : public server::ResponseStream {
     bool Idle() const override;
     std::chrono::milliseconds interval() const override { return feed_.options().poll_interval; }
     std::string Dropped() const override;
+    /// A heartbeat due, nothing new known and no read of the shared id to make (neither claimed
+    /// by the Idle before nor claimable now): the keep-alive without a trip to the worker pool.
+    bool KeepAlive(std::string& out) override;
 
    private:
     EventFeed& feed_;
@@ -100,6 +103,7 @@ class EventStream final : public server::ResponseStream {
     std::atomic<std::int64_t> cursor_;
     std::atomic<std::int64_t> delivered_;  ///< the cursor before the chunk being sent: what a dropped client saw
     std::atomic<std::int64_t> last_write_us_{kNotYet};  ///< wall µs of the last chunk sent (Idle reads it)
+    mutable std::atomic<bool> claimed_{false};          ///< Idle claimed the shared id's read: Next must make it
     static constexpr std::int64_t kNotYet = std::numeric_limits<std::int64_t>::min();
 };
 
