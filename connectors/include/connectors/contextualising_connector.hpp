@@ -64,6 +64,10 @@ class ContextualisingConnector final : public Connector {
     /// ended (Finish).
     ConnectorResult<Observation> Progress(Observation observation, std::shared_ptr<Run> run, const Handle& handle);
     std::shared_ptr<Run> FindRun(const std::string& context_id);
+    /// Whether `run` ended and was planned for servers other than those `observation` reports
+    /// (a run started by a health check's or an action's poll, then a scale): its outcome says
+    /// nothing about them.
+    bool EndedForOtherServers(Run& run, const Observation& observation, const Handle& handle);
     /// Removes the run (stopping it when still running; waits for its thread).
     void EndRun(const std::string& context_id);
     /// The observation once `run` ended: its outcome applied (kReady with facts and access), or

@@ -172,7 +172,10 @@ ConnectorResult<Observation> ContextualisingConnector::Poll(const Handle& handle
         return observed;
     }
     if (auto run = FindRun(context_id)) {
-        return Progress(std::move(*observation), std::move(run), handle);
+        if (!EndedForOtherServers(*run, *observation, handle)) {
+            return Progress(std::move(*observation), std::move(run), handle);
+        }
+        EndRun(context_id);  // e.g. a health check's run, then a scale: configure what is there now
     }
     if (observation->phase != Phase::kReady) {
         return observed;
@@ -255,6 +258,24 @@ ConnectorResult<Observation> ContextualisingConnector::Finish(Observation observ
         PublishSshAccess(observation, run.plan, std::get<std::string>(key));
     }
     return observation;
+}
+
+bool ContextualisingConnector::EndedForOtherServers(Run& run, const Observation& observation, const Handle& handle) {
+    {
+        const std::lock_guard lock(run.mutex);
+        if (!run.result) {
+            return false;  // running: its outcome is reported first, the next poll sees the change
+        }
+    }
+    if (observation.phase != Phase::kReady) {
+        return false;
+    }
+    auto hosts = ContextHosts(observation, SshPort(handle.target, options_.ssh_port));
+    const auto* now = std::get_if<std::vector<ContextHost>>(&hosts);
+    const auto same = [](const ContextHost& a, const ContextHost& b) {
+        return a.node == b.node && a.index == b.index && a.address == b.address && a.port == b.port;
+    };
+    return now != nullptr && !std::equal(now->begin(), now->end(), run.plan.hosts.begin(), run.plan.hosts.end(), same);
 }
 
 std::shared_ptr<ContextualisingConnector::Run> ContextualisingConnector::StartRun(
