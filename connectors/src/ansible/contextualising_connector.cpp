@@ -355,6 +355,7 @@ ConnectorResult<Deletion> ContextualisingConnector::Delete(const Handle& handle,
     }
     auto deleted = inner_->Delete(handle, force);
     if (const auto* done = std::get_if<Deletion>(&deleted); done != nullptr && *done == Deletion::kComplete) {
+        EndRun(ContextId(handle.deployment_id, handle.target.service_id));  // no poll will come for it
         contextualiser_.Forget(ContextId(handle.deployment_id, handle.target.service_id));
     }
     return deleted;

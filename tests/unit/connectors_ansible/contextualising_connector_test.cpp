@@ -21,6 +21,9 @@ namespace {
 /// A site whose one server of node "vm" is ready at 127.0.0.5.
 class ReadySite final : public orch::connectors::Connector {
    public:
+    /// `deletion`: what Delete answers (kInProgress as Nova's servers on their way out).
+    explicit ReadySite(orch::connectors::Deletion deletion = orch::connectors::Deletion::kComplete)
+        : deletion_(deletion) {}
     orch::connectors::TargetKind kind() const override { return orch::connectors::TargetKind::kOpenStack; }
     ConnectorResult<orch::connectors::Handle> Create(const orch::connectors::DeployRequest& request) override {
         orch::connectors::Handle handle;
@@ -41,11 +44,14 @@ class ReadySite final : public orch::connectors::Connector {
         return handle;
     }
     ConnectorResult<orch::connectors::Deletion> Delete(const orch::connectors::Handle&, bool) override {
-        return orch::connectors::Deletion::kComplete;
+        return deletion_;
     }
     ConnectorResult<bool> Act(const orch::connectors::Handle&, const std::string&, const std::string&) override {
         return true;
     }
+
+   private:
+    orch::connectors::Deletion deletion_;
 };
 
 class RecordingContextualiser final : public orch::connectors::Contextualiser {
@@ -76,6 +82,7 @@ class HeldContextualiser final : public orch::connectors::Contextualiser {
         std::unique_lock lock(mutex);
         released.wait(lock, stop, [&] { return release; });
         if (stop.stop_requested()) {
+            ++cancelled;
             return orch::connectors::Failure{orch::connectors::FailureKind::kRetryHere, "configuration cancelled"};
         }
         return ContextOutcome{"== node docker: configured\n", {}};
@@ -89,6 +96,7 @@ class HeldContextualiser final : public orch::connectors::Contextualiser {
         released.notify_all();
     }
     std::atomic<int> runs{0};
+    std::atomic<int> cancelled{0};
 
    private:
     std::mutex mutex;
@@ -269,7 +277,9 @@ TEST_CASE("a DELETE during the configuration stops it, and the next poll says it
     HeldContextualiser contextualiser;
     orch::connectors::ContextualisingOptions options;
     options.progress_wait = std::chrono::milliseconds(20);
-    orch::connectors::ContextualisingConnector connector(std::make_unique<ReadySite>(), contextualiser, options);
+    orch::connectors::ContextualisingConnector connector(
+        std::make_unique<ReadySite>(orch::connectors::Deletion::kInProgress), contextualiser, options
+    );
     const auto spec = DockerHost();
     orch::connectors::Handle handle;
     handle.deployment_id = "dep-1";
@@ -284,4 +294,20 @@ TEST_CASE("a DELETE during the configuration stops it, and the next poll says it
     }
     REQUIRE(std::holds_alternative<orch::connectors::Failure>(polled));
     CHECK_THAT(std::get<orch::connectors::Failure>(polled).message, Catch::Contains("cancelled"));
+}
+
+TEST_CASE("a DELETE the site completes at once ends the running configuration with it", "[ansible]") {
+    // No poll comes after such a delete: the run is stopped and dropped by the Delete itself.
+    HeldContextualiser contextualiser;
+    orch::connectors::ContextualisingOptions options;
+    options.progress_wait = std::chrono::milliseconds(20);
+    orch::connectors::ContextualisingConnector connector(std::make_unique<ReadySite>(), contextualiser, options);
+    const auto spec = DockerHost();
+    orch::connectors::Handle handle;
+    handle.deployment_id = "dep-1";
+    auto first = connector.Poll(handle, spec);
+    REQUIRE(std::holds_alternative<Observation>(first));
+    REQUIRE(std::get<Observation>(first).phase == orch::connectors::Phase::kInProgress);
+    REQUIRE(std::holds_alternative<orch::connectors::Deletion>(connector.Delete(handle, false)));
+    CHECK(contextualiser.cancelled == 1);  // stopped and waited for within the Delete
 }
