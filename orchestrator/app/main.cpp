@@ -36,6 +36,7 @@
 #include "orchestrator/ops/metered_connector.hpp"
 #include "orchestrator/ops/metered_placer.hpp"
 #include "orchestrator/ops/request_metrics.hpp"
+#include "orchestrator/ops/site_watch_metrics.hpp"
 #include "orchestrator/ops/store_metrics.hpp"
 #include "orchestrator/ops/workflow_metrics.hpp"
 #include "orchestrator/placement/placer_factory.hpp"
@@ -184,6 +185,13 @@ int main(int argc, char** argv) {
     contextualisation->ansible.read_playbook = [engine = template_wiring->engine.get()](const std::string& url) {
         return engine->ReadUrl(url);
     };
+    // A native configuration that starts another node or ends makes the deployment's poll due,
+    // so its progress and its end are seen at once, not at the next backed-off poll.
+    contextualisation->connector.changed = [&workflow_store](const std::string& deployment_id) {
+        if (auto due = workflow_store.PollNow(deployment_id); !due) {
+            ORCH_LOG_WARN("cannot make a poll due", {{"deployment", deployment_id}, {"error", due.error().message}});
+        }
+    };
     const auto connector_wiring =
         app::MakeConnectors(**http, *im_options, *openstack_options, *contextualisation, clock);
     auto& registry = *connector_wiring.registry;
@@ -246,6 +254,8 @@ int main(int argc, char** argv) {
     step_options.admission_observer = &admission_metrics;
     workflow::Engine engine(workflow_store, engine_options);
     workflow::SiteVersionCache site_versions(clock);
+    ops::SiteWatchMetrics site_watch_metrics(metrics_registry);
+    site_watch_options->observer = &site_watch_metrics;
     workflow::SiteWatcher site_watcher(
         workflow_store, *connector_wiring.site_clients, clock, *site_watch_options, [&engine] { engine.Wake(); }
     );

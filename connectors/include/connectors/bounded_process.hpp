@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace orch::connectors {
@@ -18,6 +20,11 @@ struct ProcessSpec {
     std::string cwd;
     std::chrono::milliseconds time_limit{60'000};
     std::size_t output_cap = 256 * 1024;
+    /// When set, called on the reading thread with each line of the output as it arrives (before
+    /// the cap applies: progress is seen even in the dropped middle); a line over `max_line`
+    /// bytes is skipped whole, never buffered.
+    std::function<void(std::string_view line)> on_line;
+    std::size_t max_line = 8 * 1024;
 };
 
 struct ProcessOutcome {

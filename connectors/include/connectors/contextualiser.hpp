@@ -1,7 +1,9 @@
 #pragma once
 
 #include "connectors/connector.hpp"
+#include "connectors/context_progress.hpp"
 
+#include <functional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -43,6 +45,10 @@ struct ContextPlan {
     std::string ssh_user;  ///< the account the injected key logs into
     std::vector<ContextHost> hosts;
     std::vector<ContextStep> steps;
+    /// When set, told what the run is doing as it goes: a node's configuration starting (role
+    /// and task empty), then each task Ansible starts on it. Called from the run's threads (one
+    /// per node configured side by side), so it must be thread-safe.
+    std::function<void(const ContextProgress&)> progress;
 };
 
 /// What one configured server says about itself (gathered by Ansible after the run): its

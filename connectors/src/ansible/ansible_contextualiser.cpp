@@ -5,6 +5,10 @@
 #include "common/log.hpp"
 #include "connectors/bounded_process.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <condition_variable>
@@ -82,6 +86,29 @@ Failure RunFailure(const std::string& node, const ProcessOutcome& run, std::chro
             "): " + ansible::AnsibleFailure(run.output, kFailureCap),
     };
 }
+
+/// An exclusive lock on a deployment's configuration, held for the whole run: the work directory
+/// is shared by the replicas, and a poll taken over by another replica while this one's run goes
+/// on must not start a second Ansible on the same servers.
+class RunLock {
+   public:
+    explicit RunLock(const std::string& dir)
+        : fd_(::open((dir + "/configure.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
+        held_ = fd_ >= 0 && ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
+    }
+    ~RunLock() {
+        if (fd_ >= 0) {
+            ::close(fd_);  // releases the lock
+        }
+    }
+    RunLock(const RunLock&) = delete;
+    RunLock& operator=(const RunLock&) = delete;
+    bool held() const { return held_; }
+
+   private:
+    int fd_;
+    bool held_ = false;
+};
 
 std::string StepHeader(const ContextStep& step) {
     std::string header = "== node " + step.node + " on " + step.host_node + ": roles";
@@ -171,6 +198,9 @@ class StepRunner {
             }
             state_[i] = State::kRunning;
             ++running_;
+            if (plan_.progress) {
+                plan_.progress(ContextProgress{plan_.steps[i].node, "", ""});
+            }
             ORCH_LOG_INFO(
                 "contextualisation: configuring node",
                 {{"deployment_id", plan_.deployment_id},
@@ -415,6 +445,10 @@ ConnectorResult<ContextOutcome> AnsibleContextualiser::Configure(const ContextPl
         return *failure;
     }
     const std::string dir = std::get<std::string>(made);
+    const RunLock lock(dir);
+    if (!lock.held()) {
+        return Failure{FailureKind::kRetryHere, "the servers are being configured by another orchestrator process"};
+    }
     if (auto key = PublicKey(plan.deployment_id); std::holds_alternative<Failure>(key)) {
         return std::get<Failure>(key);
     }
@@ -449,6 +483,15 @@ ConnectorResult<ContextOutcome> AnsibleContextualiser::Configure(const ContextPl
         spec.cwd = dir;
         spec.time_limit = options_.node_time_limit;
         spec.output_cap = options_.output_cap;
+        if (plan.progress) {
+            // Ansible's task headers, as they come: what the node's configuration is doing now.
+            spec.on_line = [&progress = plan.progress, node = plan.steps[i].node](std::string_view line) {
+                if (auto task = ParseAnsibleTaskHeader(line)) {
+                    task->node = node;
+                    progress(*task);
+                }
+            };
+        }
         runs.push_back(std::move(spec));
     }
     auto outcome = StepRunner(plan, runs, options_, stop).Run();

@@ -1,5 +1,7 @@
 #include "connectors/bounded_process.hpp"
 
+#include "connectors/site_events.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill and signal numbers
@@ -131,6 +133,7 @@ ProcessOutcome RunBounded(const ProcessSpec& spec, const std::stop_token& stop) 
     outcome.started = true;
 
     BoundedOutput output(spec.output_cap);
+    LineSplitter lines(spec.max_line);
     const auto deadline = Clock::now() + spec.time_limit;
     std::array<char, 8192> buffer{};
     bool open = true;
@@ -150,6 +153,9 @@ ProcessOutcome RunBounded(const ProcessSpec& spec, const std::stop_token& stop) 
         const ssize_t n = ::read(pipe_fds[0], buffer.data(), buffer.size());
         if (n > 0) {
             output.Append(buffer.data(), static_cast<std::size_t>(n));
+            if (spec.on_line) {
+                lines.Feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)), spec.on_line);
+            }
         } else if (n == 0 || errno != EINTR) {
             open = false;
         }

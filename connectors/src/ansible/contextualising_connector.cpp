@@ -3,12 +3,30 @@
 #include "connectors/workload.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <thread>
 
 namespace orch::connectors {
+
+/// One configuration started by Poll: what it has done so far, and how it ended.
+struct ContextualisingConnector::Run {
+    std::mutex mutex;
+    std::condition_variable moved;                          // a node started, or the run ended
+    std::string log;                                        // the notes, then a line per node started (guarded)
+    std::string latest;                                     // the latest progress message (guarded)
+    std::size_t nodes_started = 0;                          // (guarded)
+    std::optional<ConnectorResult<ContextOutcome>> result;  // set once, when it ended (guarded)
+    ContextPlan plan;     // hosts and account, for the SSH access published once configured
+    std::jthread thread;  // last: joined (stop requested first) before the rest goes away
+};
+
 namespace {
+
+constexpr std::size_t kMaxProgressLog = 64 * 1024;  // "== configuring node X" lines of one run
 
 int SshPort(const SiteTarget& target, int fallback) {
     const auto it = target.options.find("ssh_port");
@@ -145,10 +163,21 @@ ConnectorResult<Handle> ContextualisingConnector::Update(const Handle& handle, c
 ConnectorResult<Observation> ContextualisingConnector::Poll(const Handle& handle, const tosca::DeploymentSpec& spec) {
     auto observed = inner_->Poll(handle, spec);
     auto* observation = std::get_if<Observation>(&observed);
+    const std::string context_id = ContextId(handle.deployment_id, handle.target.service_id);
     if (observation != nullptr && observation->phase == Phase::kGone) {
-        contextualiser_.Forget(ContextId(handle.deployment_id, handle.target.service_id));
+        EndRun(context_id);
+        contextualiser_.Forget(context_id);
     }
-    if (observation == nullptr || observation->phase != Phase::kReady) {
+    if (observation == nullptr) {
+        return observed;
+    }
+    if (auto run = FindRun(context_id)) {
+        if (!EndedForOtherServers(*run, *observation, handle)) {
+            return Progress(std::move(*observation), std::move(run), handle);
+        }
+        EndRun(context_id);  // e.g. a health check's run, then a scale: configure what is there now
+    }
+    if (observation->phase != Phase::kReady) {
         return observed;
     }
     auto steps = BuildContextSteps(spec);
@@ -168,40 +197,150 @@ ConnectorResult<Observation> ContextualisingConnector::Poll(const Handle& handle
         return observed;
     }
     ContextPlan plan;
-    plan.deployment_id = ContextId(handle.deployment_id, handle.target.service_id);
+    plan.deployment_id = context_id;
     plan.ssh_user = OptionString(handle.target, "ssh_user", options_.ssh_user);
     plan.hosts = std::move(std::get<std::vector<ContextHost>>(hosts));
     plan.steps = std::move(std::get<std::vector<ContextStep>>(steps));
     // Values reading other nodes' addresses (a front end's IP) are known only now.
+    std::string notes;
     for (const auto& note : EvaluateStepValues(spec, *observation, plan.steps)) {
-        observation->log += "== " + note + "\n";
+        notes += "== " + note + "\n";
     }
-    std::stop_source stop;
-    {
-        const std::lock_guard lock(running_mutex_);
-        running_[plan.deployment_id] = stop;
+    return Progress(std::move(*observation), StartRun(handle, std::move(plan), std::move(notes)), handle);
+}
+
+ConnectorResult<Observation> ContextualisingConnector::Progress(
+    Observation observation, std::shared_ptr<Run> run, const Handle& handle
+) {
+    std::unique_lock lock(run->mutex);
+    const std::size_t started = run->nodes_started;
+    // Back at once when the run ends or starts another node: each node gets its own message.
+    run->moved.wait_for(lock, options_.progress_wait, [&] {
+        return run->result.has_value() || run->nodes_started != started;
+    });
+    if (!run->result) {
+        if (observation.phase != Phase::kReady) {
+            return observation;  // the servers changed under the run (a DELETE stops it)
+        }
+        observation.phase = Phase::kInProgress;
+        observation.reason = "configuring the servers";
+        if (!run->latest.empty()) {
+            observation.site_message = run->latest;
+        }
+        observation.log += run->log;
+        return observation;
     }
-    auto configured = contextualiser_.Configure(plan, stop.get_token());
-    {
-        const std::lock_guard lock(running_mutex_);
-        running_.erase(plan.deployment_id);
-    }
-    if (auto* failure = std::get_if<Failure>(&configured)) {
+    lock.unlock();
+    EndRun(ContextId(handle.deployment_id, handle.target.service_id));
+    return Finish(std::move(observation), *run);
+}
+
+ConnectorResult<Observation> ContextualisingConnector::Finish(Observation observation, Run& run) {
+    // The run ended: no other thread touches it any more.
+    const auto& result = *run.result;
+    if (const auto* failure = std::get_if<Failure>(&result)) {
         if (failure->kind == FailureKind::kRetryHere) {
             return *failure;
         }
-        observation->phase = Phase::kFailed;
-        observation->failure = failure->kind;
-        observation->reason = "contextualisation failed: " + failure->message;
-        observation->log = Bounded(observation->log + observation->reason + "\n", options_.log_cap);
-        return observed;
+        observation.phase = Phase::kFailed;
+        observation.failure = failure->kind;
+        observation.reason = "contextualisation failed: " + failure->message;
+        observation.log = Bounded(observation.log + run.log + observation.reason + "\n", options_.log_cap);
+        return observation;
     }
-    observation->log = Bounded(observation->log + std::get<ContextOutcome>(configured).log, options_.log_cap);
-    PublishFacts(*observation, std::get<ContextOutcome>(configured).facts);
-    if (auto key = contextualiser_.PublicKey(plan.deployment_id); std::holds_alternative<std::string>(key)) {
-        PublishSshAccess(*observation, plan, std::get<std::string>(key));
+    if (observation.phase != Phase::kReady) {
+        return observation;  // configured, but the servers changed since: the next poll sees
     }
-    return observed;
+    const auto& outcome = std::get<ContextOutcome>(result);
+    observation.log = Bounded(observation.log + run.log + outcome.log, options_.log_cap);
+    PublishFacts(observation, outcome.facts);
+    if (auto key = contextualiser_.PublicKey(run.plan.deployment_id); std::holds_alternative<std::string>(key)) {
+        PublishSshAccess(observation, run.plan, std::get<std::string>(key));
+    }
+    return observation;
+}
+
+bool ContextualisingConnector::EndedForOtherServers(Run& run, const Observation& observation, const Handle& handle) {
+    {
+        const std::lock_guard lock(run.mutex);
+        if (!run.result) {
+            return false;  // running: its outcome is reported first, the next poll sees the change
+        }
+    }
+    if (observation.phase != Phase::kReady) {
+        return false;
+    }
+    auto hosts = ContextHosts(observation, SshPort(handle.target, options_.ssh_port));
+    const auto* now = std::get_if<std::vector<ContextHost>>(&hosts);
+    const auto same = [](const ContextHost& a, const ContextHost& b) {
+        return a.node == b.node && a.index == b.index && a.address == b.address && a.port == b.port;
+    };
+    return now != nullptr && !std::equal(now->begin(), now->end(), run.plan.hosts.begin(), run.plan.hosts.end(), same);
+}
+
+std::shared_ptr<ContextualisingConnector::Run> ContextualisingConnector::StartRun(
+    const Handle& handle, ContextPlan plan, std::string notes
+) {
+    auto run = std::make_shared<Run>();
+    run->log = std::move(notes);
+    Run* const raw = run.get();  // the run owns its thread: never a shared_ptr inside it
+    const std::string deployment_id = handle.deployment_id;
+    plan.progress = [this, raw, deployment_id](const ContextProgress& progress) {
+        const bool node_started = progress.task.empty();
+        {
+            const std::lock_guard lock(raw->mutex);
+            raw->latest = ProgressMessage(progress);
+            if (node_started) {
+                ++raw->nodes_started;
+                if (raw->log.size() < kMaxProgressLog) {
+                    raw->log += "== " + raw->latest + "\n";
+                }
+            }
+        }
+        raw->moved.notify_all();
+        if (node_started && options_.changed) {
+            options_.changed(deployment_id);
+        }
+    };
+    run->plan = plan;
+    run->plan.progress = nullptr;
+    const std::lock_guard lock(running_mutex_);
+    running_[plan.deployment_id] = run;
+    run->thread = std::jthread([this, raw, deployment_id, plan = std::move(plan)](const std::stop_token& stop) {
+        auto result = contextualiser_.Configure(plan, stop);
+        {
+            const std::lock_guard run_lock(raw->mutex);
+            raw->result = std::move(result);
+        }
+        raw->moved.notify_all();
+        if (options_.changed) {
+            options_.changed(deployment_id);
+        }
+    });
+    return run;
+}
+
+std::shared_ptr<ContextualisingConnector::Run> ContextualisingConnector::FindRun(const std::string& context_id) {
+    const std::lock_guard lock(running_mutex_);
+    const auto it = running_.find(context_id);
+    return it == running_.end() ? nullptr : it->second;
+}
+
+void ContextualisingConnector::EndRun(const std::string& context_id) {
+    std::shared_ptr<Run> run;
+    {
+        const std::lock_guard lock(running_mutex_);
+        const auto it = running_.find(context_id);
+        if (it == running_.end()) {
+            return;
+        }
+        run = std::move(it->second);
+        running_.erase(it);
+    }
+    run->thread.request_stop();
+    if (run->thread.joinable()) {
+        run->thread.join();  // outside the map's lock: a stopped run takes a moment to end
+    }
 }
 
 ConnectorResult<Deletion> ContextualisingConnector::Delete(const Handle& handle, bool force) {
@@ -211,11 +350,12 @@ ConnectorResult<Deletion> ContextualisingConnector::Delete(const Handle& handle,
         const std::lock_guard lock(running_mutex_);
         if (const auto it = running_.find(ContextId(handle.deployment_id, handle.target.service_id));
             it != running_.end()) {
-            it->second.request_stop();
+            it->second->thread.request_stop();  // the next Poll reports it cancelled
         }
     }
     auto deleted = inner_->Delete(handle, force);
     if (const auto* done = std::get_if<Deletion>(&deleted); done != nullptr && *done == Deletion::kComplete) {
+        EndRun(ContextId(handle.deployment_id, handle.target.service_id));  // no poll will come for it
         contextualiser_.Forget(ContextId(handle.deployment_id, handle.target.service_id));
     }
     return deleted;

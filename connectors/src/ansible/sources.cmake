@@ -5,6 +5,7 @@ set(SOURCES
   ${AREA_DIR}/ansible_files.cpp
   ${AREA_DIR}/bounded_process.cpp
   ${AREA_DIR}/context_plan.cpp
+  ${AREA_DIR}/context_progress.cpp
   ${AREA_DIR}/context_values.cpp
   ${AREA_DIR}/contextualising_connector.cpp
 )

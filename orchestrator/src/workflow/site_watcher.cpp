@@ -28,11 +28,38 @@ std::string SiteKey(const connectors::SiteTarget& target) {
     return std::string(connectors::TargetKindName(target.kind)) + " " + target.endpoint;
 }
 
+StreamEnd EndOf(bool ended_well, int status, bool heard) {
+    if (!ended_well && status == 0) {
+        return StreamEnd::kBroken;
+    }
+    if (status != 200) {
+        return StreamEnd::kRefused;
+    }
+    if (!ended_well) {
+        return StreamEnd::kBroken;  // answered, then the connection broke
+    }
+    return heard ? StreamEnd::kClosed : StreamEnd::kSilent;
+}
+
 std::string Endpoint(const std::string& endpoint) {
     return !endpoint.empty() && endpoint.back() == '/' ? endpoint.substr(0, endpoint.size() - 1) : endpoint;
 }
 
 }  // namespace
+
+std::string_view StreamEndName(StreamEnd end) {
+    switch (end) {
+        case StreamEnd::kClosed:
+            return "closed";
+        case StreamEnd::kSilent:
+            return "silent";
+        case StreamEnd::kRefused:
+            return "refused";
+        case StreamEnd::kBroken:
+            return "broken";
+    }
+    return "broken";
+}
 
 SiteWatcher::SiteWatcher(
     WorkflowStore& store,
@@ -94,7 +121,7 @@ bool SiteWatcher::Wait(std::chrono::milliseconds pause) {
     return !stopped_.wait_for(lock, pause, [this] { return stop_; });
 }
 
-void SiteWatcher::Changed(Site& site, const std::vector<std::string>& resources) {
+void SiteWatcher::Changed(Site& site, connectors::TargetKind kind, const std::vector<std::string>& resources) {
     std::vector<std::string> deployments;
     {
         const std::lock_guard lock(mutex_);
@@ -106,18 +133,37 @@ void SiteWatcher::Changed(Site& site, const std::vector<std::string>& resources)
             }
         }
     }
-    bool moved = false;
+    std::size_t moved = 0;
     for (const auto& id : deployments) {
         auto polled = store_.PollNow(id);
         if (!polled) {
             ORCH_LOG_WARN("cannot make a poll due", {{"deployment", id}, {"error", polled.error().message}});
+            if (options_.observer != nullptr) {
+                options_.observer->PollNowFailed(kind);
+            }
         } else if (*polled) {
-            moved = true;
+            ++moved;
             expedited_.fetch_add(1);
         }
     }
-    if (moved && wake_) {
+    if (options_.observer != nullptr) {
+        options_.observer->Notified(kind, moved);
+    }
+    if (moved > 0 && wake_) {
         wake_();
+    }
+}
+
+void SiteWatcher::Report(connectors::TargetKind kind, bool opened, StreamEnd end, std::size_t skipped) const {
+    if (options_.observer == nullptr) {
+        return;
+    }
+    if (opened) {
+        options_.observer->StreamClosed(kind);
+    }
+    options_.observer->StreamEnded(kind, end);
+    if (skipped > 0) {
+        options_.observer->Skipped(kind, skipped);
     }
 }
 
@@ -154,9 +200,14 @@ void SiteWatcher::Subscribe(const std::shared_ptr<Site>& site, const std::string
         connectors::SseParser sse(options_.max_line, options_.max_line);
         connectors::LineSplitter lines(options_.max_line);
         http::StreamSink sink;
+        bool opened = false;
         sink.on_status = [&](int code, const http::Headers&) {
             status = code;
-            return code == 200;
+            opened = code == 200;
+            if (opened && options_.observer != nullptr) {
+                options_.observer->StreamOpened(target.kind);
+            }
+            return opened;
         };
         sink.on_bytes = [&](std::string_view bytes) {
             if (kube) {
@@ -166,12 +217,12 @@ void SiteWatcher::Subscribe(const std::shared_ptr<Site>& site, const std::string
                         if (!change->resource_version.empty()) {
                             resume = change->resource_version;
                         }
-                        Changed(*site, change->resources);
+                        Changed(*site, target.kind, change->resources);
                     }
                 });
             } else {
                 sse.Feed(bytes, [&](const connectors::SseEvent& event) {
-                    Changed(*site, connectors::MarathonEventChange(event).resources);
+                    Changed(*site, target.kind, connectors::MarathonEventChange(event).resources);
                 });
             }
             heard = true;
@@ -195,6 +246,7 @@ void SiteWatcher::Subscribe(const std::shared_ptr<Site>& site, const std::string
         if (status == 410 || expired) {
             resume.clear();
         }
+        Report(target.kind, opened, EndOf(static_cast<bool>(ended), status, heard), sse.dropped() + lines.dropped());
         if (ended && status == 200 && heard) {
             backoff = kFirstBackoff;  // a stream that worked: reopen at once
             continue;

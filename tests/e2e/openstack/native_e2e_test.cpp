@@ -268,11 +268,19 @@ constexpr char kElastic[] = "indigo-dc-tosca-types/examples/elastic_cluster.yaml
 
 /// kubernetes_cluster.yaml whose workers each ask for one NVIDIA GPU.
 std::string KubernetesGpu() {
-    return Replace(
+    const std::string gpu = Replace(
         orch::e2e::CorpusTemplate(kKubernetes),
         "            num_cpus: { get_input: wn_cpus }\n",
         "            num_cpus: { get_input: wn_cpus }\n            num_gpus: 1\n            gpu_vendor: NVIDIA\n"
     );
+    // The worker is configured once the front end is (as a cluster's workers join their front
+    // end), so the two nodes' configurations come in a known order.
+    return Replace(gpu, "        - host: lrms_wn\n", "        - host: lrms_wn\n        - dependency: lrms_front_end\n");
+}
+
+/// Where the deployment's log says "configuring node `node`" first; npos when it does not.
+std::size_t ConfiguringAt(const std::string& log, const std::string& node) {
+    return log.find("== configuring node " + node + "\n");
 }
 
 Json MesosInputs(int slaves) {
@@ -360,6 +368,17 @@ TEST_CASE(
     }
     {
         CheckComplete(o.api.WaitFor(kube, kCreateDone, kTimeout), kube_text);
+        // Each node's configuration said when it started, in order (before: the log had Ansible's
+        // output only once every node was configured, and nothing while they were).
+        const auto log = o.api.Call("GET", "/deployments/" + kube + "/log");
+        REQUIRE(log.status == 200);
+        INFO(log.body);
+        const std::size_t front = ConfiguringAt(log.body, "lrms_front_end");
+        const std::size_t worker = ConfiguringAt(log.body, "wn_node");
+        CHECK(front != std::string::npos);
+        CHECK(worker != std::string::npos);
+        CHECK(front < worker);
+        CHECK(log.body.find("== node wn_node: configured") > worker);
         const auto servers = ServersByNode(kube);
         CheckConfigured(
             servers,
@@ -496,6 +515,19 @@ TEST_CASE(
     const std::string context_dir = o.work_dir + "/" + id;
     CHECK_FALSE(ProcessesNaming(context_dir).empty());  // ansible-playbook is running
     CHECK(Json::parse(o.api.Call("GET", "/deployments/" + id).body)["status"] == "CREATE_IN_PROGRESS");
+    // What the configuration does now is what the user reads (before: "Polling CLOUD-A ...").
+    const std::string doing =
+        "CLOUD-A: configuring node deepaas_app (role indigo-dc.stalling, task 'configure for a long time')";
+    std::string reason;
+    for (const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+         reason != doing && std::chrono::steady_clock::now() < until;
+         std::this_thread::sleep_for(std::chrono::milliseconds(500))) {
+        const Json now = Json::parse(o.api.Call("GET", "/deployments/" + id).body);
+        reason = now["statusReason"].is_string() ? now["statusReason"].get<std::string>() : "";
+    }
+    CHECK(reason == doing);
+    const auto log = o.api.Call("GET", "/deployments/" + id + "/log");
+    CHECK_THAT(log.body, Catch::Contains("== configuring node deepaas_app\n") && Catch::Contains(doing));
 
     REQUIRE(o.api.Call("DELETE", "/deployments/" + id).status == 204);
     // The role would run 15 minutes; the delete completes within the wait only if it was stopped.

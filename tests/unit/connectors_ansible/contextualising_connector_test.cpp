@@ -6,6 +6,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
 using orch::Json;
 using orch::connectors::ConnectorResult;
 using orch::connectors::ContextOutcome;
@@ -17,6 +21,9 @@ namespace {
 /// A site whose one server of node "vm" is ready at 127.0.0.5.
 class ReadySite final : public orch::connectors::Connector {
    public:
+    /// `deletion`: what Delete answers (kInProgress as Nova's servers on their way out).
+    explicit ReadySite(orch::connectors::Deletion deletion = orch::connectors::Deletion::kComplete)
+        : deletion_(deletion) {}
     orch::connectors::TargetKind kind() const override { return orch::connectors::TargetKind::kOpenStack; }
     ConnectorResult<orch::connectors::Handle> Create(const orch::connectors::DeployRequest& request) override {
         orch::connectors::Handle handle;
@@ -37,11 +44,14 @@ class ReadySite final : public orch::connectors::Connector {
         return handle;
     }
     ConnectorResult<orch::connectors::Deletion> Delete(const orch::connectors::Handle&, bool) override {
-        return orch::connectors::Deletion::kComplete;
+        return deletion_;
     }
     ConnectorResult<bool> Act(const orch::connectors::Handle&, const std::string&, const std::string&) override {
         return true;
     }
+
+   private:
+    orch::connectors::Deletion deletion_;
 };
 
 class RecordingContextualiser final : public orch::connectors::Contextualiser {
@@ -56,6 +66,42 @@ class RecordingContextualiser final : public orch::connectors::Contextualiser {
     void Forget(const std::string&) override {}
     std::vector<ContextPlan> plans;
     std::vector<orch::connectors::HostFacts> facts;  ///< what the run "gathered"
+};
+
+/// A configuration that reports the node "docker" and one of its tasks, then runs until the test
+/// lets it end (or it is stopped).
+class HeldContextualiser final : public orch::connectors::Contextualiser {
+   public:
+    ConnectorResult<std::string> PublicKey(const std::string&) override {
+        return std::string("ssh-ed25519 AAAAC3 orch");
+    }
+    ConnectorResult<ContextOutcome> Configure(const ContextPlan& plan, std::stop_token stop) override {
+        ++runs;
+        plan.progress({"docker", "", ""});
+        plan.progress({"docker", "indigo-dc.docker", "Install docker"});
+        std::unique_lock lock(mutex);
+        released.wait(lock, stop, [&] { return release; });
+        if (stop.stop_requested()) {
+            ++cancelled;
+            return orch::connectors::Failure{orch::connectors::FailureKind::kRetryHere, "configuration cancelled"};
+        }
+        return ContextOutcome{"== node docker: configured\n", {}};
+    }
+    void Forget(const std::string&) override {}
+    void Release() {
+        {
+            const std::lock_guard lock(mutex);
+            release = true;
+        }
+        released.notify_all();
+    }
+    std::atomic<int> runs{0};
+    std::atomic<int> cancelled{0};
+
+   private:
+    std::mutex mutex;
+    std::condition_variable_any released;
+    bool release = false;
 };
 
 orch::tosca::DeploymentSpec DockerHost() {
@@ -176,4 +222,92 @@ TEST_CASE("the facts a configured VM reports become its node's attributes, so ou
     REQUIRE(observation.instances.size() == 1);
     CHECK(observation.instances[0].attributes["ansible_distribution"] == "Ubuntu");
     CHECK(observation.attributes.at("vm")["public_address"] == Json::array({"127.0.0.5"}));  // kept
+}
+
+TEST_CASE(
+    "while the servers are configured, polls say which node and task, then the poll after it ends is ready", "[ansible]"
+) {
+    // Before: the Poll that found the servers ACTIVE ran the whole configuration and reported
+    // nothing until it ended.
+    HeldContextualiser contextualiser;
+    orch::connectors::ContextualisingOptions options;
+    options.progress_wait = std::chrono::milliseconds(50);
+    std::atomic<int> changes{0};
+    options.changed = [&](const std::string& deployment_id) {
+        CHECK(deployment_id == "dep-1");
+        ++changes;
+    };
+    orch::connectors::ContextualisingConnector connector(std::make_unique<ReadySite>(), contextualiser, options);
+    const auto spec = DockerHost();
+    orch::connectors::Handle handle;
+    handle.deployment_id = "dep-1";
+    std::string log;
+    std::string said;
+    const std::string task = "configuring node docker (role indigo-dc.docker, task 'Install docker')";
+    for (int poll = 0; poll < 100 && said != task; ++poll) {
+        auto polled = connector.Poll(handle, spec);
+        REQUIRE(std::holds_alternative<Observation>(polled));
+        const auto& observation = std::get<Observation>(polled);
+        REQUIRE(observation.phase == orch::connectors::Phase::kInProgress);
+        REQUIRE(observation.site_message.has_value());
+        said = *observation.site_message;
+        CHECK_THAT(said, Catch::StartsWith("configuring node docker"));
+        CHECK_THAT(observation.log, Catch::Contains("== configuring node docker\n"));
+        log = observation.log;
+    }
+    CHECK(said == task);
+    CHECK(contextualiser.runs == 1);  // one run, however many polls
+    CHECK(changes >= 1);              // the node's start made the poll due
+    contextualiser.Release();
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    Observation last;
+    do {
+        auto polled = connector.Poll(handle, spec);
+        REQUIRE(std::holds_alternative<Observation>(polled));
+        last = std::get<Observation>(polled);
+    } while (last.phase == orch::connectors::Phase::kInProgress && std::chrono::steady_clock::now() < give_up);
+    CHECK(last.phase == orch::connectors::Phase::kReady);
+    CHECK(last.log.starts_with(log));  // the log only grows: the workflow appends what is new
+    CHECK_THAT(last.log, Catch::Contains("== node docker: configured"));
+    CHECK(changes >= 2);  // the end too
+    CHECK(contextualiser.runs == 1);
+}
+
+TEST_CASE("a DELETE during the configuration stops it, and the next poll says it was cancelled", "[ansible]") {
+    HeldContextualiser contextualiser;
+    orch::connectors::ContextualisingOptions options;
+    options.progress_wait = std::chrono::milliseconds(20);
+    orch::connectors::ContextualisingConnector connector(
+        std::make_unique<ReadySite>(orch::connectors::Deletion::kInProgress), contextualiser, options
+    );
+    const auto spec = DockerHost();
+    orch::connectors::Handle handle;
+    handle.deployment_id = "dep-1";
+    auto first = connector.Poll(handle, spec);
+    REQUIRE(std::holds_alternative<Observation>(first));
+    REQUIRE(std::get<Observation>(first).phase == orch::connectors::Phase::kInProgress);
+    REQUIRE(std::holds_alternative<orch::connectors::Deletion>(connector.Delete(handle, false)));
+    orch::connectors::ConnectorResult<Observation> polled = Observation{};
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::holds_alternative<Observation>(polled) && std::chrono::steady_clock::now() < give_up) {
+        polled = connector.Poll(handle, spec);
+    }
+    REQUIRE(std::holds_alternative<orch::connectors::Failure>(polled));
+    CHECK_THAT(std::get<orch::connectors::Failure>(polled).message, Catch::Contains("cancelled"));
+}
+
+TEST_CASE("a DELETE the site completes at once ends the running configuration with it", "[ansible]") {
+    // No poll comes after such a delete: the run is stopped and dropped by the Delete itself.
+    HeldContextualiser contextualiser;
+    orch::connectors::ContextualisingOptions options;
+    options.progress_wait = std::chrono::milliseconds(20);
+    orch::connectors::ContextualisingConnector connector(std::make_unique<ReadySite>(), contextualiser, options);
+    const auto spec = DockerHost();
+    orch::connectors::Handle handle;
+    handle.deployment_id = "dep-1";
+    auto first = connector.Poll(handle, spec);
+    REQUIRE(std::holds_alternative<Observation>(first));
+    REQUIRE(std::get<Observation>(first).phase == orch::connectors::Phase::kInProgress);
+    REQUIRE(std::holds_alternative<orch::connectors::Deletion>(connector.Delete(handle, false)));
+    CHECK(contextualiser.cancelled == 1);  // stopped and waited for within the Delete
 }

@@ -6,10 +6,13 @@
 #include <connectors/contextualiser.hpp>
 
 #include <catch2/catch.hpp>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 using orch::connectors::AnsibleContextualiser;
@@ -26,7 +29,8 @@ namespace fs = std::filesystem;
 /// A work dir, a role source with the role "test.noop", and an ansible-playbook stand-in: the
 /// run of node N appends "start N" and "end N" to `events`; a node named in `partners` waits up
 /// to 5 s for its partner's run to start and appends "met N" when it did; "bad" exits 2 at once
-/// and "slow" runs 30 s; the facts run (no node) is recorded as "facts".
+/// and "slow" runs 30 s; the facts run (no node) is recorded as "facts". Each run prints two
+/// task headers as Ansible does: "test.noop : first of N", then "second of N".
 struct Bench {
     std::string dir;
     AnsibleOptions options;
@@ -61,6 +65,8 @@ struct Bench {
              "    sleep 0.1\n"
              "  done\n"
              "fi\n"
+             "echo \"TASK [test.noop : first of $node] ****\"\n"
+             "echo \"TASK [second of $node] ****\"\n"
              "echo \"end $node\" >> $log/events\n";
         fs::permissions(script, fs::perms::owner_all);
         options.work_dir = dir + "/work";
@@ -168,4 +174,50 @@ TEST_CASE("the first failed node fails the run and stops the nodes still running
     CHECK(Position(events, "end slow") == events.size());  // killed, not waited for 30 s
     CHECK(Position(events, "start after_bad") == events.size());
     CHECK(Position(events, "start facts") == events.size());  // no facts from a failed run
+}
+
+TEST_CASE("the run reports each node as it starts, then each task Ansible starts on it", "[ansible]") {
+    // Before: nothing was reported until every node was configured.
+    Bench bench;
+    bench.options.parallel_nodes = 1;
+    AnsibleContextualiser contextualiser(bench.options);
+    auto plan = Plan({Step("a_sw", "vm_a"), Step("c_sw", "vm_c", {"a_sw"})});
+    std::mutex mutex;
+    std::vector<std::string> said;
+    plan.progress = [&](const orch::connectors::ContextProgress& progress) {
+        const std::lock_guard lock(mutex);
+        said.push_back(orch::connectors::ProgressMessage(progress));
+    };
+    REQUIRE(std::holds_alternative<ContextOutcome>(contextualiser.Configure(plan, {})));
+    CHECK(
+        said ==
+        std::vector<std::string>{
+            "configuring node a_sw",
+            "configuring node a_sw (role test.noop, task 'first of a_sw')",
+            "configuring node a_sw (task 'second of a_sw')",
+            "configuring node c_sw",
+            "configuring node c_sw (role test.noop, task 'first of c_sw')",
+            "configuring node c_sw (task 'second of c_sw')",
+        }
+    );
+}
+
+TEST_CASE("a deployment being configured by another process is not configured twice at once", "[ansible]") {
+    // The work directory is shared by the replicas: a poll taken over by another one while the
+    // first still runs Ansible must not start a second run on the same servers.
+    Bench bench;
+    AnsibleContextualiser contextualiser(bench.options);
+    const auto plan = Plan({Step("a_sw", "vm_a")});
+    const std::string dir = bench.options.work_dir + "/" + plan.deployment_id;
+    fs::create_directories(dir);
+    const int fd = ::open((dir + "/configure.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    REQUIRE(fd >= 0);
+    REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+    auto busy = contextualiser.Configure(plan, {});
+    REQUIRE(std::holds_alternative<Failure>(busy));
+    CHECK(std::get<Failure>(busy).kind == orch::connectors::FailureKind::kRetryHere);
+    CHECK_THAT(std::get<Failure>(busy).message, Catch::Contains("another orchestrator process"));
+    CHECK(bench.Events().empty());  // no ansible-playbook started
+    ::close(fd);
+    CHECK(std::holds_alternative<ContextOutcome>(contextualiser.Configure(plan, {})));
 }

@@ -8,6 +8,7 @@
 #include <orchestrator/ops/metered_connector.hpp>
 #include <orchestrator/ops/metered_placer.hpp>
 #include <orchestrator/ops/request_metrics.hpp>
+#include <orchestrator/ops/site_watch_metrics.hpp>
 #include <orchestrator/ops/workflow_metrics.hpp>
 
 #include <catch2/catch.hpp>
@@ -171,4 +172,31 @@ TEST_CASE(
     text = registry.Render();
     CHECK(Sample(text, R"(orch_admission_wait_seconds_count{issuer="iss",group="bio"})") == 2);
     CHECK(Sample(text, R"(orch_admission_wait_seconds_bucket{issuer="iss",group="bio",le="60"})") == 1);
+}
+
+TEST_CASE("site watcher metrics: streams open, notifications, polls made due, reconnects, errors", "[metrics][ops]") {
+    orch::metrics::Registry registry;
+    orch::ops::SiteWatchMetrics metrics(registry);
+    using orch::connectors::TargetKind;
+    using orch::workflow::StreamEnd;
+    metrics.StreamOpened(TargetKind::kKubernetes);
+    metrics.StreamOpened(TargetKind::kKubernetes);
+    metrics.StreamOpened(TargetKind::kMarathon);
+    metrics.StreamClosed(TargetKind::kKubernetes);
+    metrics.StreamEnded(TargetKind::kKubernetes, StreamEnd::kClosed);
+    metrics.StreamEnded(TargetKind::kMarathon, StreamEnd::kRefused);
+    metrics.StreamEnded(TargetKind::kMarathon, StreamEnd::kRefused);
+    metrics.Notified(TargetKind::kMarathon, 0);
+    metrics.Notified(TargetKind::kMarathon, 2);
+    metrics.PollNowFailed(TargetKind::kKubernetes);
+    metrics.Skipped(TargetKind::kKubernetes, 3);
+    const auto text = registry.Render();
+    CHECK(Sample(text, R"(orch_site_watch_streams{kind="KUBERNETES"})") == 1);
+    CHECK(Sample(text, R"(orch_site_watch_streams{kind="MARATHON"})") == 1);
+    CHECK(Sample(text, R"(orch_site_watch_reconnects_total{kind="KUBERNETES",end="closed"})") == 1);
+    CHECK(Sample(text, R"(orch_site_watch_reconnects_total{kind="MARATHON",end="refused"})") == 2);
+    CHECK(Sample(text, R"(orch_site_watch_notifications_total{kind="MARATHON"})") == 2);
+    CHECK(Sample(text, R"(orch_site_watch_polls_due_total{kind="MARATHON"})") == 2);
+    CHECK(Sample(text, R"(orch_site_watch_errors_total{kind="KUBERNETES",error="store"})") == 1);
+    CHECK(Sample(text, R"(orch_site_watch_errors_total{kind="KUBERNETES",error="oversized"})") == 3);
 }

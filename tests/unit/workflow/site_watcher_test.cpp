@@ -106,6 +106,34 @@ std::string StatusUpdate(const std::string& app_id) {
            "\n\n";
 }
 
+// What the watcher reports to its observer (ops turns it into metrics), counted.
+class CountingObserver final : public orch::workflow::SiteWatchObserver {
+   public:
+    void StreamOpened(orch::connectors::TargetKind) override { ++opened; }
+    void StreamClosed(orch::connectors::TargetKind) override { ++closed; }
+    void StreamEnded(orch::connectors::TargetKind, orch::workflow::StreamEnd end) override {
+        const std::lock_guard lock(mutex);
+        ends.push_back(end);
+    }
+    void Notified(orch::connectors::TargetKind kind, std::size_t count) override {
+        ++notifications;
+        due += static_cast<int>(count);
+        marathon = marathon && kind == orch::connectors::TargetKind::kMarathon;
+    }
+    void PollNowFailed(orch::connectors::TargetKind) override { ++errors; }
+    void Skipped(orch::connectors::TargetKind, std::size_t count) override { skipped += static_cast<int>(count); }
+    std::vector<orch::workflow::StreamEnd> Ends() {
+        const std::lock_guard lock(mutex);
+        return ends;
+    }
+    std::atomic<int> opened{0}, closed{0}, notifications{0}, due{0}, errors{0}, skipped{0};
+    std::atomic<bool> marathon{true};
+
+   private:
+    std::mutex mutex;
+    std::vector<orch::workflow::StreamEnd> ends;
+};
+
 template <typename Predicate>
 bool Eventually(Predicate done) {
     for (int i = 0; i < 300 && !done(); ++i) {
@@ -202,4 +230,48 @@ TEST_CASE("a Kubernetes watch resumes from the last resourceVersion it saw", "[w
         resumed += url.find("watch=true&resourceVersion=77") != std::string::npos ? 1 : 0;
     }
     CHECK(resumed >= 3);
+}
+
+TEST_CASE("the watcher reports streams, notifications, polls made due and reconnects", "[workflow][site_watch]") {
+    // Before: nothing was reported; the watchers exported no metrics.
+    orch::ManualClock clock;
+    orch::test::InMemoryStores stores(clock);
+    const std::string mine = WaitingPoll(stores);
+    const std::string oversized = "data: " + std::string(2000, 'x') + "\n\n";
+    FakeStreamingSite site(
+        200, ": hello\n\n" + StatusUpdate("/" + mine + "/web") + StatusUpdate("/stranger/app") + oversized
+    );
+    Factory clients(site);
+    CountingObserver observer;
+    orch::workflow::SiteWatchOptions options;
+    options.observer = &observer;
+    options.max_line = 1024;
+    orch::workflow::SiteWatcher watcher(stores.workflow, clients, clock, options, nullptr);
+    watcher.Watch(MarathonHandle(mine));
+    REQUIRE(Eventually([&] { return observer.Ends().size() >= 2; }));  // opened again at once
+    watcher.Stop();
+    CHECK(observer.opened >= 2);
+    CHECK(observer.opened == observer.closed);  // every stream that opened is closed
+    CHECK(observer.due == 1);                   // later streams find the poll already due
+    CHECK(observer.notifications >= 4);         // two per stream: mine and the stranger's
+    CHECK(observer.marathon);
+    CHECK(observer.skipped >= 2);  // the oversized event, once per stream
+    CHECK(observer.errors == 0);
+    for (const auto end : observer.Ends()) {
+        CHECK(end == orch::workflow::StreamEnd::kClosed);
+    }
+
+    SECTION("a refused stream is reported as such, never as open") {
+        FakeStreamingSite refusing(403, "");
+        Factory refusing_clients(refusing);
+        CountingObserver refused;
+        orch::workflow::SiteWatchOptions with_observer;
+        with_observer.observer = &refused;
+        orch::workflow::SiteWatcher refused_watcher(stores.workflow, refusing_clients, clock, with_observer, nullptr);
+        refused_watcher.Watch(MarathonHandle(mine));
+        REQUIRE(Eventually([&] { return !refused.Ends().empty(); }));
+        refused_watcher.Stop();
+        CHECK(refused.opened == 0);
+        CHECK(refused.Ends().front() == orch::workflow::StreamEnd::kRefused);
+    }
 }

@@ -3,6 +3,7 @@
 #include "common/clock.hpp"
 #include "connectors/connector.hpp"
 #include "connectors/site_client_factory.hpp"
+#include "orchestrator/workflow/site_watch_observer.hpp"
 #include "orchestrator/workflow/workflow_store.hpp"
 
 #include <atomic>
@@ -28,7 +29,8 @@ struct SiteWatchOptions {
     std::chrono::milliseconds max_backoff{30'000};  ///< reconnect backoff: 0.5 s doubling to this
     /// A deployment stays of interest this long after its last poll said "in progress".
     std::chrono::milliseconds interest_ttl{600'000};
-    std::size_t max_line = 1u << 20;  ///< a longer line or event from the site is skipped
+    std::size_t max_line = 1u << 20;        ///< a longer line or event from the site is skipped
+    SiteWatchObserver* observer = nullptr;  ///< metrics (ops::SiteWatchMetrics); none: not reported
 };
 
 /// Prompt completion from the sites' own change notifications (Marathon's event stream,
@@ -62,8 +64,10 @@ class SiteWatcher {
    private:
     struct Site;
     void Subscribe(const std::shared_ptr<Site>& site, const std::string& path);
-    void Changed(Site& site, const std::vector<std::string>& resources);
+    void Changed(Site& site, connectors::TargetKind kind, const std::vector<std::string>& resources);
     bool Wait(std::chrono::milliseconds pause);
+    /// A stream ended: to the observer (`opened`: it had been answered 200).
+    void Report(connectors::TargetKind kind, bool opened, StreamEnd end, std::size_t skipped) const;
 
     WorkflowStore& store_;
     connectors::SiteClientFactory& clients_;
