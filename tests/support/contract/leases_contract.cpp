@@ -128,7 +128,8 @@ void Leases(const Factory& make) {
     const auto first_attempt = end + minutes(5);
     stop_event.time = first_attempt;
     const auto stop_began = [&](domain::TimePoint until) -> std::optional<domain::TimePoint> {
-        for (const auto& lease : f->leases().DueLeases(until, 10).value()) {
+        const auto due_now = f->leases().DueLeases(until, 10).value();  // named: see EventsOf
+        for (const auto& lease : due_now) {
             if (lease.deployment_id == stopped) {
                 return lease.stop_began;
             }
