@@ -13,6 +13,10 @@ bool Running(const domain::Deployment& d) {
     return d.status == domain::Status::kCreateComplete || d.status == domain::Status::kUpdateComplete;
 }
 
+std::vector<std::string> StoppableTypes() {
+    return {workflow::kIdleStoppableTypes.begin(), workflow::kIdleStoppableTypes.end()};
+}
+
 }  // namespace
 
 Result<std::vector<workflow::IdleCandidate>> InMemoryIdleStore::IdleCandidates(const std::string& after, int limit) {
@@ -66,6 +70,14 @@ bool InMemoryIdleStore::Apply(InMemoryDatabase::Row& row, const workflow::IdleCh
             return true;
         case IdleStep::kReclaim:
             return Reclaim(row, c);
+        case IdleStep::kStopNext:
+            return StopNext(c);
+        case IdleStep::kStopGivenUp:
+            if (w == watches_.end() || w->second.state != IdleState::kStopping) {
+                return false;
+            }
+            w->second.state = IdleState::kReclaimed;
+            return true;
         case IdleStep::kNone:
             break;
     }
@@ -87,30 +99,11 @@ bool InMemoryIdleStore::Reclaim(InMemoryDatabase::Row& row, const workflow::Idle
         }
         db_.DeleteWorkflowJobs(d.id);
         db_.InsertJob(d.id, {workflow::JobKind::kDelete, Json{{"force", false}}, {}, true});
-    } else {
-        std::vector<domain::Resource*> started;
-        for (auto& r : row.resources) {
-            const bool stoppable = std::any_of(
-                workflow::kIdleStoppableTypes.begin(),
-                workflow::kIdleStoppableTypes.end(),
-                [&](std::string_view t) {
-                    return std::find(r.type_chain.begin(), r.type_chain.end(), t) != r.type_chain.end();
-                }
-            );
-            if (r.state == domain::NodeState::kStarted && stoppable) {
-                started.push_back(&r);
-            }
-        }
-        if (started.empty() || db_.HasWorkflowJob(d.id)) {
-            return false;
-        }
-        auto* first = *std::min_element(started.begin(), started.end(), [](const auto* a, const auto* b) {
-            return std::tie(a->node_name, a->instance_index) < std::tie(b->node_name, b->instance_index);
-        });
-        first->state = domain::NodeState::kStopping;
-        db_.InsertJob(d.id, {workflow::JobKind::kAction, Json{{"resource", first->id}, {"action", "stop"}}, {}, true});
+    } else if (db_.QueueNextStop(d.id, StoppableTypes()) != workflow::NextStop::kQueued) {
+        return false;
     }
-    w->second.state = IdleState::kReclaimed;
+    w->second.state = c.action == workflow::IdleAction::kStop ? IdleState::kStopping : IdleState::kReclaimed;
+    w->second.reclaimed_at = c.now;
     const std::string issuer = d.owner ? d.owner->issuer : "";
     auto& hours = reclaimed_[{issuer, d.user_group}];
     hours.issuer = issuer;
@@ -118,6 +111,19 @@ bool InMemoryIdleStore::Reclaim(InMemoryDatabase::Row& row, const workflow::Idle
     hours.gpu_hours += c.gpu_hours;
     ++hours.reclamations;
     return true;
+}
+
+// As PgIdleStore: the next node's stop; none left: reclaimed; busy: nothing written.
+bool InMemoryIdleStore::StopNext(const workflow::IdleChange& c) {
+    const auto w = watches_.find(c.deployment_id);
+    if (w == watches_.end() || w->second.state != IdleState::kStopping) {
+        return false;
+    }
+    const auto next = db_.QueueNextStop(c.deployment_id, StoppableTypes());
+    if (next == workflow::NextStop::kNoneLeft) {
+        w->second.state = IdleState::kReclaimed;
+    }
+    return next != workflow::NextStop::kBusy;
 }
 
 Result<std::vector<workflow::ReclaimedHours>> InMemoryIdleStore::Reclaimed(

@@ -18,13 +18,6 @@ bool Settled(DStatus status) {
     return status == DStatus::kCreateComplete || status == DStatus::kUpdateComplete || status == DStatus::kUpdateFailed;
 }
 
-bool Stoppable(const domain::Resource& r, const std::vector<std::string>& types) {
-    return r.state == domain::NodeState::kStarted &&
-           std::any_of(r.type_chain.begin(), r.type_chain.end(), [&](const std::string& t) {
-               return std::find(types.begin(), types.end(), t) != types.end();
-           });
-}
-
 // The row whose lease still ends at `expires_at` and is not over; null otherwise.
 InMemoryDatabase::Row* LeaseRow(InMemoryDatabase& db, const std::string& id, domain::TimePoint expires_at) {
     const auto it = db.rows().find(id);
@@ -45,7 +38,12 @@ Result<std::vector<workflow::DueLease>> InMemoryLeaseStore::DueLeases(domain::Ti
         if (!d.expires_at || *d.expires_at > until || row.lease_state == LeaseState::kExpired || Deleting(d.status)) {
             continue;
         }
-        out.push_back({id, *d.expires_at, row.lease_warnings, row.lease_state, d.lease_action, d.status, d.kind});
+        std::optional<domain::TimePoint> began;
+        if (row.lease_stop_began && *row.lease_stop_began >= *d.expires_at) {
+            began = row.lease_stop_began;
+        }
+        out.push_back({id, *d.expires_at, row.lease_warnings, row.lease_state, d.lease_action, d.status, d.kind, began}
+        );
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.expires_at < b.expires_at; });
     if (out.size() > static_cast<std::size_t>(std::max(limit, 0))) {
@@ -102,33 +100,16 @@ Result<ExpireOutcome> InMemoryLeaseStore::Expire(
         row->lease_state = LeaseState::kExpired;
         outcome = ExpireOutcome::kDeleting;
     } else {
-        if (!Settled(d.status) || db_.HasWorkflowJob(id)) {
+        // As PgLeaseStore: the first attempt's time, kept for this lease (busy or not).
+        if (!row->lease_stop_began || *row->lease_stop_began < expires_at) {
+            row->lease_stop_began = event.time;
+        }
+        const auto next = Settled(d.status) ? db_.QueueNextStop(id, stoppable_types) : workflow::NextStop::kBusy;
+        if (next == workflow::NextStop::kBusy) {
             return ExpireOutcome::kBusy;
         }
-        auto candidates = row->resources;
-        std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
-            return a.created_at != b.created_at ? a.created_at < b.created_at : a.id < b.id;
-        });
-        const auto next = std::find_if(candidates.begin(), candidates.end(), [&](const domain::Resource& r) {
-            return Stoppable(r, stoppable_types);
-        });
-        if (next != candidates.end()) {
-            for (auto& r : row->resources) {
-                if (r.id == next->id) {
-                    r.state = domain::NodeState::kStopping;
-                    r.updated_at = now;
-                }
-            }
-            db_.InsertJob(
-                id,
-                workflow::NextJob{
-                    workflow::JobKind::kAction, Json{{"resource", next->id}, {"action", "stop"}}, {}, true}
-            );
-            row->lease_state = LeaseState::kStopping;
-            outcome = ExpireOutcome::kStopping;
-        } else {
-            row->lease_state = LeaseState::kExpired;
-        }
+        row->lease_state = next == workflow::NextStop::kQueued ? LeaseState::kStopping : LeaseState::kExpired;
+        outcome = next == workflow::NextStop::kQueued ? ExpireOutcome::kStopping : ExpireOutcome::kExpired;
     }
     if (first) {
         db_.InsertCallback(id);

@@ -5,6 +5,11 @@
 #include <limits>
 
 namespace orch::api {
+namespace {
+
+constexpr std::int64_t kMaxLeaseMins = 10LL * 365 * 24 * 60;
+
+}  // namespace
 
 Result<ScheduleRequest> ParseScheduleRequest(const server::Request& request) {
     ScheduleRequest out;
@@ -29,6 +34,14 @@ Result<ScheduleRequest> ParseScheduleRequest(const server::Request& request) {
         return Error::InvalidArgument("numberOfReplicas must be at least 1");
     }
     out.number_of_replicas = static_cast<int>(*replicas);
+    ORCH_ASSIGN_OR_RETURN(const auto lease, ReadLenientInt(body, "deploymentExpiresAfterMins"));
+    if (lease) {
+        // The group's maximum is checked by the handler; this bound only keeps the sum in range.
+        if (*lease < 1 || *lease > kMaxLeaseMins) {
+            return Error::InvalidArgument("deploymentExpiresAfterMins must be between 1 and 5256000 (10 years)");
+        }
+        out.deployment_expires_after_mins = static_cast<int>(*lease);
+    }
     return out;
 }
 

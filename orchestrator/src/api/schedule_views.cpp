@@ -17,6 +17,9 @@ Json ScheduleView(const domain::Schedule& s, const std::string& base_url) {
         j["callback"] = s.callback;
     }
     j["numberOfReplicas"] = s.number_of_replicas;
+    if (s.deployment_expires_after_mins) {
+        j["deploymentExpiresAfterMins"] = *s.deployment_expires_after_mins;
+    }
     if (s.owner) {
         j["createdBy"] = {{"issuer", s.owner->issuer}, {"subject", s.owner->subject}};
     }

@@ -51,6 +51,11 @@ Result<IdleConfig> ParseIdleConfig(const ConfigTree& t) {
         const auto max_per_sweep, t.GetInt("idle.max_per_sweep", c.reclaimer.max_per_sweep, 1, 1'000'000)
     );
     c.reclaimer.max_per_sweep = static_cast<int>(max_per_sweep);
+    ORCH_ASSIGN_OR_RETURN(const auto stop_timeout, t.GetDuration("idle.stop_timeout", c.reclaimer.stop_timeout));
+    if (stop_timeout < interval) {
+        return Error::InvalidArgument("config key 'idle.stop_timeout': must be at least idle.interval");
+    }
+    c.reclaimer.stop_timeout = Seconds(stop_timeout);
     const auto groups = t.ChildKeys("idle.groups");
     if (static_cast<std::int64_t>(groups.size()) > kMaxGroups) {
         return Error::InvalidArgument("config key 'idle.groups': at most 10000 groups");
@@ -89,6 +94,7 @@ std::set<std::string> IdleConfigKeys() {
         "idle.deployment_label",
         "idle.interval",
         "idle.max_per_sweep",
+        "idle.stop_timeout",
     };
 }
 

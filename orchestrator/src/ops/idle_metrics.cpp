@@ -13,6 +13,10 @@ const char* StepLabel(workflow::IdleStep step) {
             return "notice";
         case workflow::IdleStep::kReclaim:
             return "reclaim";
+        case workflow::IdleStep::kStopNext:
+            return "stop_next";
+        case workflow::IdleStep::kStopGivenUp:
+            return "stop_given_up";
         case workflow::IdleStep::kNone:
             break;
     }

@@ -4,6 +4,8 @@
 #include "common/uuid.hpp"
 #include "orchestrator/service/new_deployment.hpp"
 
+#include <algorithm>
+
 namespace orch::schedule {
 
 ScheduleEventService::ScheduleEventService(
@@ -63,15 +65,25 @@ Result<NotificationOutcome> ScheduleEventService::OnFileAvailable(
 }
 
 // A scheduled deployment is made while nobody watches: without a lease it would hold its
-// resources until someone deletes it. It gets the default lease of a create without `expiresAt`
-// (no group of its own: placement.default_group's SLA, else leases.default_duration); no token
-// is forwarded (there is no caller), so SLAM answers as for an unknown caller.
-Status ScheduleEventService::ApplyDefaultLease(const std::optional<domain::Owner>& owner, domain::Deployment& d) {
+// resources until someone deletes it. It gets the schedule's lease (`deploymentExpiresAfterMins`)
+// or else the default lease of a create without `expiresAt` (no group of its own:
+// placement.default_group's SLA, else leases.default_duration); no token is forwarded (there is
+// no caller), so SLAM answers as for an unknown caller.
+Status ScheduleEventService::ApplyLease(const domain::Schedule& schedule, domain::Deployment& d) {
     if (options_.leases == nullptr) {
         return Ok();
     }
+    const auto& owner = schedule.owner;
     ORCH_ASSIGN_OR_RETURN(const auto policy, options_.leases->ForGroup(d.user_group, owner ? owner->issuer : "", ""));
-    ORCH_ASSIGN_OR_RETURN(d.expires_at, workflow::ResolveExpiry(std::nullopt, policy, clock_.now(), true));
+    const domain::TimePoint now = clock_.now();
+    if (schedule.deployment_expires_after_mins) {
+        // Checked against the maximum when the schedule was made; one lowered since caps it.
+        const auto asked = now + std::chrono::minutes(*schedule.deployment_expires_after_mins);
+        d.expires_at = policy.maximum ? std::min(asked, now + *policy.maximum) : asked;
+        d.lease_action = policy.action;
+        return Ok();
+    }
+    ORCH_ASSIGN_OR_RETURN(d.expires_at, workflow::ResolveExpiry(std::nullopt, policy, now, true));
     d.lease_action = policy.action;
     return Ok();
 }
@@ -96,7 +108,7 @@ Result<NotificationOutcome::Created> ScheduleEventService::CreateEvent(
     ORCH_ASSIGN_OR_RETURN(
         store::NewDeployment deployment, service::BuildNewDeployment(templates_, draft, options_.limits, clock_.now())
     );
-    ORCH_RETURN_IF_ERROR(ApplyDefaultLease(schedule->owner, deployment.deployment));
+    ORCH_RETURN_IF_ERROR(ApplyLease(*schedule, deployment.deployment));
     domain::ScheduleEvent event;
     event.id = SequentialUuid();
     event.schedule_id = schedule_id;

@@ -1,5 +1,6 @@
 #include "orchestrator/store/pg_idle_store.hpp"
 
+#include "pg_node_stop.hpp"
 #include "pg_rows.hpp"
 
 #include <algorithm>
@@ -50,9 +51,13 @@ void Notify(pqxx::work& tx, const IdleChange& c) {
     }
 }
 
-// Stop: the deployment's first started instance that takes actions (node name, index order) gets
-// the same action job POST /actions queues; none queued (none stoppable, or another operation
-// holds the workflow line) = not now.
+std::vector<std::string> StoppableTypes() {
+    return {workflow::kIdleStoppableTypes.begin(), workflow::kIdleStoppableTypes.end()};
+}
+
+// Delete: as DELETE does. Stop: the first node's stop, queued as the lease sweep queues it
+// (QueueNextStop); none queued (none stoppable, or another operation holds the workflow line) =
+// not now.
 bool QueueAction(pqxx::work& tx, const IdleChange& c) {
     if (c.action == workflow::IdleAction::kDelete) {
         tx.exec_params(
@@ -72,35 +77,30 @@ bool QueueAction(pqxx::work& tx, const IdleChange& c) {
         );
         return true;
     }
-    // The instances POST .../actions may stop: Marathon apps, Kubernetes Deployments and VMs.
-    const auto started = tx.exec_params(
-        "SELECT id::text FROM resources WHERE deployment_id = $1::uuid AND state = 'STARTED' "
-        "AND type_chain && ARRAY(SELECT jsonb_array_elements_text($2::jsonb)) "
-        "ORDER BY node_name, instance_index LIMIT 1 FOR UPDATE",
-        c.deployment_id,
-        Json(std::vector<std::string>(workflow::kIdleStoppableTypes.begin(), workflow::kIdleStoppableTypes.end()))
-            .dump()
-    );
-    if (started.empty()) {
+    return QueueNextStop(tx, c.deployment_id, StoppableTypes()) == workflow::NextStop::kQueued;
+}
+
+// The nodes after the first, one per sweep; none left: reclaimed. False (nothing written) while
+// another operation runs or when the watch is no longer stopping.
+bool StopNext(pqxx::work& tx, const IdleChange& c) {
+    if (tx.exec_params(
+              "SELECT 1 FROM idle_watch WHERE deployment_id = $1::uuid AND state = 'stopping' FOR UPDATE",
+              c.deployment_id
+        )
+            .empty()) {
         return false;
     }
-    const std::string resource = started[0][0].as<std::string>();
-    const auto queued = tx.exec_params(
-        "INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'action', $2::jsonb) "
-        "ON CONFLICT (deployment_id) WHERE workflow DO NOTHING RETURNING id",
-        c.deployment_id,
-        WithRequestId(Json{{"resource", resource}, {"action", "stop"}}).dump()
-    );
-    if (queued.empty()) {
-        return false;
+    const auto next = QueueNextStop(tx, c.deployment_id, StoppableTypes());
+    if (next == workflow::NextStop::kNoneLeft) {
+        tx.exec_params("UPDATE idle_watch SET state = 'reclaimed' WHERE deployment_id = $1::uuid", c.deployment_id);
     }
-    tx.exec_params("UPDATE resources SET state = 'STOPPING', updated_at = now() WHERE id::text = $1", resource);
-    return true;
+    return next != workflow::NextStop::kBusy;
 }
 
 bool Reclaim(pqxx::work& tx, const IdleChange& c) {
     const auto moved = tx.exec_params(
-        "UPDATE idle_watch SET state = 'reclaimed', reclaimed_at = to_timestamp($2 / 1000000.0), action = $3 "
+        "UPDATE idle_watch SET state = CASE WHEN $3::text = 'stop' THEN 'stopping' ELSE 'reclaimed' END, "
+        "reclaimed_at = to_timestamp($2 / 1000000.0), action = $3 "
         "WHERE deployment_id = $1::uuid AND state = 'notified' RETURNING 1",
         c.deployment_id,
         ToMicros(c.now),
@@ -147,6 +147,15 @@ bool ApplyStep(pqxx::work& tx, const IdleChange& c) {
                         .empty();
         case IdleStep::kReclaim:
             return Reclaim(tx, c);
+        case IdleStep::kStopNext:
+            return StopNext(tx, c);
+        case IdleStep::kStopGivenUp:
+            return !tx.exec_params(
+                          "UPDATE idle_watch SET state = 'reclaimed' WHERE deployment_id = $1::uuid "
+                          "AND state = 'stopping' RETURNING 1",
+                          c.deployment_id
+            )
+                        .empty();
         case IdleStep::kNone:
             break;
     }
@@ -171,7 +180,8 @@ Result<std::vector<workflow::IdleCandidate>> PgIdleStore::IdleCandidates(const s
         pqxx::read_transaction tx(conn);
         const auto rows = tx.exec_params(
             "SELECT d.id::text, d.owner_issuer, d.user_group, coalesce(d.physical_id, ''), d.req_gpus, w.state, "
-            "(extract(epoch from w.idle_since)*1000000)::bigint, (extract(epoch from w.notified_at)*1000000)::bigint "
+            "(extract(epoch from w.idle_since)*1000000)::bigint, (extract(epoch from w.notified_at)*1000000)::bigint, "
+            "(extract(epoch from w.reclaimed_at)*1000000)::bigint "
             "FROM deployments d LEFT JOIN idle_watch w ON w.deployment_id = d.id "
             "WHERE d.req_gpus > 0 AND d.status IN ('CREATE_COMPLETE', 'UPDATE_COMPLETE') "
             "AND d.id > coalesce(NULLIF($1, '')::uuid, '00000000-0000-0000-0000-000000000000'::uuid) "
@@ -195,6 +205,9 @@ Result<std::vector<workflow::IdleCandidate>> PgIdleStore::IdleCandidates(const s
                 watch.idle_since = FromMicros(row[6].as<std::int64_t>());
                 if (!row[7].is_null()) {
                     watch.notified_at = FromMicros(row[7].as<std::int64_t>());
+                }
+                if (!row[8].is_null()) {
+                    watch.reclaimed_at = FromMicros(row[8].as<std::int64_t>());
                 }
                 c.watch = watch;
             }

@@ -1,5 +1,6 @@
 #include "orchestrator/store/pg_lease_store.hpp"
 
+#include "pg_node_stop.hpp"
 #include "pg_outbox.hpp"
 #include "pg_rows.hpp"
 
@@ -37,10 +38,6 @@ void SetLeaseState(pqxx::work& tx, const std::string& id, LeaseState state) {
     );
 }
 
-bool HasWorkflowJob(pqxx::work& tx, const std::string& id) {
-    return !tx.exec_params("SELECT 1 FROM jobs WHERE deployment_id = $1::uuid AND workflow", id).empty();
-}
-
 // As PgDeploymentStore::BeginDelete (not forced): the undeploy replaces any pending step.
 void QueueDelete(pqxx::work& tx, const std::string& id) {
     tx.exec_params(
@@ -57,26 +54,15 @@ void QueueDelete(pqxx::work& tx, const std::string& id) {
     );
 }
 
-// Stops one node through the action step; false when none is left to stop.
-bool QueueStop(pqxx::work& tx, const std::string& id, const std::vector<std::string>& stoppable_types) {
-    const auto r = tx.exec_params(
-        "SELECT id::text FROM resources WHERE deployment_id = $1::uuid AND state = 'STARTED' "
-        "AND type_chain && ARRAY(SELECT jsonb_array_elements_text($2::jsonb)) ORDER BY created_at, id LIMIT 1 "
-        "FOR UPDATE",
-        id,
-        Json(stoppable_types).dump()
-    );
-    if (r.empty()) {
-        return false;
-    }
-    const std::string resource = r[0][0].as<std::string>();
-    tx.exec_params("UPDATE resources SET state = 'STOPPING', updated_at = now() WHERE id = $1::uuid", resource);
+// The retry cap counts from the first attempt at this lease's stop (busy or not), written
+// once per lease: a time before the lease's end is a former lease's (renewed since), replaced.
+void MarkStopBegun(pqxx::work& tx, const std::string& id, domain::TimePoint now) {
     tx.exec_params(
-        "INSERT INTO jobs (deployment_id, kind, payload) VALUES ($1::uuid, 'action', $2::jsonb)",
+        "UPDATE deployments SET lease_stop_began = to_timestamp($2 / 1000000.0) WHERE id = $1::uuid "
+        "AND (lease_stop_began IS NULL OR lease_stop_began < expires_at)",
         id,
-        WithRequestId(Json{{"resource", resource}, {"action", "stop"}}).dump()
+        ToMicros(now)
     );
-    return true;
 }
 
 bool Settled(domain::Status status) {
@@ -91,7 +77,9 @@ Result<std::vector<workflow::DueLease>> PgLeaseStore::DueLeases(domain::TimePoin
         pqxx::read_transaction tx(conn);
         const auto rows = tx.exec_params(
             "SELECT id::text, (extract(epoch from expires_at)*1000000)::bigint, lease_warnings, lease_state, "
-            "lease_action, status, kind FROM deployments WHERE expires_at IS NOT NULL AND lease_state <> 'EXPIRED' "
+            "lease_action, status, kind, CASE WHEN lease_stop_began >= expires_at "
+            "THEN (extract(epoch from lease_stop_began)*1000000)::bigint END FROM deployments WHERE expires_at IS NOT "
+            "NULL AND lease_state <> 'EXPIRED' "
             "AND expires_at <= to_timestamp($1::bigint / 1e6) "
             "AND status NOT IN ('DELETE_IN_PROGRESS', 'DELETE_COMPLETE') ORDER BY expires_at LIMIT $2",
             ToMicros(until),
@@ -108,6 +96,9 @@ Result<std::vector<workflow::DueLease>> PgLeaseStore::DueLeases(domain::TimePoin
             lease.action = domain::ParseLeaseAction(TextView(row[4])).value_or(domain::LeaseAction::kDelete);
             lease.status = domain::ParseStatus(TextView(row[5])).value_or(domain::Status::kUnknown);
             lease.kind = tosca::ParseDeploymentKind(TextOr(row[6]));
+            if (!row[7].is_null()) {
+                lease.stop_began = FromMicros(row[7].as<std::int64_t>());
+            }
             out.push_back(std::move(lease));
         }
         return out;
@@ -162,11 +153,15 @@ Result<ExpireOutcome> PgLeaseStore::Expire(
             SetLeaseState(tx, id, LeaseState::kExpired);
             outcome = ExpireOutcome::kDeleting;
         } else {
+            MarkStopBegun(tx, id, event.time);
             // A node is stopped only between operations; one running now is waited for.
-            if (!Settled(lease->status) || HasWorkflowJob(tx, id)) {
+            const auto next =
+                Settled(lease->status) ? QueueNextStop(tx, id, stoppable_types) : workflow::NextStop::kBusy;
+            if (next == workflow::NextStop::kBusy) {
+                tx.commit();  // only the first attempt's time
                 return ExpireOutcome::kBusy;
             }
-            const bool stopping = QueueStop(tx, id, stoppable_types);
+            const bool stopping = next == workflow::NextStop::kQueued;
             SetLeaseState(tx, id, stopping ? LeaseState::kStopping : LeaseState::kExpired);
             outcome = stopping ? ExpireOutcome::kStopping : ExpireOutcome::kExpired;
         }

@@ -11,7 +11,7 @@ namespace {
 constexpr const char* kScheduleColumns =
     "id::text, (extract(epoch from created_at)*1000000)::bigint, (extract(epoch from updated_at)*1000000)::bigint, "
     "status, file_expression, replication_expression, number_of_replicas, callback, owner_issuer, owner_subject, "
-    "template, parameters::text, target_provider, target_region";
+    "template, parameters::text, target_provider, target_region, deployment_expires_after_mins";
 
 constexpr const char* kEventColumns =
     "id::text, schedule_id::text, (extract(epoch from created_at)*1000000)::bigint, "
@@ -34,6 +34,9 @@ domain::Schedule RowToSchedule(const pqxx::row& row) {
     s.parameters = JsonOr(row[11], Json::object());
     s.target_provider = TextOr(row[12]);
     s.target_region = TextOr(row[13]);
+    if (!row[14].is_null()) {
+        s.deployment_expires_after_mins = row[14].as<int>();
+    }
     return s;
 }
 
@@ -83,8 +86,9 @@ Status PgScheduleStore::Create(const domain::Schedule& s) {
         tx.exec_params(
             "INSERT INTO schedules (id, created_at, updated_at, status, file_expression, replication_expression, "
             "number_of_replicas, callback, owner_issuer, owner_subject, template, parameters, target_provider, "
-            "target_region) VALUES ($1::uuid, to_timestamp($2 / 1e6), to_timestamp($3 / 1e6), $4, $5, $6, $7, "
-            "NULLIF($8, ''), $9, $10, $11, $12::jsonb, NULLIF($13, ''), NULLIF($14, ''))",
+            "target_region, deployment_expires_after_mins) VALUES ($1::uuid, to_timestamp($2 / 1e6), "
+            "to_timestamp($3 / 1e6), $4, $5, $6, $7, NULLIF($8, ''), $9, $10, $11, $12::jsonb, NULLIF($13, ''), "
+            "NULLIF($14, ''), $15)",
             s.id,
             ToMicros(s.created_at),
             ToMicros(s.updated_at),
@@ -98,7 +102,8 @@ Status PgScheduleStore::Create(const domain::Schedule& s) {
             s.template_text,
             s.parameters.dump(),
             s.target_provider,
-            s.target_region
+            s.target_region,
+            s.deployment_expires_after_mins
         );
         tx.commit();
     });

@@ -9,6 +9,7 @@ set(SOURCES
   ${AREA_DIR}/pg_callback_outbox.cpp
   ${AREA_DIR}/pg_workflow_housekeeping.cpp
   ${AREA_DIR}/pg_admission.cpp
+  ${AREA_DIR}/pg_node_stop.cpp
 )
 list(APPEND SOURCES ${AREA_DIR}/pg_side_stores.cpp)
 list(APPEND SOURCES ${AREA_DIR}/pg_schedule_store.cpp)

@@ -29,6 +29,8 @@ std::string_view IdleStateName(IdleState state) {
             return "idle";
         case IdleState::kNotified:
             return "notified";
+        case IdleState::kStopping:
+            return "stopping";
         case IdleState::kReclaimed:
             return "reclaimed";
     }
@@ -36,7 +38,7 @@ std::string_view IdleStateName(IdleState state) {
 }
 
 std::optional<IdleState> ParseIdleState(std::string_view name) {
-    for (const auto state : {IdleState::kIdle, IdleState::kNotified, IdleState::kReclaimed}) {
+    for (const auto state : {IdleState::kIdle, IdleState::kNotified, IdleState::kStopping, IdleState::kReclaimed}) {
         if (IdleStateName(state) == name) {
             return state;
         }
@@ -50,8 +52,8 @@ IdleStep DecideIdle(
     const IdlePolicy& policy,
     domain::TimePoint now
 ) {
-    if (!utilisation) {
-        return IdleStep::kNone;
+    if (!utilisation || (watch && watch->state == IdleState::kStopping)) {
+        return IdleStep::kNone;  // a stop under way is DecideStopping's
     }
     if (watch && watch->state == IdleState::kReclaimed) {
         // Reclaimed once: watched afresh only after it was busy again (the owner started and
@@ -72,6 +74,13 @@ IdleStep DecideIdle(
         return now - watch->idle_since >= policy.duration ? IdleStep::kNotify : IdleStep::kNone;
     }
     return now - watch->notified_at >= policy.notice ? IdleStep::kReclaim : IdleStep::kNone;
+}
+
+IdleStep DecideStopping(const IdleWatch& watch, domain::TimePoint now, std::chrono::seconds stop_timeout) {
+    if (watch.state != IdleState::kStopping) {
+        return IdleStep::kNone;
+    }
+    return now - watch.reclaimed_at > stop_timeout ? IdleStep::kStopGivenUp : IdleStep::kStopNext;
 }
 
 double ReclaimedGpuHours(int gpus, domain::TimePoint idle_since, domain::TimePoint now) {

@@ -92,6 +92,11 @@ Result<IdleSweepReport> IdleReclaimer::SweepOnce() {
 // A feed failure for one deployment is "nothing known" for it (logged), not a failed sweep: one
 // site's broken exporter must not stop reclamation elsewhere. A store failure ends the sweep.
 Result<bool> IdleReclaimer::Visit(const IdleCandidate& candidate, IdleSweepReport& report) {
+    const IdlePolicy& policy = policies_.For(candidate.group);
+    if (candidate.watch && candidate.watch->state == IdleState::kStopping) {
+        // Stopping goes on node by node whatever the feed says (or whether it answers at all).
+        return Apply(candidate, DecideStopping(*candidate.watch, clock_.now(), options_.stop_timeout), policy, report);
+    }
     auto utilisation = utilisation_(candidate, options_.interval);
     if (!utilisation) {
         ORCH_LOG_WARN(
@@ -104,8 +109,12 @@ Result<bool> IdleReclaimer::Visit(const IdleCandidate& candidate, IdleSweepRepor
     if (!*utilisation) {
         ++report.unknown;
     }
-    const IdlePolicy& policy = policies_.For(candidate.group);
-    const IdleStep step = DecideIdle(candidate.watch, *utilisation, policy, clock_.now());
+    return Apply(candidate, DecideIdle(candidate.watch, *utilisation, policy, clock_.now()), policy, report);
+}
+
+Result<bool> IdleReclaimer::Apply(
+    const IdleCandidate& candidate, IdleStep step, const IdlePolicy& policy, IdleSweepReport& report
+) {
     if (step == IdleStep::kNone) {
         return false;
     }
@@ -154,6 +163,20 @@ IdleChange IdleReclaimer::ChangeFor(const IdleCandidate& c, IdleStep step, const
             if (c.watch->state == IdleState::kNotified) {
                 change.events.push_back(IdleEvent(c, change.now, {{"phase", "cancelled"}}));
             }
+            break;
+        case IdleStep::kStopGivenUp:
+            change.action = IdleAction::kStop;
+            change.events.push_back(IdleEvent(
+                c,
+                change.now,
+                {{"phase", "stopGivenUp"},
+                 {"action", "stop"},
+                 {"stopTimeoutSeconds", Seconds(options_.stop_timeout)},
+                 {"reason", "its nodes could not all be stopped in time; what runs is left as it is"}}
+            ));
+            break;
+        case IdleStep::kStopNext:
+            change.action = IdleAction::kStop;
             break;
         case IdleStep::kStartWatch:
         case IdleStep::kNone:

@@ -163,9 +163,11 @@ Result<int> LeaseSweeper::Expire(const DueLease& lease, domain::TimePoint now) {
     ORCH_ASSIGN_OR_RETURN(
         const auto outcome, store_.Expire(lease.deployment_id, lease.expires_at, action, types, event)
     );
-    if (outcome == ExpireOutcome::kBusy && now - lease.expires_at > options_.stop_timeout) {
+    if (outcome == ExpireOutcome::kBusy && now - lease.stop_began.value_or(now) > options_.stop_timeout) {
         // The retry cap: a stop still waiting (an operation that does not end, a node whose stop
-        // keeps being retried) this long after the end is given up instead of tried forever.
+        // keeps being retried) this long after its first attempt is given up instead of tried
+        // forever. From the first attempt, not the lease's end: after an outage longer than the
+        // cap the stop is still tried first.
         return GiveUp(lease, now);
     }
     if (const auto reported = Reported(outcome)) {
@@ -188,7 +190,8 @@ Result<int> LeaseSweeper::GiveUp(const DueLease& lease, domain::TimePoint now) {
     const auto limit = std::chrono::duration_cast<std::chrono::seconds>(options_.stop_timeout).count();
     const std::string reason = "Lease ended at " + domain::FormatIsoTime(lease.expires_at) +
                                ": its nodes could not all be stopped within " + std::to_string(limit) +
-                               " s; what runs is left as it is (renew the lease, or stop or delete it)";
+                               " s of the first attempt; what runs is left as it is (renew the lease, or stop "
+                               "or delete it)";
     const auto event = LeaseEvent(
         domain::EventType::kLeaseExpired,
         lease,

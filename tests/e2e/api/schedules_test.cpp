@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <ctime>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -33,7 +34,7 @@ Json ScheduleBody() {
 
 class Api : public orch::test::ApiHarness {
    public:
-    Api() : ApiHarness("schedules") {}
+    explicit Api(const std::string& extra_yaml = "") : ApiHarness("schedules", extra_yaml) {}
 
     Json CreateSchedule(Json body = ScheduleBody()) {
         const auto res = Call("POST", "/schedules", body.dump());
@@ -398,4 +399,43 @@ TEST_CASE("event lists page, and bad notifications get 400 and 415", "[e2e][sche
         ErrorMessage(api.Call("POST", "/schedules/notifications", "x", {{"Content-Type", "text/plain"}}), 415) ==
         "Content type 'text/plain' not supported"
     );
+}
+
+namespace {
+
+// Seconds since the epoch of an API time ("2026-11-28T06:11:03Z").
+std::time_t EpochOf(const std::string& iso) {
+    std::tm tm{};
+    REQUIRE(strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%S", &tm) != nullptr);
+    return timegm(&tm);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a schedule's deploymentExpiresAfterMins is checked, shown and its events' deployments' lease", "[e2e][schedules]"
+) {
+    Api api("leases:\n  default_duration: 2h\n  max_duration: 24h\n");
+    Json body = ScheduleBody();
+    body["deploymentExpiresAfterMins"] = 24 * 60 + 1;
+    CHECK(
+        ErrorMessage(api.Call("POST", "/schedules", body.dump()), 400)
+            .rfind("deploymentExpiresAfterMins is beyond the maximum lease of 24h (latest allowed: ", 0) == 0
+    );
+    body["deploymentExpiresAfterMins"] = 90;
+    const Json schedule = api.CreateSchedule(body);
+    CHECK(schedule["deploymentExpiresAfterMins"] == 90);
+    const Json shown = Json::parse(api.Call("GET", "/schedules/" + schedule["uuid"].get<std::string>()).body);
+    CHECK(shown["deploymentExpiresAfterMins"] == 90);
+
+    const std::time_t before = std::time(nullptr);
+    const auto outcome = api.Notify("user.alice", "leased.root");
+    const std::time_t after = std::time(nullptr);
+    REQUIRE(outcome["events"].size() == 1);
+    const std::string deployment_id = outcome["events"][0]["deployment"];
+    const Json d = Json::parse(api.Call("GET", "/deployments/" + deployment_id).body);
+    INFO(d.dump());
+    const std::time_t expires = EpochOf(d.value("expiresAt", ""));
+    CHECK(expires >= before + 90 * 60 - 1);  // 90 min, not the 2 h default
+    CHECK(expires <= after + 90 * 60 + 1);
 }

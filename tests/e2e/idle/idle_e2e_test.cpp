@@ -33,6 +33,41 @@ const char* kSimConfig = R"(mesos_agents:
 timing: {task_start: 0.2, kill: 0.2}
 )";
 
+// Two Marathon apps, one GPU each, on their own runtimes: reclaimed, both are stopped (node by
+// node, as a lease stops them).
+std::string TwoGpuApps() {
+    std::string nodes;
+    for (const std::string name : {"app", "worker"}) {
+        nodes += "    " + name +
+                 ":\n"
+                 "      type: tosca.nodes.indigo.Container.Application.Docker.Marathon\n"
+                 "      artifacts:\n"
+                 "        image:\n"
+                 "          file: tensorflow/tensorflow:latest-gpu\n"
+                 "          type: tosca.artifacts.Deployment.Image.Container.Docker\n"
+                 "      requirements:\n"
+                 "        - host: " +
+                 name +
+                 "_docker\n"
+                 "    " +
+                 name +
+                 "_docker:\n"
+                 "      type: tosca.nodes.indigo.Container.Runtime.Docker\n"
+                 "      capabilities:\n"
+                 "        host:\n"
+                 "          properties:\n"
+                 "            num_cpus: 1.0\n"
+                 "            mem_size: 1 GB\n"
+                 "            num_gpus: 1\n";
+    }
+    return "tosca_definitions_version: tosca_simple_yaml_1_0\n"
+           "imports:\n"
+           "  - indigo_custom_types: https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml\n"
+           "topology_template:\n"
+           "  node_templates:\n" +
+           nodes;
+}
+
 // The series the fixture exporter publishes: one per GPU of each deployment, as dcgm-exporter
 // labels them, plus the deployment-id label the site adds.
 class DcgmExporter {
@@ -101,10 +136,8 @@ class IdleSite {
         return *res;
     }
 
-    std::string Create() {
-        const auto res = Call(
-            "POST", "/deployments", Json{{"template", orch::test::GpuMarathonApp(2)}, {"userGroup", "demo"}}.dump()
-        );
+    std::string Create(const std::string& tosca = orch::test::GpuMarathonApp(2)) {
+        const auto res = Call("POST", "/deployments", Json{{"template", tosca}, {"userGroup", "demo"}}.dump());
         INFO(res.body);
         REQUIRE(res.status == 201);
         return Json::parse(res.body)["uuid"];
@@ -123,13 +156,13 @@ class IdleSite {
         FAIL("deployment " << id << " not CREATE_COMPLETE: " << d.dump() << "\n" << process_->process().Log());
     }
 
-    // The states of the instances of node `app` (the Marathon app; its Docker runtime node takes
+    // The states of the instances of node `node` (a Marathon app; its Docker runtime node takes
     // no actions and stays STARTED).
-    std::vector<std::string> AppStates(const std::string& id) {
+    std::vector<std::string> AppStates(const std::string& id, const std::string& node = "app") {
         const Json page = Json::parse(Call("GET", "/deployments/" + id + "/resources").body);
         std::vector<std::string> states;
         for (const auto& r : page.value("content", Json::array())) {
-            if (r.value("toscaNodeName", "") == "app") {
+            if (r.value("toscaNodeName", "") == node) {
                 states.push_back(r.value("state", ""));
             }
         }
@@ -225,4 +258,31 @@ TEST_CASE(
     REQUIRE(metrics.status == 200);
     CHECK_THAT(metrics.body, Catch::Contains("orch_idle_reclaimed_gpu_hours{issuer=\"local\",group=\"demo\"}"));
     CHECK_THAT(metrics.body, Catch::Contains("orch_idle_reclamations{issuer=\"local\",group=\"demo\"} 1"));
+}
+
+TEST_CASE("an idle two-app GPU deployment has both apps stopped, one after the other", "[e2e][idle]") {
+    IdleSite site;
+    const std::string id = site.Create(TwoGpuApps());
+    site.WaitComplete(id);
+    site.exporter().Set(id, 1);
+
+    const auto deadline = std::chrono::steady_clock::now() + seconds(45);
+    std::vector<std::string> app;
+    std::vector<std::string> worker;
+    while (std::chrono::steady_clock::now() < deadline) {
+        app = site.AppStates(id, "app");
+        worker = site.AppStates(id, "worker");
+        if (app == std::vector<std::string>{"STOPPED"} && worker == std::vector<std::string>{"STOPPED"}) {
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    INFO(site.Log());
+    CHECK(app == std::vector<std::string>{"STOPPED"});
+    CHECK(worker == std::vector<std::string>{"STOPPED"});
+    // One notice and one reclamation, however many nodes were stopped.
+    const auto events = site.IdleEvents(id);
+    REQUIRE(events.size() == 2);
+    CHECK(events[0].first == "notice");
+    CHECK(events[1].first == "reclaimed");
 }

@@ -1,13 +1,18 @@
 // Stop and start of a Kubernetes workload, end to end: the real orchestrator binary on a
 // simulated Kubernetes site. `stop` on one of the node's resources scales its Deployment to 0
 // (the count kept on the Deployment), every resource of the node shows STOPPED; `start` scales
-// it back and they show STARTED again. The lease and idle `stop` go through this same path.
+// it back and they show STARTED again. The lease and idle `stop` go through this same path; a
+// lease ending with action stop is driven here too, through the sweep rather than the API.
 #include "site_rig.hpp"
 #include "test_support/process.hpp"
 #include "test_support/test_env.hpp"
 
-#include <catch2/catch.hpp>
+#include <common/http_client.hpp>
 
+#include <catch2/catch.hpp>
+#include <pqxx/pqxx>
+
+#include <ctime>
 #include <set>
 #include <thread>
 
@@ -45,6 +50,39 @@ bool WaitForStates(orch::e2e::Api& api, const std::string& id, const std::string
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     return false;
+}
+
+// An ISO 8601 UTC time `ahead` from now, as expiresAt takes it.
+std::string IsoIn(std::chrono::seconds ahead) {
+    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() + ahead);
+    std::tm utc{};
+    gmtime_r(&t, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+// The site's Deployment object of orchestrator deployment `id`, as the Kubernetes API returns it.
+Json SiteDeployment(const SimProcess& sim, const std::string& id) {
+    std::string path;
+    for (const auto& d : sim.Objects()["kubernetes"].value("deployments", Json::array())) {
+        const std::string name = d.value("name", "");  // "<namespace>/<name>"
+        if (name.find(id) != std::string::npos) {
+            path = "/apis/apps/v1/namespaces/" + name.substr(0, name.find('/')) + "/deployments/" +
+                   name.substr(name.find('/') + 1);
+        }
+    }
+    REQUIRE_FALSE(path.empty());
+    auto client = orch::http::MakeClient({});
+    REQUIRE(client);
+    orch::http::ClientRequest request;
+    request.method = "GET";
+    request.url = sim.Url("kubernetes") + path;
+    request.timeout = std::chrono::seconds(5);
+    const auto response = (*client)->Send(request);
+    REQUIRE(response);
+    REQUIRE(response->status == 200);
+    return Json::parse(response->body);
 }
 
 }  // namespace
@@ -96,4 +134,58 @@ TEST_CASE(
     CHECK(WaitForStates(api, id, "STARTED", 2));
     CHECK(api.Call("GET", "/deployments/" + id).status == 200);
     CHECK(Json::parse(api.Call("GET", "/deployments/" + id).body)["status"] == "CREATE_COMPLETE");
+}
+
+TEST_CASE(
+    "a lease ending with action stop scales the Kubernetes Deployment to 0 through the sweep",
+    "[e2e][sites][kubernetes][leases]"
+) {
+    orch::test::TestDatabase db;
+    SimProcess site(
+        "speed: 20\nkube_nodes:\n  - {name: gpu-a, cpu: 16, memory_mb: 65536, gpus: 4, "
+        "gpu_product: Tesla-T4}\n"
+    );
+    orch::test::OrchestratorProcess orchestrator(
+        db.dsn(),
+        {},
+        orch::e2e::WriteOrchestratorConfig(
+            {SiteSpec{"SITE-K", &site, "Tesla T4", 4, 1.0, false, false, true}},
+            "",
+            "leases:\n  action: stop\n  sweep_interval: 200ms\n"
+        )
+    );
+    REQUIRE(orch::test::WaitForStatus(orchestrator.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
+    orch::e2e::Api api(orchestrator.BaseUrl());
+
+    // Long enough to be created first (a few seconds at speed 20), short enough to wait for.
+    const auto created = api.Call(
+        "POST",
+        "/deployments",
+        Json{{"template", orch::e2e::KubernetesWithGpu("Tesla T4")}, {"expiresAt", IsoIn(std::chrono::seconds(12))}}
+            .dump()
+    );
+    INFO(created.body);
+    REQUIRE(created.status == 201);
+    const std::string id = Json::parse(created.body)["uuid"].get<std::string>();
+    const Json d = api.WaitFor(id, {"CREATE_COMPLETE", "CREATE_FAILED"}, kTimeout);
+    INFO(d.dump(2));
+    REQUIRE(d["status"] == "CREATE_COMPLETE");
+    REQUIRE(States(api, id, nullptr).count("STARTED") == 2);
+    REQUIRE(SiteDeployment(site, id)["spec"]["replicas"].get<int>() > 0);
+
+    // No action is asked for: the lease's end stops it.
+    CHECK(WaitForStates(api, id, "STOPPED", 2));
+    const Json stopped = SiteDeployment(site, id);
+    INFO(stopped.dump(2));
+    CHECK(stopped["spec"]["replicas"] == 0);
+    const Json after = Json::parse(api.Call("GET", "/deployments/" + id).body);
+    CHECK(after["status"] == "CREATE_COMPLETE");  // stopped, not deleted
+    // The owner was told once, with the action taken (GET .../events is a stream: read the log).
+    pqxx::connection conn(db.dsn());
+    pqxx::read_transaction tx(conn);
+    const auto told = tx.exec_params(
+        "SELECT data->>'action' FROM events WHERE deployment_id = $1::uuid AND type = 'lease_expired'", id
+    );
+    REQUIRE(told.size() == 1);
+    CHECK(told[0][0].as<std::string>() == "stop");
 }

@@ -91,9 +91,22 @@ TEST_CASE("a stored schedule reads back field for field", "[store][schedules]") 
     CHECK(g.template_text == s.template_text);
     CHECK(g.parameters == s.parameters);
     CHECK(orch::domain::FormatContractTime(g.created_at) == orch::domain::FormatContractTime(s.created_at));
+    CHECK_FALSE(g.deployment_expires_after_mins.has_value());
     const auto missing = f.schedules.Get(orch::SequentialUuid());
     REQUIRE(missing);
     CHECK_FALSE(missing->has_value());
+}
+
+TEST_CASE("a schedule's own lease for its deployments reads back", "[store][schedules][leases]") {
+    Fixture f;
+    auto s = f.Add("https://iam/", "alice", ".*");
+    s.id = orch::SequentialUuid();
+    s.deployment_expires_after_mins = 90;
+    REQUIRE(f.schedules.Create(s));
+    const auto got = f.schedules.Get(s.id);
+    REQUIRE(got);
+    REQUIRE(got->has_value());
+    CHECK((*got)->deployment_expires_after_mins == std::optional<int>(90));
 }
 
 TEST_CASE("schedule lists filter by owner and issuer and page newest first", "[store][schedules]") {

@@ -156,7 +156,9 @@ void IdleReclamation(const Factory& make) {
 
     CHECK(Apply(*f, idle, IdleStep::kReclaim));
     CHECK_FALSE(Apply(*f, idle, IdleStep::kReclaim));
-    CHECK(CandidateOf(*f, idle)->watch->state == IdleState::kReclaimed);
+    // A stop: its nodes are stopped one by one from here (kStopNext), since the reclamation.
+    CHECK(CandidateOf(*f, idle)->watch->state == IdleState::kStopping);
+    CHECK(CandidateOf(*f, idle)->watch->reclaimed_at == std::chrono::floor<seconds>(f->Now()));
     CHECK(IdleEvents(*f, idle) == 2);
     // The stop is queued: one instance STOPPING, an action job waiting.
     auto page = f->deployments().ListResources(idle, std::nullopt, 0, 10, {});
@@ -173,6 +175,35 @@ void IdleReclamation(const Factory& make) {
               return j.deployment_id == idle && j.kind == workflow::JobKind::kAction &&
                      j.payload.value("action", "") == "stop";
           }) == 1);
+    // The next node once this stop is done; while one runs, nothing; none left: reclaimed.
+    CHECK_FALSE(Apply(*f, idle, IdleStep::kStopNext));
+    for (int node = 0; node < 2; ++node) {
+        for (const auto& job : *jobs) {
+            if (job.deployment_id != idle) {
+                continue;
+            }
+            workflow::ResourceChange change;
+            change.id = job.payload.value("resource", "");
+            change.state = NodeState::kStopped;
+            workflow::Transition t;
+            t.resource_changes.push_back(change);
+            REQUIRE(f->workflow().Commit(job, "w2", t));
+        }
+        CHECK(Apply(*f, idle, IdleStep::kStopNext));
+        CHECK(CandidateOf(*f, idle)->watch->state == (node == 0 ? IdleState::kStopping : IdleState::kReclaimed));
+        jobs = f->workflow().Claim("w2", 100, minutes(1));
+        REQUIRE(jobs);
+        CHECK(std::count_if(jobs->begin(), jobs->end(), [&](const workflow::Job& j) {
+                  return j.deployment_id == idle;
+              }) == (node == 0 ? 1 : 0));
+    }
+    CHECK_FALSE(Apply(*f, idle, IdleStep::kStopNext));     // reclaimed: no longer stopping
+    CHECK_FALSE(Apply(*f, idle, IdleStep::kStopGivenUp));  // likewise
+    page = f->deployments().ListResources(idle, std::nullopt, 0, 10, {});
+    REQUIRE(page);
+    CHECK(std::count_if(page->items.begin(), page->items.end(), [](const domain::Resource& r) {
+              return r.state == NodeState::kStopped;
+          }) == 2);
 
     auto hours = f->idle().Reclaimed(kAlice.issuer, {"gpu-team"});
     REQUIRE(hours);
@@ -185,6 +216,15 @@ void IdleReclamation(const Factory& make) {
     auto other_group = f->idle().Reclaimed(kAlice.issuer, {"another"});
     REQUIRE(other_group);
     CHECK(other_group->empty());
+
+    // A stop given up (the retry cap): reclaimed as it is, once.
+    const std::string stuck = AddRunning(*f, kAlice, "gpu-team", 1);
+    CHECK(Apply(*f, stuck, IdleStep::kStartWatch));
+    CHECK(Apply(*f, stuck, IdleStep::kNotify));
+    CHECK(Apply(*f, stuck, IdleStep::kReclaim));
+    CHECK(Apply(*f, stuck, IdleStep::kStopGivenUp));
+    CHECK_FALSE(Apply(*f, stuck, IdleStep::kStopGivenUp));
+    CHECK(CandidateOf(*f, stuck)->watch->state == IdleState::kReclaimed);
 
     // Delete as the action: the deployment leaves its running status at once.
     CHECK(Apply(*f, other_issuer, IdleStep::kStartWatch));

@@ -124,14 +124,30 @@ void Leases(const Factory& make) {
 
     // Stop: one node at a time through the action step, waiting while a step runs.
     const std::vector<std::string> types{"tosca.nodes.indigo.Container.Application.Docker.Marathon"};
-    const auto stop_event = LeaseEvent(domain::EventType::kLeaseExpired, stopped, *f);
+    auto stop_event = LeaseEvent(domain::EventType::kLeaseExpired, stopped, *f);
+    const auto first_attempt = end + minutes(5);
+    stop_event.time = first_attempt;
+    const auto stop_began = [&](domain::TimePoint until) -> std::optional<domain::TimePoint> {
+        const auto due_now = f->leases().DueLeases(until, 10).value();  // named: see EventsOf
+        for (const auto& lease : due_now) {
+            if (lease.deployment_id == stopped) {
+                return lease.stop_began;
+            }
+        }
+        FAIL("the lease is not due");
+        return std::nullopt;
+    };
+    CHECK_FALSE(stop_began(end).has_value());  // not tried yet
     CHECK(
         f->leases().Expire(stopped, end, domain::LeaseAction::kStop, types, stop_event).value() ==
         ExpireOutcome::kStopping
     );
+    stop_event.time = first_attempt + minutes(10);
     CHECK(
         f->leases().Expire(stopped, end, domain::LeaseAction::kStop, types, stop_event).value() == ExpireOutcome::kBusy
     );
+    // The retry cap counts from the first attempt, which later attempts leave as it was.
+    CHECK(stop_began(end) == first_attempt);
     for (int node = 0; node < 2; ++node) {
         const auto job = ClaimFor(*f, stopped);
         CHECK(job.kind == workflow::JobKind::kAction);
@@ -154,6 +170,7 @@ void Leases(const Factory& make) {
     REQUIRE(due.size() == 1);
     CHECK(due[0].warnings_sent == 0);
     CHECK(due[0].state == workflow::LeaseState::kActive);
+    CHECK_FALSE(due[0].stop_began.has_value());  // the former lease's attempt is not this one's
 
     // A stop given up (the retry cap): the lease is over, the reason shown, the owner told; once.
     const auto renewed = end + std::chrono::hours(1);

@@ -257,3 +257,55 @@ TEST_CASE("file notifications run one at a time and another one meanwhile is 503
     CHECK(blocking.calls == 1);
     CHECK(h.Call("POST", "/schedules/notifications", "", file).status == 200);  // free again
 }
+
+namespace {
+
+class MaxLease final : public orch::workflow::LeasePolicySource {
+   public:
+    orch::workflow::LeasePolicy policy;
+    std::vector<std::string> groups;
+    Result<orch::workflow::LeasePolicy> ForGroup(const std::string& group, const std::string&, const std::string&)
+        override {
+        groups.push_back(group);
+        return policy;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a schedule carries its deployments' lease, checked against the maximum and shown", "[schedules][leases]") {
+    Harness h;
+    MaxLease terms;
+    terms.policy.maximum = std::chrono::hours(24);
+    h.ctx.leases = &terms;
+    h.authenticator.principal = User("alice", false, {"openid", "profile", "fts:submit-transfer"});
+    Json body{{"template", "t"}, {"fileExpression", ".*"}, {"replicationExpression", "X"}, {"numberOfReplicas", 1}};
+
+    body["deploymentExpiresAfterMins"] = 24 * 60 + 1;
+    const auto beyond = h.Call("POST", "/schedules", "", body.dump());
+    CHECK(beyond.status == 400);
+    CHECK(Message(beyond).rfind("deploymentExpiresAfterMins is beyond the maximum lease of 24h", 0) == 0);
+    CHECK(terms.groups == std::vector<std::string>{""});  // the terms its deployments get: no group's
+    for (const Json& bad : {Json(0), Json(-5), Json("soon"), Json(6'000'000)}) {
+        body["deploymentExpiresAfterMins"] = bad;
+        const auto refused = h.Call("POST", "/schedules", "", body.dump());
+        CHECK(refused.status == 400);
+        CHECK(Json::parse(refused.body).contains("code"));
+    }
+    CHECK(h.schedules.rows.empty());
+
+    body["deploymentExpiresAfterMins"] = "90";  // numeric strings accepted, as for numberOfReplicas
+    const auto created = h.Call("POST", "/schedules", "", body.dump());
+    REQUIRE(created.status == 201);
+    CHECK(Json::parse(created.body).value("deploymentExpiresAfterMins", 0) == 90);
+    REQUIRE(h.schedules.rows.size() == 1);
+    CHECK(h.schedules.rows[0].deployment_expires_after_mins == std::optional<int>(90));
+    const auto shown = h.Call("GET", "/schedules/" + h.schedules.rows[0].id);
+    REQUIRE(shown.status == 200);
+    CHECK(Json::parse(shown.body).value("deploymentExpiresAfterMins", 0) == 90);
+
+    body.erase("deploymentExpiresAfterMins");  // absent: the default lease, and not shown
+    const auto plain = h.Call("POST", "/schedules", "", body.dump());
+    REQUIRE(plain.status == 201);
+    CHECK_FALSE(Json::parse(plain.body).contains("deploymentExpiresAfterMins"));
+}

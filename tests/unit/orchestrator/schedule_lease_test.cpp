@@ -93,3 +93,25 @@ TEST_CASE("a schedule event's deployment gets the default lease and its action",
     REQUIRE(schedules.created.size() == 2);
     CHECK_FALSE(schedules.created[1].deployment.expires_at.has_value());
 }
+
+TEST_CASE("a schedule's own lease is its events' deployments' lease, capped by the maximum", "[schedules][leases]") {
+    orch::ManualClock clock;
+    OneSchedule schedules;
+    schedules.schedule.deployment_expires_after_mins = 90;
+    orch::test::FakeTemplateService templates{orch::test::SimpleSpec()};
+    GroupTerms terms;
+    terms.policy.default_duration = hours(48);
+    terms.policy.action = orch::domain::LeaseAction::kStop;
+    orch::schedule::ScheduleEventService service(schedules, templates, nullptr, clock, {.leases = &terms});
+
+    REQUIRE(service.OnFileAvailable({"scope", "file-1"}, Everyone()));
+    REQUIRE(schedules.created.size() == 1);
+    const auto& d = schedules.created[0].deployment;
+    CHECK(d.expires_at == std::optional(clock.now() + std::chrono::minutes(90)));  // not the 48 h default
+    CHECK(d.lease_action == orch::domain::LeaseAction::kStop);
+
+    terms.policy.maximum = hours(1);  // lowered since the schedule was made: the maximum it is
+    REQUIRE(service.OnFileAvailable({"scope", "file-2"}, Everyone()));
+    REQUIRE(schedules.created.size() == 2);
+    CHECK(schedules.created[1].deployment.expires_at == std::optional(clock.now() + hours(1)));
+}

@@ -41,7 +41,12 @@ struct Rig {
         };
     }
 
-    std::string AddRunning(const std::string& group, int gpus, const std::string& callback = "http://127.0.0.1:9/cb") {
+    std::string AddRunning(
+        const std::string& group,
+        int gpus,
+        const std::string& callback = "http://127.0.0.1:9/cb",
+        const std::vector<std::string>& nodes = {"notebook"}
+    ) {
         store::NewDeployment n;
         n.deployment.id = SequentialUuid();
         n.deployment.created_at = clock.now();
@@ -49,11 +54,14 @@ struct Rig {
         n.deployment.user_group = group;
         n.deployment.callback = callback;
         n.deployment.req_gpus = gpus;
-        domain::Resource r;
-        r.id = SequentialUuid();
-        r.node_name = "notebook";
-        r.type_chain = {"tosca.nodes.indigo.Container.Application.Docker.Marathon", "tosca.nodes.Root"};
-        n.resources.push_back(r);
+        for (const auto& node : nodes) {
+            domain::Resource r;
+            r.id = SequentialUuid();
+            r.node_name = node;
+            r.created_at = n.deployment.created_at;
+            r.type_chain = {"tosca.nodes.indigo.Container.Application.Docker.Marathon", "tosca.nodes.Root"};
+            n.resources.push_back(r);
+        }
         REQUIRE(stores.deployments.Create(n));
         const std::lock_guard lock(stores.db.mutex());
         auto& row = stores.db.rows().at(n.deployment.id);
@@ -91,6 +99,31 @@ struct Rig {
             return j.job.deployment_id == id && j.job.kind == JobKind::kAction &&
                    j.job.payload.value("action", "") == "stop";
         });
+    }
+
+    std::vector<domain::NodeState> NodeStates(const std::string& id) {
+        const std::lock_guard lock(stores.db.mutex());
+        std::vector<domain::NodeState> out;
+        for (const auto& r : stores.db.rows().at(id).resources) {
+            out.push_back(r.state);
+        }
+        return out;
+    }
+
+    // The workflow's part: the queued stop job runs and its node is STOPPED. How many ran.
+    int RunStops() {
+        auto jobs = stores.workflow.Claim("w", 10, seconds(30));
+        REQUIRE(jobs);
+        for (const auto& job : *jobs) {
+            REQUIRE(job.kind == JobKind::kAction);
+            Transition t;
+            ResourceChange change;
+            change.id = job.payload.value("resource", "");
+            change.state = domain::NodeState::kStopped;
+            t.resource_changes.push_back(change);
+            REQUIRE(stores.workflow.Commit(job, "w", t));
+        }
+        return static_cast<int>(jobs->size());
     }
 
     domain::Status StatusOf(const std::string& id) {
@@ -220,6 +253,72 @@ TEST_CASE("idle: the decision never reclaims without a notification first", "[wo
     const IdleWatch reclaimed{IdleState::kReclaimed, now, now};
     CHECK(DecideIdle(reclaimed, 0.0, policy, now) == IdleStep::kNone);
     CHECK(DecideIdle(reclaimed, 50.0, policy, now) == IdleStep::kReset);
+}
+
+TEST_CASE("idle: a multi-node deployment is stopped node by node, as a lease stops it", "[workflow][idle]") {
+    Rig rig;
+    const auto id = rig.AddRunning("gpu-team", 2, "http://127.0.0.1:9/cb", {"trainer", "notebook", "board"});
+    rig.utilisation[id] = 1.0;
+    IdleReclaimer reclaimer(rig.idle, rig.Feed(), rig.clock, rig.policies, {});
+    Sweep(reclaimer);
+    rig.clock.Advance(minutes(30));
+    Sweep(reclaimer);
+    rig.clock.Advance(minutes(10));
+    Sweep(reclaimer);  // reclaimed: the first node's stop is queued
+    CHECK(rig.IdlePhases(id) == std::vector<std::string>{"notice", "reclaimed"});
+    using domain::NodeState;
+    CHECK(rig.NodeStates(id) == std::vector<NodeState>{NodeState::kStopping, NodeState::kStarted, NodeState::kStarted});
+    Sweep(reclaimer);  // its stop still runs: nothing more is queued
+    CHECK(rig.RunStops() == 1);
+    // The rest follow one sweep at a time, whatever the feed says meanwhile (here: down).
+    rig.utilisation.erase(id);
+    rig.clock.Advance(minutes(1));
+    Sweep(reclaimer);
+    CHECK(rig.RunStops() == 1);
+    rig.clock.Advance(minutes(1));
+    Sweep(reclaimer);
+    CHECK(rig.RunStops() == 1);
+    CHECK(rig.NodeStates(id) == std::vector<NodeState>{NodeState::kStopped, NodeState::kStopped, NodeState::kStopped});
+    rig.clock.Advance(minutes(1));
+    Sweep(reclaimer);  // none left: reclaimed, and nothing more is done
+    rig.utilisation[id] = 1.0;
+    for (int i = 0; i < 3; ++i) {
+        rig.clock.Advance(minutes(30));
+        Sweep(reclaimer);
+    }
+    CHECK(rig.RunStops() == 0);
+    CHECK(rig.IdlePhases(id) == std::vector<std::string>{"notice", "reclaimed"});
+    CHECK(rig.StatusOf(id) == domain::Status::kCreateComplete);
+    auto hours = rig.idle.Reclaimed("https://iam/", {"gpu-team"});
+    REQUIRE(hours);
+    REQUIRE(hours->size() == 1);
+    CHECK(hours->front().reclamations == 1);  // one reclamation, however many nodes
+}
+
+TEST_CASE("idle: a stop that never ends is given up after stop_timeout, and the owner is told", "[workflow][idle]") {
+    Rig rig;
+    const auto id = rig.AddRunning("gpu-team", 1, "http://127.0.0.1:9/cb", {"trainer", "notebook"});
+    rig.utilisation[id] = 1.0;
+    IdleReclaimerOptions options;
+    options.stop_timeout = minutes(20);
+    IdleReclaimer reclaimer(rig.idle, rig.Feed(), rig.clock, rig.policies, options);
+    Sweep(reclaimer);
+    rig.clock.Advance(minutes(30));
+    Sweep(reclaimer);
+    rig.clock.Advance(minutes(10));
+    Sweep(reclaimer);  // the first node's stop is queued, and never ends
+    CHECK(rig.StopQueued(id));
+    rig.clock.Advance(minutes(20));
+    Sweep(reclaimer);  // 20 min: still within the cap
+    CHECK(rig.IdlePhases(id) == std::vector<std::string>{"notice", "reclaimed"});
+    rig.clock.Advance(minutes(1));
+    Sweep(reclaimer);
+    CHECK(rig.IdlePhases(id) == std::vector<std::string>{"notice", "reclaimed", "stopGivenUp"});
+    CHECK(rig.CallbacksOf(id) == 3);
+    rig.clock.Advance(minutes(30));
+    Sweep(reclaimer);
+    CHECK(rig.IdlePhases(id).size() == 3);
+    CHECK(DecideStopping(IdleWatch{IdleState::kReclaimed, {}, {}, {}}, rig.clock.now(), minutes(1)) == IdleStep::kNone);
 }
 
 }  // namespace

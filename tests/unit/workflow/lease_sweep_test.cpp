@@ -294,6 +294,58 @@ TEST_CASE("a stop that keeps waiting is given up after stop_timeout: the owner i
     CHECK(observer.expiries.size() == 6);
 }
 
+TEST_CASE("after an outage longer than stop_timeout the stop is still tried: the cap counts from then", "[leases]") {
+    Rig rig;
+    rig.policy.policy.action = orch::domain::LeaseAction::kStop;
+    const std::string id = rig.Running(rig.At(minutes(30)));
+    {
+        // An operation the owner started holds the deployment when the orchestrator comes back.
+        const std::lock_guard lock(rig.api.stores.db.mutex());
+        rig.api.stores.db.InsertJob(
+            id, orch::workflow::NextJob{orch::workflow::JobKind::kUpdate, Json::object(), {}, true}
+        );
+    }
+    rig.api.clock.Advance(hours(3));              // down from before the end until 2.5 h after it
+    CHECK(rig.sweeper.SweepOnce().value() == 0);  // busy: waited for, not given up
+    CHECK(rig.Events(EventType::kLeaseExpired).empty());
+    rig.api.clock.Advance(minutes(59));
+    CHECK(rig.sweeper.SweepOnce().value() == 0);
+    CHECK(rig.Events(EventType::kLeaseExpired).empty());
+    rig.api.clock.Advance(minutes(2));  // 61 min after the first attempt
+    CHECK(rig.sweeper.SweepOnce().value() == 1);
+    const auto ended = rig.Events(EventType::kLeaseExpired);
+    REQUIRE(ended.size() == 1);
+    CHECK(ended[0].data.value("outcome", "") == "given_up");
+    CHECK(rig.Get(id).value("status", "") == "CREATE_COMPLETE");
+}
+
+TEST_CASE("after an outage the stop goes on once the operation holding it ends", "[leases]") {
+    Rig rig;
+    rig.policy.policy.action = orch::domain::LeaseAction::kStop;
+    const std::string id = rig.Running(rig.At(minutes(30)));
+    {
+        const std::lock_guard lock(rig.api.stores.db.mutex());
+        rig.api.stores.db.InsertJob(
+            id, orch::workflow::NextJob{orch::workflow::JobKind::kUpdate, Json::object(), {}, true}
+        );
+    }
+    rig.api.clock.Advance(hours(3));
+    CHECK(rig.sweeper.SweepOnce().value() == 0);
+    auto jobs = rig.api.stores.workflow.Claim("w", 10, seconds(30)).value();
+    REQUIRE(jobs.size() == 1);
+    orch::workflow::Transition done;
+    done.status = Status::kUpdateComplete;
+    REQUIRE(rig.api.stores.workflow.Commit(jobs[0], "w", done));
+    rig.api.clock.Advance(minutes(1));
+    CHECK(rig.sweeper.SweepOnce().value() == 1);  // the stop is queued
+    jobs = rig.api.stores.workflow.Claim("w", 10, seconds(30)).value();
+    REQUIRE(jobs.size() == 1);
+    CHECK(jobs[0].payload.value("action", "") == "stop");
+    const auto ended = rig.Events(EventType::kLeaseExpired);
+    REQUIRE(ended.size() == 1);
+    CHECK(ended[0].data.value("action", "") == "stop");
+}
+
 TEST_CASE("lease metrics count the delete of an expired lease", "[leases]") {
     Rig rig;
     CountingObserver observer;

@@ -15,10 +15,13 @@ struct ScheduleRequest {
     std::string file_expression;
     std::string replication_expression;
     int number_of_replicas = 0;
+    /// `deploymentExpiresAfterMins` (our addition): the events' deployments' lease, 1 min or more.
+    std::optional<int> deployment_expires_after_mins;
 };
 
 /// The DeploymentRequest errors first, then the contract's 400 for each missing schedule field.
-/// Our additions: a fileExpression that does not compile (ECMAScript) and numberOfReplicas < 1 are 400.
+/// Our additions: a fileExpression that does not compile (ECMAScript), numberOfReplicas < 1 and
+/// deploymentExpiresAfterMins < 1 (or not an integer) are 400.
 Result<ScheduleRequest> ParseScheduleRequest(const server::Request& request);
 
 }  // namespace orch::api

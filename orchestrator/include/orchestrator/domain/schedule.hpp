@@ -27,6 +27,9 @@ struct Schedule {
     /// the schedule creates carries. Empty = any.
     std::string target_provider;
     std::string target_region;
+    /// The lease (minutes from their creation) of the deployments its events create
+    /// (`deploymentExpiresAfterMins`); none: the default lease, as a create without expiresAt.
+    std::optional<int> deployment_expires_after_mins;
 };
 
 /// One file that triggered a schedule, and the deployment it created.

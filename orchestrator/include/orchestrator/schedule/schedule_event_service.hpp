@@ -44,8 +44,9 @@ class ScheduleEventService final : public FileNotificationSink {
         const std::string& schedule_id, const FileNotification& file, bool& duplicate
     );
 
-    /// Gives the event's deployment the default lease (ScheduleEventOptions::leases).
-    Status ApplyDefaultLease(const std::optional<domain::Owner>& owner, domain::Deployment& d);
+    /// Gives the event's deployment the schedule's lease, else the default one
+    /// (ScheduleEventOptions::leases).
+    Status ApplyLease(const domain::Schedule& schedule, domain::Deployment& d);
 
     store::ScheduleStore& schedules_;
     workflow::TemplateService& templates_;

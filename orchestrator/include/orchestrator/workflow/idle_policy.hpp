@@ -47,24 +47,28 @@ struct IdlePolicies {
 enum class IdleState {
     kIdle,       ///< idle since `idle_since`, not yet notified
     kNotified,   ///< the owner was told at `notified_at` (event + callback committed)
-    kReclaimed,  ///< the action was queued
+    kStopping,   ///< reclaimed with action stop at `reclaimed_at`: its nodes are stopped one by one
+    kReclaimed,  ///< the action was queued (a delete), or every node was stopped (or given up)
 };
-std::string_view IdleStateName(IdleState state);  ///< "idle", "notified", "reclaimed"
+std::string_view IdleStateName(IdleState state);  ///< "idle", "notified", "stopping", "reclaimed"
 std::optional<IdleState> ParseIdleState(std::string_view name);
 
 struct IdleWatch {
     IdleState state = IdleState::kIdle;
     domain::TimePoint idle_since{};
     domain::TimePoint notified_at{};
+    domain::TimePoint reclaimed_at{};  ///< kStopping: the first node's stop was queued then
 };
 
 /// What one sweep does for one deployment.
 enum class IdleStep {
     kNone,
-    kStartWatch,  ///< first idle observation: remember since when
-    kReset,       ///< activity: forget the watch (a notified owner is told it is cancelled)
-    kNotify,      ///< idle for the policy's duration: tell the owner
-    kReclaim,     ///< notified and still idle after the notice: stop or delete
+    kStartWatch,   ///< first idle observation: remember since when
+    kReset,        ///< activity: forget the watch (a notified owner is told it is cancelled)
+    kNotify,       ///< idle for the policy's duration: tell the owner
+    kReclaim,      ///< notified and still idle after the notice: stop (its first node) or delete
+    kStopNext,     ///< stopping: queue the next node's stop (none left: reclaimed)
+    kStopGivenUp,  ///< stopping longer than the retry cap since the first stop: reclaimed as it is
 };
 
 /// The decision, pure: `utilisation` is the highest GPU utilisation seen since the last sweep
@@ -76,6 +80,12 @@ IdleStep DecideIdle(
     const IdlePolicy& policy,
     domain::TimePoint now
 );
+
+/// The step of a watch in kStopping, whatever the utilisation (the owner was told, and the
+/// nodes left are stopped as the lease's are): the next node, or giving up once the stop has
+/// run `stop_timeout` since its first node's (a node whose stop never ends must not be retried
+/// forever).
+IdleStep DecideStopping(const IdleWatch& watch, domain::TimePoint now, std::chrono::seconds stop_timeout);
 
 /// The GPU-hours a reclamation gives back, as recorded: GPUs × the hours they were idle
 /// (from the first idle observation to the action).

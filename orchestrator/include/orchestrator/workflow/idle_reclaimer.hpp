@@ -29,6 +29,9 @@ struct IdleReclaimerOptions {
     std::chrono::seconds interval{60};  ///< between sweeps; also the utilisation window
     int page = 500;                     ///< candidates read per query
     int max_per_sweep = 10'000;         ///< candidates looked at per sweep (bounds one sweep's work)
+    /// The retry cap of a stop (`idle.stop_timeout`): a deployment whose nodes are not all
+    /// stopped this long after its first node's stop was queued is left as it is (reclaimed).
+    std::chrono::seconds stop_timeout{3600};
 };
 
 struct IdleSweepReport {
@@ -63,6 +66,9 @@ class IdleReclaimer {
    private:
     void Work();
     Result<bool> Visit(const IdleCandidate& candidate, IdleSweepReport& report);
+    Result<bool> Apply(
+        const IdleCandidate& candidate, IdleStep step, const IdlePolicy& policy, IdleSweepReport& report
+    );
     IdleChange ChangeFor(const IdleCandidate& candidate, IdleStep step, const IdlePolicy& policy) const;
 
     IdleStore& store_;

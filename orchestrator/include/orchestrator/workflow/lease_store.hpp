@@ -31,6 +31,9 @@ struct DueLease {
     LeaseAction action = LeaseAction::kDelete;  ///< as resolved when the lease was set
     domain::Status status = domain::Status::kCreateComplete;
     std::optional<tosca::DeploymentKind> kind;
+    /// The first attempt at this lease's stop (busy or not); none before it. The stop's retry
+    /// cap counts from it, so an orchestrator down past the cap still tries before giving up.
+    std::optional<domain::TimePoint> stop_began;
 };
 
 /// What Expire did.
@@ -60,7 +63,9 @@ class LeaseStore {
     /// Carries out the expiry of the lease ending at `expires_at`. Delete: as DELETE does.
     /// Stop: stops the first STARTED resource whose type chain holds one of `stoppable_types`
     /// through the action step (one workflow job at a time); none left: the lease is EXPIRED.
-    /// `event` (and a callback delivery) is written when the expiry begins, once.
+    /// `event` (and a callback delivery) is written when the expiry begins, once. A stop
+    /// attempt, even a busy one, records `event.time` as the stop's first attempt (DueLease::
+    /// stop_began) unless this lease has one already.
     virtual Result<ExpireOutcome> Expire(
         const std::string& id,
         domain::TimePoint expires_at,

@@ -21,7 +21,7 @@ struct LeaseSweepOptions {
     std::chrono::milliseconds interval{std::chrono::seconds(15)};
     int batch = 200;  ///< leases looked at per sweep (the soonest first)
     /// The retry cap of an expiry with action stop: a stop that still has to wait (another
-    /// operation, a node's stop being retried) this long after the lease's end is given up
+    /// operation, a node's stop being retried) this long after its first attempt is given up
     /// (LeaseStore::AbandonStop) rather than tried at every sweep forever.
     std::chrono::milliseconds stop_timeout{std::chrono::hours(1)};
 };

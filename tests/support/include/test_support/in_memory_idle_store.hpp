@@ -25,6 +25,7 @@ class InMemoryIdleStore final : public workflow::IdleStore {
    private:
     bool Apply(InMemoryDatabase::Row& row, const workflow::IdleChange& change);
     bool Reclaim(InMemoryDatabase::Row& row, const workflow::IdleChange& change);
+    bool StopNext(const workflow::IdleChange& change);
 
     InMemoryDatabase& db_;
     std::map<std::string, workflow::IdleWatch> watches_;

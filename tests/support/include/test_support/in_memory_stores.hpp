@@ -8,6 +8,7 @@
 #include <orchestrator/store/deployment_store.hpp>
 #include <orchestrator/store/event_store.hpp>
 #include <orchestrator/workflow/lease_store.hpp>
+#include <orchestrator/workflow/node_stop.hpp>
 #include <orchestrator/workflow/workflow_store.hpp>
 
 #include <map>
@@ -36,6 +37,8 @@ class InMemoryDatabase {
         std::map<int, domain::TimePoint> finished_at;  ///< by attempt seq
         int lease_warnings = 0;                        ///< migration 0011's lease columns
         workflow::LeaseState lease_state = workflow::LeaseState::kActive;
+        /// The first attempt at a lease's stop (migration 0027); before expires_at: a former lease's.
+        std::optional<domain::TimePoint> lease_stop_began;
     };
     struct JobRow {
         workflow::Job job;  ///< lease_owner empty = not leased
@@ -88,6 +91,10 @@ class InMemoryDatabase {
     /// Whether the deployment has a workflow job queued or running.
     bool HasWorkflowJob(const std::string& deployment_id) const;
     void DeleteWorkflowJobs(const std::string& deployment_id);
+    /// As store/pg_node_stop.cpp: the action job stopping the first STARTED resource (creation
+    /// order) of one of `stoppable_types`, unless a workflow job holds the deployment (the
+    /// caller holds the mutex).
+    workflow::NextStop QueueNextStop(const std::string& deployment_id, const std::vector<std::string>& stoppable_types);
 
    private:
     const Clock& clock_;
