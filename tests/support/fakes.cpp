@@ -1,5 +1,7 @@
 #include "test_support/fakes.hpp"
 
+#include <orchestrator/placement/usage.hpp>
+
 #include <algorithm>
 #include <thread>
 #include <utility>
@@ -77,7 +79,15 @@ Result<placement::PlacementDecision> FakePlacer::Place(const placement::Placemen
     decision.configured_quota = quota_;
     decision.waitable = full_;
     int rank = 1;
+    const int gpus = request.spec != nullptr ? placement::RequestedResources(*request.spec).gpus : 0;
     for (const auto& site : full_ ? std::vector<std::string>{} : sites_) {
+        if (const auto known = gpus_.find(site); known != gpus_.end()) {
+            decision.gpu_sites.push_back({site + "-marathon", known->second.first, known->second.second});
+            if (known->second.second < gpus) {
+                decision.waitable = true;  // not free now
+                continue;
+            }
+        }
         placement::Candidate c;
         c.target.site_id = site;
         c.target.service_id = site + "-marathon";
@@ -98,7 +108,13 @@ Result<placement::PlacementDecision> FakePlacer::Place(const placement::Placemen
         v.rank = rank++;
         decision.verdicts.push_back(v);
     }
+    decision.waitable = decision.waitable && decision.ranked.empty();
     return decision;
+}
+
+void FakePlacer::SetGpus(const std::string& site, int total, int free) {
+    const std::lock_guard lock(mutex_);
+    gpus_[site] = {total, free};
 }
 
 void FakeConnector::SetBehaviour(const std::string& site, FakeSiteBehaviour behaviour) {

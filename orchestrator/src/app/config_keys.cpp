@@ -62,6 +62,7 @@ std::set<std::string> AppConfigKeys() {
         "workflow.admission_default_weight",
         "workflow.admission_starvation_age",
         "workflow.admission_half_life",
+        "workflow.admission_cohorts",
         "workflow.transient_retries",
         "workflow.callback_retries",
         "workflow.callback_timeout",

@@ -3,6 +3,7 @@
 #include "orchestrator/app/sla_group_policies.hpp"
 
 #include <cstdlib>
+#include <map>
 
 namespace orch::app {
 
@@ -32,6 +33,42 @@ Result<double> Weight(const std::string& key, const std::string& text) {
         return Error::InvalidArgument("config key '" + key + "': a weight must be a number in (0, 1000000]");
     }
     return w;
+}
+
+// A cohort limit: a number of GPUs in [0, 1000000], or absent (unlimited for the borrowing and
+// lending limits, 0 for the nominal quota).
+Result<double> CohortLimit(const ConfigTree& t, const std::string& key, double fallback) {
+    if (!t.Has(key)) {
+        return fallback;
+    }
+    ORCH_ASSIGN_OR_RETURN(const double value, t.GetDouble(key, fallback));
+    if (!(value >= 0) || value > kMaxWeight) {
+        return Error::InvalidArgument("config key '" + key + "': must be a number of GPUs in [0, 1000000]");
+    }
+    return value;
+}
+
+// workflow.admission_cohorts: {cohort: {group: {nominal, borrowing_limit, lending_limit}}}.
+Status ParseCohorts(const ConfigTree& t, workflow::AdmissionCohorts& out) {
+    const std::string root = "workflow.admission_cohorts";
+    std::map<std::string, std::string> cohort_of;
+    for (const auto& cohort : t.ChildKeys(root)) {
+        for (const auto& group : t.ChildKeys(root + "." + cohort)) {
+            const std::string prefix = root + "." + cohort + "." + group + ".";
+            if (!cohort_of.emplace(group, cohort).second) {
+                return Error::InvalidArgument(
+                    "config key '" + root + "': group '" + group + "' is in two cohorts (" + cohort_of[group] + ", " +
+                    cohort + ")"
+                );
+            }
+            workflow::CohortQuota q;
+            ORCH_ASSIGN_OR_RETURN(q.nominal, CohortLimit(t, prefix + "nominal", 0));
+            ORCH_ASSIGN_OR_RETURN(q.borrowing_limit, CohortLimit(t, prefix + "borrowing_limit", q.borrowing_limit));
+            ORCH_ASSIGN_OR_RETURN(q.lending_limit, CohortLimit(t, prefix + "lending_limit", q.lending_limit));
+            out.cohorts[cohort][group] = q;
+        }
+    }
+    return Ok();
 }
 
 Status ParseFairShare(const ConfigTree& t, workflow::StepOptions& s) {
@@ -68,7 +105,7 @@ Status ParseFairShare(const ConfigTree& t, workflow::StepOptions& s) {
         s.admission_fair_share.starvation_age,
         t.GetDuration("workflow.admission_starvation_age", s.admission_fair_share.starvation_age)
     );
-    return Ok();
+    return ParseCohorts(t, s.admission_cohorts);
 }
 
 }  // namespace

@@ -155,6 +155,7 @@ void CheckLive(const PlacementContext& context, Evaluation& eval) {
         eval.fit = std::min(eval.fit, context.profile.gpus.empty() ? 1.0 : 0.5);
         return;
     }
+    eval.free_gpus = capacity->free_gpus;
     for (const auto& need : context.profile.gpus) {
         CheckGpuLive(need, *capacity, declared, eval);
     }

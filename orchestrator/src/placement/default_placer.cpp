@@ -332,6 +332,11 @@ Result<PlacementDecision> DefaultPlacer::Place(const PlacementRequest& request) 
             Filter(tally, eval, kMonitoring, [&] { CheckLive(context, eval); });
             decision.waitable = decision.waitable || eval.rejected();  // not free now: it may be later
         }
+        if (eval.free_gpus && eval.site->declared.count > 0) {
+            decision.gpu_sites.push_back(
+                {std::string(eval.service_id()), eval.site->declared.count, std::max(0, *eval.free_gpus)}
+            );
+        }
         if (!eval.rejected()) {
             accepted.push_back(&eval);
         }

@@ -81,6 +81,9 @@ struct Evaluation {
     const cmdb::Tenant* tenant = nullptr;
 
     ScoreBreakdown breakdown;  ///< empty until ranking fills it
+    /// Free GPUs of any model the live feed reports (CheckLive); unknown stays empty. The
+    /// admission cycle reads it with the catalogue's num_gpus (PlacementDecision::gpu_sites).
+    std::optional<int> free_gpus;
 
     bool rejected() const { return !reasons.empty(); }
     void Reject(std::string reason) { reasons.push_back(Reason(std::move(reason))); }

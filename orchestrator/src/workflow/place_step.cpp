@@ -1,6 +1,7 @@
 // The deploy step's placement: rank the sites, record the candidates, admit or queue.
 #include "place_step.hpp"
 
+#include "admission_cycle_inputs.hpp"
 #include "orchestrator/workflow/admission_queue.hpp"
 #include "progress.hpp"
 #include "queue_position.hpp"
@@ -41,7 +42,9 @@ std::optional<Admission> AdmissionOf(
     const std::string& current_reason
 ) {
     Admission admit;
-    admit.claims = ClaimsFor(decision, requester, request, spec);
+    admit.claims = WithCohortCeiling(
+        ClaimsFor(decision, requester, request, spec), s.options.admission_cohorts, decision, requester, request
+    );
     if (admit.claims.empty()) {
         return std::nullopt;
     }
@@ -142,6 +145,29 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
     }
     const auto resources = placement::RequestedResources(spec);
     PlacementRecord placement{decision->ToJsonText(), Json::array()};
+    const bool queued = s.options.admission_queue && (limit > 0 || decision->waitable);
+    const WaitingRequest self = AsWaiting(st, decision->quota_group, resources);
+    QueuePlace place;
+    if (queued) {
+        // The next admitted is the cycle's choice (the fair-share first without sites' GPUs or
+        // cohorts): one that fits now may still wait behind it.
+        auto found = PlaceInQueue(
+            s.store,
+            request.requester.issuer,
+            self,
+            s.clock.now(),
+            s.options.admission_weights,
+            s.options.admission_fair_share,
+            s.options.admission_half_life,
+            s.options.admission_observer,
+            CycleSites{&s.options.admission_cohorts, CycleSitesOf(*decision)}
+        );
+        if (!found) {
+            return StepResult::Retry(Backoff(job.attempts), "admission queue: " + found.error().message);
+        }
+        place = *found;
+        CycleSiteFirst(*decision, place.site);
+    }
     // perProviderMaxRetries: each provider's tries are consecutive candidates (one attempt each).
     const int tries = d.options.per_provider_max_retries.value_or(1);
     for (std::size_t i = 0; i < limit; ++i) {
@@ -151,27 +177,7 @@ StepResult Place(StepServices& s, const WorkflowState& st, const tosca::Deployme
             ));
         }
     }
-    const bool queued = s.options.admission_queue && (!placement.candidates.empty() || decision->waitable);
-    const WaitingRequest self = AsWaiting(st, decision->quota_group, resources);
-    QueuePlace place;
-    if (queued) {
-        // The next admitted is the fair-share first: one that fits now still waits behind it.
-        auto found = PlaceInQueue(
-            s.store,
-            request.requester.issuer,
-            self,
-            s.clock.now(),
-            s.options.admission_weights,
-            s.options.admission_fair_share,
-            s.options.admission_half_life,
-            s.options.admission_observer
-        );
-        if (!found) {
-            return StepResult::Retry(Backoff(job.attempts), "admission queue: " + found.error().message);
-        }
-        place = *found;
-    }
-    if (queued && (placement.candidates.empty() || !place.first())) {
+    if (queued && (placement.candidates.empty() || !place.admit)) {
         return WaitForAdmission(s, st, *decision, resources, spec, self, place);
     }
     if (placement.candidates.empty()) {

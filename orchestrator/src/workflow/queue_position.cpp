@@ -3,6 +3,7 @@
 #include "orchestrator/workflow/admission_queue.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace orch::workflow {
 namespace {
@@ -57,7 +58,64 @@ void Report(
     observer.QueueComputed(issuer, out);
 }
 
+// GPUs each group holds now: its group counter of every GPU (reserved + in use).
+std::map<std::string, double, std::less<>> HeldGpus(const std::vector<QuotaCounter>& counters) {
+    std::map<std::string, double, std::less<>> held;
+    for (const auto& c : counters) {
+        if (c.key.scope == QuotaScope::kGroup && c.key.gpu_class.empty() && c.key.resource == QuotaResource::kGpus) {
+            held[c.key.group] += c.reserved + c.in_use;
+        }
+    }
+    return held;
+}
+
 }  // namespace
+
+QueuePlace AdmitNow(
+    const std::vector<WaitingRequest>& waiting,
+    std::vector<std::size_t> order,
+    const std::map<std::string, double, std::less<>>& held_gpus,
+    const CycleSites& cycle,
+    std::chrono::system_clock::time_point now
+) {
+    QueuePlace place;
+    place.position =
+        static_cast<std::size_t>(std::find(order.begin(), order.end(), std::size_t{0}) - order.begin()) + 1;
+    if (waiting.empty() || waiting[0].demand.gpus <= 0) {
+        place.admit = place.position == 1;
+        return place;
+    }
+    CycleInput in;
+    in.waiting = &waiting;
+    in.order = std::move(order);
+    in.now = now;
+    const auto* cohort = cycle.cohorts != nullptr ? cycle.cohorts->CohortOf(waiting[0].group) : nullptr;
+    if (cohort != nullptr) {
+        in.cohort = *cohort;
+        for (const auto& [group, quota] : *cohort) {
+            const auto held = held_gpus.find(group);
+            in.held[group] = held == held_gpus.end() ? 0.0 : held->second;
+        }
+    }
+    const bool sites_known = !cycle.sites.empty();
+    if (sites_known) {
+        in.sites = cycle.sites;
+    } else {
+        // Capacity unknown: every request "fits", so the cycle only applies the cohort's quotas
+        // and the first it admits is the next to go (the strict order).
+        constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+        in.sites = {SiteGpus{kUnbounded, kUnbounded}};
+    }
+    const auto result = AdmissionCycle(in);
+    const auto self =
+        std::find_if(result.admitted.begin(), result.admitted.end(), [](const Admitted& a) { return a.request == 0; });
+    place.admit =
+        sites_known ? self != result.admitted.end() : self == result.admitted.begin() && self != result.admitted.end();
+    if (sites_known && place.admit) {
+        place.site = self->site;
+    }
+    return place;
+}
 
 Result<QueuePlace> PlaceInQueue(
     WorkflowStore& store,
@@ -67,7 +125,8 @@ Result<QueuePlace> PlaceInQueue(
     const FairShareWeights& weights,
     const FairShareOptions& options,
     std::chrono::milliseconds half_life,
-    AdmissionObserver* observer
+    AdmissionObserver* observer,
+    const CycleSites& cycle
 ) {
     auto listed = store.WaitingRequests(issuer, kMaxWaitingListed);
     if (!listed) {
@@ -80,7 +139,8 @@ Result<QueuePlace> PlaceInQueue(
             waiting.push_back(w);
         }
     }
-    if (waiting.size() == 1) {
+    const bool cohort = cycle.cohorts != nullptr && cycle.cohorts->CohortOf(self.group) != nullptr;
+    if (waiting.size() == 1 && !cohort) {
         if (observer != nullptr) {
             Report(*observer, issuer, *listed, {}, {});
         }
@@ -114,8 +174,7 @@ Result<QueuePlace> PlaceInQueue(
     if (observer != nullptr) {
         Report(*observer, issuer, *listed, accounts, capacity);
     }
-    const auto at = std::find(order.begin(), order.end(), std::size_t{0});
-    return QueuePlace{static_cast<std::size_t>(at - order.begin()) + 1};
+    return AdmitNow(waiting, order, HeldGpus(*counters), cycle, now);
 }
 
 }  // namespace orch::workflow

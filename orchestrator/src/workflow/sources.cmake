@@ -2,6 +2,8 @@ set(SOURCES
   ${AREA_DIR}/admission.cpp
   ${AREA_DIR}/admission_queue.cpp
   ${AREA_DIR}/admission_cycle.cpp
+  ${AREA_DIR}/admission_cohorts.cpp
+  ${AREA_DIR}/admission_cycle_inputs.cpp
   ${AREA_DIR}/candidate_codec.cpp
   ${AREA_DIR}/engine.cpp
   ${AREA_DIR}/fair_share.cpp

@@ -196,6 +196,37 @@ TEST_CASE("fair-share weights are read per group and a weight that is not a posi
     CHECK_FALSE(parse("workflow:\n  admission_default_weight: 0\n").first);
 }
 
+TEST_CASE("admission cohorts are read per group, and a bad limit or a group in two cohorts is refused", "[config]") {
+    const auto parse = [](const std::string& yaml) {
+        auto tree = orch::ConfigTree::FromYaml(yaml, "test.yaml");
+        REQUIRE(tree);
+        orch::workflow::EngineOptions engine;
+        orch::workflow::StepOptions steps;
+        auto parsed = orch::app::ParseWorkflowConfig(*tree, engine, steps);
+        return std::make_pair(static_cast<bool>(parsed), steps);
+    };
+    const auto [ok, steps] = parse(
+        "workflow:\n  admission_cohorts:\n    research:\n      physics: {nominal: 4, lending_limit: 2}\n"
+        "      bio: {nominal: 2, borrowing_limit: 1}\n"
+    );
+    REQUIRE(ok);
+    const auto* cohort = steps.admission_cohorts.CohortOf("bio");
+    REQUIRE(cohort != nullptr);
+    CHECK(cohort->at("physics").nominal == 4);
+    CHECK(cohort->at("physics").lending_limit == 2);
+    CHECK(cohort->at("physics").borrowing_limit == orch::workflow::CohortQuota::kUnlimited);
+    CHECK(cohort->at("bio").borrowing_limit == 1);
+    CHECK(steps.admission_cohorts.CohortOf("chem") == nullptr);
+    // bio: 2 of its own + 1 borrowed; physics: 4 + at most what bio lends (all of its 2).
+    CHECK(steps.admission_cohorts.CeilingOf("bio") == 3);
+    CHECK(steps.admission_cohorts.CeilingOf("physics") == 6);
+    CHECK_FALSE(parse("workflow:\n  admission_cohorts:\n    a:\n      physics: {nominal: -1}\n").first);
+    CHECK_FALSE(parse("workflow:\n  admission_cohorts:\n    a:\n      physics: {nominal: lots}\n").first);
+    CHECK_FALSE(parse("workflow:\n  admission_cohorts:\n    a:\n      physics: {nominal: 1}\n    b:\n      physics: "
+                      "{nominal: 1}\n")
+                    .first);
+}
+
 TEST_CASE("documented defaults of the iam_clients keys are the code's", "[config][iam]") {
     auto tree = orch::ConfigTree::FromYaml("iam_clients: {}\n", "test.yaml");
     REQUIRE(tree);

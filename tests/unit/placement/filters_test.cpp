@@ -52,6 +52,24 @@ TEST_CASE("container GPUs: live free capacity per model, in the user's words", "
     );
 }
 
+TEST_CASE(
+    "container GPUs: the decision gives the admission cycle each measured site's GPUs (gpu_sites)",
+    "[placement][filter][admission]"
+) {
+    SyntheticWorld world;
+    const auto decision = world.Place(MarathonSpec(1, ""));
+    // C publishes free GPUs of any model (1 of its 4); B only per model: not listed.
+    std::vector<std::string> listed;
+    for (const auto& site : decision.gpu_sites) {
+        listed.push_back(site.service_id);
+        if (site.service_id == "C-marathon") {
+            CHECK(site.total == 4);
+            CHECK(site.free == 1);
+        }
+    }
+    CHECK(listed == std::vector<std::string>{"C-marathon"});
+}
+
 TEST_CASE("container GPUs: the model matches by words, T4 apps go where T4s are free", "[placement][filter]") {
     SyntheticWorld world;
     const auto decision = world.Place(MarathonSpec(2, "t4"));

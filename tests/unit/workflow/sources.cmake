@@ -4,6 +4,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/deploy_steps_test.cpp
   ${TEST_DIR}/deploy_steps_events_test.cpp
   ${TEST_DIR}/deploy_steps_admission_test.cpp
+  ${TEST_DIR}/deploy_steps_cycle_test.cpp
   ${TEST_DIR}/provider_tries_test.cpp
   ${TEST_DIR}/fair_share_test.cpp
   ${TEST_DIR}/admission_cycle_test.cpp

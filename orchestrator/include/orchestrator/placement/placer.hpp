@@ -68,6 +68,14 @@ struct SiteVerdict {
     int rank = 0;  ///< 1-based among accepted; 0 when rejected
 };
 
+/// A GPU site's size and what is free on it now, for the admission cycle (workflow): the
+/// catalogue's num_gpus and the live feed's free GPUs.
+struct SiteGpuCount {
+    std::string service_id;
+    int total = 0;
+    int free = 0;
+};
+
 /// A placement and its explanation; stored with the deployment and served as JSON.
 struct PlacementDecision {
     std::vector<Candidate> ranked;      ///< best first; empty when nothing fits
@@ -82,6 +90,9 @@ struct PlacementDecision {
     /// Nothing fits now, but some service was refused only because a quota is full or its live
     /// capacity is taken: the request may wait (docs/admission.md) instead of failing.
     bool waitable = false;
+    /// The sites that passed the static and quota filters whose GPUs are known (declared
+    /// num_gpus and live free GPUs); not part of the explanation record.
+    std::vector<SiteGpuCount> gpu_sites;
 
     /// The explanation record (documented in docs/placement.md): stable keys, credentials never included.
     Json ToJson() const;

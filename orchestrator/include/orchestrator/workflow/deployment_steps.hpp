@@ -6,6 +6,7 @@
 #include "monitoring/feed.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/placement/placer.hpp"
+#include "orchestrator/workflow/admission_cohorts.hpp"
 #include "orchestrator/workflow/admission_observer.hpp"
 #include "orchestrator/workflow/engine.hpp"
 #include "orchestrator/workflow/fair_share.hpp"
@@ -83,6 +84,9 @@ struct StepOptions {
     FairShareOptions admission_fair_share;
     /// How fast a group's past resource-hours are forgotten (workflow.admission_half_life).
     std::chrono::milliseconds admission_half_life{std::chrono::hours(24 * 7)};
+    /// Groups that lend each other unused GPU quota (workflow.admission_cohorts): the place step
+    /// runs the admission cycle (AdmissionCycle) with the cohort of the request's group.
+    AdmissionCohorts admission_cohorts;
     /// Told the queue per group and each admission's wait (the queue metrics; main wires ops'
     /// AdmissionMetrics); null: nobody listens.
     AdmissionObserver* admission_observer = nullptr;

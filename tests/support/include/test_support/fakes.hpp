@@ -52,9 +52,13 @@ class FakePlacer final : public placement::Placer {
     void SetFull(bool full);
     /// The site's candidate carries this as its service's SLA quota.
     void SetSlaQuota(const std::string& site, const placement::GroupQuota& quota);
+    /// The site's GPUs as monitoring would report them: the decision lists them (gpu_sites) and
+    /// the site is offered only to requests that fit in its free GPUs.
+    void SetGpus(const std::string& site, int total, int free);
 
    private:
     std::vector<std::string> sites_;
+    std::map<std::string, std::pair<int, int>> gpus_;  ///< site → (total, free)
     std::mutex mutex_;
     placement::GroupQuota quota_;
     std::map<std::string, placement::GroupQuota> sla_quotas_;

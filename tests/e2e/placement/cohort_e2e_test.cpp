@@ -1,0 +1,177 @@
+// Cohorts end to end (docs/admission.md, "Admission cycle"): the real binary on real PostgreSQL
+// and a site-sim Marathon site; two groups of one cohort (workflow.admission_cohorts). One
+// borrows the other's unused GPU; the lender's request then waits for it, nothing is preempted,
+// and it starts once the borrowing deployment is deleted.
+#include "test_support/poll_deployment.hpp"
+#include "test_support/process.hpp"
+#include "test_support/site_sim_process.hpp"
+#include "test_support/test_env.hpp"
+
+#include <common/http_client.hpp>
+#include <common/json.hpp>
+#include <common/uuid.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+using orch::Json;
+
+// The site has more GPUs than the cohort: a wait can only come from the cohort's quotas.
+const char* kSimConfig = R"(mesos_agents:
+  - {hostname: gpu-agent-1.sim, cpus: 32, mem_mb: 131072, disk_mb: 500000, gpus: 8}
+timing: {task_start: 0.2, kill: 0.2}
+)";
+
+std::string Catalogue(const std::string& marathon) {
+    return "providers:\n"
+           "  - id: SIM-A\n    name: sim-a\n    services:\n"
+           "      SIM-A_mesos:\n        service_type: eu.indigo-datacloud.mesos\n        endpoint: " +
+           marathon +
+           "\n"
+           "        type: compute\n        iam_enabled: false\n"
+           "        properties: {gpu_support: true, gpu_vendor: nvidia, num_gpus: 8, num_cpus: 32, mem_total: 131072}\n"
+           "      SIM-A_marathon:\n        service_type: eu.indigo-datacloud.marathon\n        endpoint: " +
+           marathon +
+           "\n"
+           "        type: compute\n        iam_enabled: false\n        service_parent_id: SIM-A_mesos\n"
+           "        properties: {gpu_support: true, gpu_vendor: nvidia, load_balancer_ips: [127.0.0.1]}\n";
+}
+
+// Both groups may use the site (no GPU limit in their SLAs).
+std::string Slas() {
+    std::string text;
+    for (const std::string group : {"lender", "borrower"}) {
+        text += group + ":\n  preferences:\n    - customer: " + group +
+                "\n      preferences:\n        - service_type: compute\n"
+                "          priority: [{sla_id: sla-" +
+                group + ", service_id: SIM-A_marathon, weight: 1.0}]\n  sla:\n    - {id: sla-" + group +
+                ", customer: " + group +
+                ", provider: SIM-A, services: [{type: computing, service_id: SIM-A_marathon, targets: []}]}\n";
+    }
+    return text;
+}
+
+std::string GpuApp(int gpus) {
+    return R"(tosca_definitions_version: tosca_simple_yaml_1_0
+imports:
+  - indigo_custom_types: https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml
+topology_template:
+  node_templates:
+    app:
+      type: tosca.nodes.indigo.Container.Application.Docker.Marathon
+      artifacts:
+        image:
+          file: tensorflow/tensorflow:latest-gpu
+          type: tosca.artifacts.Deployment.Image.Container.Docker
+      requirements:
+        - host: Docker
+    Docker:
+      type: tosca.nodes.indigo.Container.Runtime.Docker
+      capabilities:
+        host:
+          properties:
+            num_cpus: 1.0
+            mem_size: 1 GB
+            num_gpus: )" +
+           std::to_string(gpus) + "\n";
+}
+
+// lender: 2 GPUs, all lendable; borrower: 1 GPU and may borrow 1 more.
+std::string WriteConfig(const std::string& marathon) {
+    const std::string dir = orch::test::BinaryDir() + "/e2e-cohort-" + orch::RandomUuid().substr(0, 8);
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/catalogue.yaml") << Catalogue(marathon);
+    std::ofstream(dir + "/sla.yaml") << Slas();
+    std::ofstream(dir + "/orchestrator.yaml")
+        << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": "
+        << orch::test::SharedDir() << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
+        << "placement:\n  catalogue: {type: file, path: " << dir
+        << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
+        << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n  max_poll: 500ms\n  admission_retry: 200ms\n"
+        << "  admission_cohorts:\n    research:\n      lender: {nominal: 2}\n"
+        << "      borrower: {nominal: 1, borrowing_limit: 1}\n";
+    return dir + "/orchestrator.yaml";
+}
+
+class CohortSite {
+   public:
+    CohortSite()
+        : sim_(kSimConfig),
+          process_(db_.dsn(), {}, WriteConfig(sim_.Url("marathon"))),
+          client_(std::move(*orch::http::MakeClient({}))) {
+        REQUIRE(orch::test::WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
+    }
+
+    orch::http::ClientResponse Call(const std::string& method, const std::string& path, const std::string& body = "") {
+        orch::http::ClientRequest req;
+        req.method = method;
+        req.url = process_.BaseUrl() + path;
+        req.body = body;
+        req.headers = {{"Content-Type", "application/json"}};
+        req.timeout = std::chrono::seconds(30);
+        auto res = client_->Send(req);
+        REQUIRE(res);
+        return *res;
+    }
+
+    // Auth is off: the local user may name any group.
+    std::string Create(const std::string& group, int gpus) {
+        const auto res = Call("POST", "/deployments", Json{{"template", GpuApp(gpus)}, {"userGroup", group}}.dump());
+        INFO(res.body);
+        REQUIRE(res.status == 201);
+        return Json::parse(res.body)["uuid"];
+    }
+
+    // Polls until the deployment is in `status` with a statusReason starting with `reason`.
+    Json WaitFor(const std::string& id, const std::string& status, const std::string& reason = "") {
+        const auto wanted = [&](const Json& d) {
+            return d.is_object() && d.value("status", "") == status &&
+                   d.value("statusReason", std::string()).rfind(reason, 0) == 0;
+        };
+        const auto polled = orch::test::PollDeployment(
+            [&] { return std::optional<Json>(Json::parse(Call("GET", "/deployments/" + id).body)); },
+            [&](const Json& d) { return wanted(d) || d.value("status", "").find("IN_PROGRESS") == std::string::npos; },
+            std::chrono::seconds(60)
+        );
+        if (!wanted(polled.last)) {
+            FAIL(
+                "deployment " << id << " did not reach " << status << ": " << polled.last.dump() << "\n"
+                              << process_.process().Log()
+            );
+        }
+        return polled.last;
+    }
+
+   private:
+    orch::sim::test::SiteSimProcess sim_;
+    orch::test::TestDatabase db_;
+    orch::test::OrchestratorProcess process_;
+    std::unique_ptr<orch::http::Client> client_;
+};
+
+}  // namespace
+
+TEST_CASE("a cohort group borrows a lender's GPU and gives it back when its deployment ends", "[e2e][cohort]") {
+    CohortSite site;
+    // 2 GPUs for the borrower: its nominal 1 and 1 borrowed from the lender.
+    const std::string borrowed = site.Create("borrower", 2);
+    site.WaitFor(borrowed, "CREATE_COMPLETE");
+    // A third would pass its borrowing limit: it waits.
+    const std::string over = site.Create("borrower", 1);
+    site.WaitFor(over, "CREATE_IN_PROGRESS", "queued: position ");
+
+    // The lender wants both its GPUs: one is lent, so it waits (nothing is preempted).
+    const std::string reclaim = site.Create("lender", 2);
+    site.WaitFor(reclaim, "CREATE_IN_PROGRESS", "queued: position ");
+    CHECK(Json::parse(site.Call("GET", "/deployments/" + borrowed).body).value("status", "") == "CREATE_COMPLETE");
+
+    // The borrowing deployment ends: the lent GPU comes back and the lender's request starts.
+    REQUIRE(site.Call("DELETE", "/deployments/" + borrowed).status == 204);
+    site.WaitFor(borrowed + "?includeDeleted=true", "DELETE_COMPLETE");
+    site.WaitFor(reclaim, "CREATE_COMPLETE");
+}
