@@ -34,7 +34,9 @@ Json ScheduleBody() {
 
 class Api : public orch::test::ApiHarness {
    public:
-    explicit Api(const std::string& extra_yaml = "") : ApiHarness("schedules", extra_yaml) {}
+    /// `extra_yaml` comes after the harness's own (loopback callbacks allowed: the tests' targets).
+    explicit Api(const std::string& extra_yaml = "")
+        : ApiHarness("schedules", std::string(kLoopbackCallbacks) + extra_yaml) {}
 
     Json CreateSchedule(Json body = ScheduleBody()) {
         const auto res = Call("POST", "/schedules", body.dump());
