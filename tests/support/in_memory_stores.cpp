@@ -158,6 +158,77 @@ void InMemoryDatabase::InsertCallback(const std::string& deployment_id) {
     callbacks_.push_back(std::move(row));
 }
 
+std::optional<std::pair<workflow::QuotaClaim, double>> InMemoryDatabase::ReserveUpdate(
+    const std::string& deployment_id, const std::vector<workflow::QuotaClaim>& changes
+) {
+    for (const auto& change : changes) {
+        const auto it = counters_.find(change.key);
+        const double held = it == counters_.end() ? 0 : it->second.reserved + it->second.in_use;
+        if (change.amount > 0 && (change.amount > change.limit || held + change.amount > change.limit)) {
+            return std::make_pair(change, held);
+        }
+    }
+    SettleUpdate(deployment_id, false);  // an earlier update's leftovers, should one remain
+    auto& mine = claims_[deployment_id];
+    for (const auto& change : changes) {
+        auto row = std::find_if(mine.begin(), mine.end(), [&](const ClaimRow& c) { return c.key == change.key; });
+        if (row == mine.end()) {
+            if (change.amount <= 0) {
+                continue;  // never claimed (admitted before the limit existed): nothing to give back
+            }
+            mine.push_back({change.key, 0, workflow::AdmissionState::kInUse, clock_.now()});
+            row = std::prev(mine.end());
+        }
+        row->pending = std::max(row->pending + change.amount, -row->amount);
+        if (change.amount > 0) {
+            auto& counter = counters_[change.key];
+            counter.key = change.key;
+            counter.reserved += change.amount;
+        }
+    }
+    return std::nullopt;
+}
+
+void InMemoryDatabase::SettleUpdate(const std::string& deployment_id, bool completed) {
+    const auto it = claims_.find(deployment_id);
+    if (it == claims_.end()) {
+        return;
+    }
+    const auto now = clock_.now();
+    for (auto& claim : it->second) {
+        if (claim.pending == 0) {
+            continue;
+        }
+        auto& counter = counters_[claim.key];
+        auto& held = claim.state == workflow::AdmissionState::kInUse ? counter.in_use : counter.reserved;
+        if (claim.pending > 0) {
+            counter.reserved -= claim.pending;
+        }
+        if (completed) {
+            held += claim.pending;
+            AddHistory(claim);
+            claim.amount += claim.pending;
+            claim.since = now;
+        }
+        claim.pending = 0;
+    }
+    std::erase_if(it->second, [](const ClaimRow& c) { return c.amount <= 0; });
+}
+
+void InMemoryDatabase::AddHistory(const ClaimRow& claim) {
+    if (claim.key.scope != workflow::QuotaScope::kGroup) {
+        return;
+    }
+    const auto now = clock_.now();
+    const double hours = std::max(0.0, std::chrono::duration<double, std::ratio<3600>>(now - claim.since).count());
+    const auto day = std::chrono::duration_cast<std::chrono::hours>(now.time_since_epoch()).count() / 24;
+    if (claim.key.gpu_class.empty()) {
+        fair_share_usage_[{claim.key.issuer, claim.key.group, claim.key.resource, day}] += claim.amount * hours;
+    } else {
+        fair_share_class_usage_[{claim.key.issuer, claim.key.group, claim.key.gpu_class, day}] += claim.amount * hours;
+    }
+}
+
 bool InMemoryDatabase::HasWorkflowJob(const std::string& deployment_id) const {
     return std::any_of(jobs_.begin(), jobs_.end(), [&](const JobRow& j) {
         return j.job.deployment_id == deployment_id && j.job.workflow;
@@ -279,6 +350,9 @@ Status InMemoryDeploymentStore::BeginUpdate(const store::UpdateRequest& u) {
     }
     if (db_.HasWorkflowJob(u.id)) {  // checked before any change: the transaction would roll back
         return Error::Conflict("The deployment <" + u.id + "> is busy with another operation; retry later");
+    }
+    if (const auto refused = db_.ReserveUpdate(u.id, u.admission)) {  // before any change, as the rollback
+        return Error::Conflict(workflow::UpdateRefusedMessage(refused->first, refused->second));
     }
     const auto now = db_.clock().now();
     d.status = DStatus::kUpdateInProgress;

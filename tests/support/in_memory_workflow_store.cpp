@@ -159,17 +159,11 @@ void ReleaseClaims(InMemoryDatabase& db, const std::string& deployment_id) {
     if (it == db.claims().end()) {
         return;
     }
-    const auto now = db.clock().now();
     for (const auto& claim : it->second) {
         auto& counter = db.counters()[claim.key];
         (claim.state == workflow::AdmissionState::kInUse ? counter.in_use : counter.reserved) -= claim.amount;
-        // A GPU-class counter repeats GPUs its group's all-GPU counter already holds.
-        if (claim.key.scope == workflow::QuotaScope::kGroup && claim.key.gpu_class.empty()) {
-            const double hours =
-                std::max(0.0, std::chrono::duration<double, std::ratio<3600>>(now - claim.since).count());
-            db.fair_share_usage()[{claim.key.issuer, claim.key.group, claim.key.resource, DayOf(now)}] +=
-                claim.amount * hours;
-        }
+        counter.reserved -= std::max(claim.pending, 0.0);  // an update's growth not yet settled
+        db.AddHistory(claim);
     }
     db.claims().erase(it);
 }
@@ -232,6 +226,8 @@ bool ReserveClaims(InMemoryDatabase& db, const std::string& deployment_id, const
 void SettleClaims(InMemoryDatabase& db, const std::string& deployment_id, const workflow::Transition& t) {
     if (t.status == DStatus::kCreateFailed || t.status == DStatus::kDeleteComplete) {
         ReleaseClaims(db, deployment_id);
+    } else if (t.status == DStatus::kUpdateComplete || t.status == DStatus::kUpdateFailed) {
+        db.SettleUpdate(deployment_id, t.status == DStatus::kUpdateComplete);
     } else if (t.status == DStatus::kCreateComplete) {
         for (auto& claim : db.claims()[deployment_id]) {
             if (claim.state == workflow::AdmissionState::kReserved) {
@@ -456,6 +452,24 @@ Result<std::vector<workflow::QuotaCounter>> InMemoryWorkflowStore::QuotaCounters
             (groups.empty() || std::find(groups.begin(), groups.end(), key.group) != groups.end())) {
             out.push_back(counter);
         }
+    }
+    return out;
+}
+
+Result<std::map<std::string, std::map<std::string, double>, std::less<>>> InMemoryWorkflowStore::FairShareClassUsage(
+    const std::string& issuer, std::chrono::milliseconds half_life
+) {
+    const Lock lock(db_.mutex());
+    const std::int64_t today = DayOf(db_.clock().now());
+    const double half_life_days = static_cast<double>(half_life.count()) / 86'400'000.0;
+    std::map<std::string, std::map<std::string, double>, std::less<>> out;
+    for (const auto& [key, amount] : db_.fair_share_class_usage()) {
+        const auto& [owner, group, gpu_class, day] = key;
+        if (owner != issuer || day <= today - 366) {
+            continue;
+        }
+        const double age = static_cast<double>(today - day);
+        out[group][gpu_class] += half_life_days > 0 ? amount * std::pow(0.5, age / half_life_days) : amount;
     }
     return out;
 }

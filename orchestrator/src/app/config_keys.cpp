@@ -60,6 +60,7 @@ std::set<std::string> AppConfigKeys() {
         "workflow.admission_queue",
         "workflow.admission_weights",
         "workflow.admission_default_weight",
+        "workflow.admission_gpu_weights",
         "workflow.admission_starvation_age",
         "workflow.admission_half_life",
         "workflow.admission_cohorts",

@@ -100,6 +100,11 @@ Status ParseFairShare(const ConfigTree& t, workflow::StepOptions& s) {
             return Ok();
         }
     ));
+    const std::string gpu_key = "workflow.admission_gpu_weights";
+    ORCH_ASSIGN_OR_RETURN(const auto gpu_weights, t.GetStringMap(gpu_key));
+    for (const auto& [gpu_class, text] : gpu_weights) {
+        ORCH_ASSIGN_OR_RETURN(s.admission_weights.gpu_classes[gpu_class], Weight(gpu_key + "." + gpu_class, text));
+    }
     ORCH_ASSIGN_OR_RETURN(s.admission_half_life, t.GetDuration("workflow.admission_half_life", s.admission_half_life));
     ORCH_ASSIGN_OR_RETURN(
         s.admission_fair_share.starvation_age,

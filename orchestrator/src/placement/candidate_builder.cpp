@@ -123,6 +123,14 @@ Candidate BuildCandidate(const Evaluation& eval, const Requester& requester) {
         placement.image_id = choice.image != nullptr ? choice.image->image_id : choice.image_uri;
         placement.image_name = choice.image != nullptr ? choice.image->name : choice.image_uri;
         candidate.placements[choice.node->name] = std::move(placement);
+        const auto& asked = choice.node->resources.gpu;
+        if (asked.count > 0 && choice.flavor->gpus > 0 && !choice.flavor->gpu_model.empty()) {
+            tosca::GpuRequest chosen = asked;
+            chosen.model = choice.flavor->gpu_model;
+            chosen.vendor = choice.flavor->gpu_vendor.empty() ? asked.vendor : choice.flavor->gpu_vendor;
+            chosen.memory_mb = choice.flavor->gpu_memory_mb ? choice.flavor->gpu_memory_mb : asked.memory_mb;
+            candidate.chosen_gpus[choice.node->name] = std::move(chosen);
+        }
     });
     // cloudProviderName: the name (the Federation Registry keys providers by uid, the CMDB by name).
     candidate.provider_name = std::string(eval.site->provider_name);

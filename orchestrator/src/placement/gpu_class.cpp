@@ -42,4 +42,16 @@ int GpusOfClass(const tosca::DeploymentSpec& spec, const GpuClass& gpu_class) {
     return total;
 }
 
+tosca::DeploymentSpec WithChosenGpus(
+    const tosca::DeploymentSpec& spec, const std::map<std::string, tosca::GpuRequest>& chosen
+) {
+    tosca::DeploymentSpec out = spec;
+    for (auto& node : out.nodes) {
+        if (const auto it = chosen.find(node.name); it != chosen.end() && node.resources.gpu.count > 0) {
+            node.resources.gpu = it->second;
+        }
+    }
+    return out;
+}
+
 }  // namespace orch::placement

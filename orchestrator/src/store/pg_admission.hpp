@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,20 @@ bool Reserve(
     const std::vector<workflow::QuotaClaim>& claims,
     bool services_only = false
 );
+/// An update's change of claims (workflow::UpdateClaims), in the transaction that accepts it:
+/// each growth is reserved on its counter (the same atomic statement as Reserve's) and recorded as
+/// the claim's `pending`; a shrink is recorded only (migration 0028). The claim that does not fit,
+/// if one does not (the caller rolls back), with what its counter holds.
+struct UpdateRefusal {
+    workflow::QuotaClaim claim;
+    double held = 0;
+};
+std::optional<UpdateRefusal> ReserveUpdate(
+    pqxx::transaction_base& tx, const std::string& deployment_id, const std::vector<workflow::QuotaClaim>& changes
+);
+/// The update ended: completed, its growth becomes usage and its shrink is given back (the
+/// resource-hours held so far go to the history first); failed, its growth is given back.
+void SettleUpdate(pqxx::transaction_base& tx, const std::string& deployment_id, bool completed);
 /// The deployment's reservation becomes usage (it reached CREATE_COMPLETE).
 void Promote(pqxx::transaction_base& tx, const std::string& deployment_id);
 /// Gives back everything the deployment holds (failed, deleted, expired), adding what it held on
@@ -33,6 +48,10 @@ void Release(pqxx::transaction_base& tx, const std::string& deployment_id);
 /// Each group's resource-hours of `issuer` (migration 0015), every day's amount decayed by its
 /// age with `half_life` (0: not decayed).
 std::map<std::string, workflow::ShareVector, std::less<>> FairShareUsage(
+    pqxx::transaction_base& tx, const std::string& issuer, std::chrono::milliseconds half_life
+);
+/// Each group's GPU-hours of `issuer` per GPU class of its quota, decayed as FairShareUsage's.
+std::map<std::string, std::map<std::string, double>, std::less<>> FairShareClassUsage(
     pqxx::transaction_base& tx, const std::string& issuer, std::chrono::milliseconds half_life
 );
 /// The counters of `issuer`, of `groups` only when not empty.

@@ -1,5 +1,6 @@
 #include "orchestrator/store/pg_deployment_store.hpp"
 
+#include "pg_admission.hpp"
 #include "pg_outbox.hpp"
 #include "pg_rows.hpp"
 
@@ -288,6 +289,10 @@ Status PgDeploymentStore::BeginUpdate(const UpdateRequest& u) {
         );
         if (auto queued = QueueWorkflowJob(tx, u.id, "update", Json::object()); !queued) {
             return queued;  // rolled back with the transaction
+        }
+        // After the deployment and job rows, before the deferred status counters (the lock order).
+        if (const auto refused = admission::ReserveUpdate(tx, u.id, u.admission)) {
+            return Error::Conflict(workflow::UpdateRefusedMessage(refused->claim, refused->held));
         }
         if (!u.events.empty()) {
             InsertCallback(tx, u.id);

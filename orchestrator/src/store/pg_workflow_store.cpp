@@ -401,6 +401,8 @@ void SettleAdmission(pqxx::work& tx, const std::string& deployment_id, const Tra
         admission::Promote(tx, deployment_id);
     } else if (*t.status == domain::Status::kCreateFailed || *t.status == domain::Status::kDeleteComplete) {
         admission::Release(tx, deployment_id);
+    } else if (*t.status == domain::Status::kUpdateComplete || *t.status == domain::Status::kUpdateFailed) {
+        admission::SettleUpdate(tx, deployment_id, *t.status == domain::Status::kUpdateComplete);
     }
 }
 
@@ -484,6 +486,16 @@ Result<std::map<std::string, workflow::ShareVector, std::less<>>> PgWorkflowStor
     return pool_.Run([&](pqxx::connection& conn) -> Result<std::map<std::string, workflow::ShareVector, std::less<>>> {
         pqxx::read_transaction tx(conn);
         return admission::FairShareUsage(tx, issuer, half_life);
+    });
+}
+
+Result<std::map<std::string, std::map<std::string, double>, std::less<>>> PgWorkflowStore::FairShareClassUsage(
+    const std::string& issuer, std::chrono::milliseconds half_life
+) {
+    using Usage = std::map<std::string, std::map<std::string, double>, std::less<>>;
+    return pool_.Run([&](pqxx::connection& conn) -> Result<Usage> {
+        pqxx::read_transaction tx(conn);
+        return admission::FairShareClassUsage(tx, issuer, half_life);
     });
 }
 

@@ -1,7 +1,10 @@
 #include "orchestrator/workflow/admission.hpp"
 
+#include "orchestrator/placement/gpu_class.hpp"
+
 #include <algorithm>
 #include <array>
+#include <map>
 #include <sstream>
 
 namespace orch::workflow {
@@ -135,7 +138,13 @@ std::vector<QuotaClaim> ClaimsFor(
     CounterKey user = group;
     user.scope = QuotaScope::kUser;
     user.subject = requester.subject;
-    AddAllClaims(decision.configured_quota, request, spec, group, user, claims);
+    // The class is the GPUs the chosen flavor has when placement knows them, not the request's.
+    std::optional<tosca::DeploymentSpec> chosen;
+    if (candidate < decision.ranked.size() && !decision.ranked[candidate].chosen_gpus.empty()) {
+        chosen = placement::WithChosenGpus(spec, decision.ranked[candidate].chosen_gpus);
+    }
+    const tosca::DeploymentSpec& classed = chosen ? *chosen : spec;
+    AddAllClaims(decision.configured_quota, request, classed, group, user, claims);
     if (candidate < decision.ranked.size()) {
         const auto& on = decision.ranked[candidate];
         CounterKey group_on = group;
@@ -144,10 +153,68 @@ std::vector<QuotaClaim> ClaimsFor(
         CounterKey user_on = user;
         user_on.scope = QuotaScope::kUserOnService;
         user_on.service_id = on.target.service_id;
-        AddAllClaims(on.sla_quota, request, spec, group_on, user_on, claims);
+        AddAllClaims(on.sla_quota, request, classed, group_on, user_on, claims);
     }
     std::sort(claims.begin(), claims.end(), [](const QuotaClaim& a, const QuotaClaim& b) { return a.key < b.key; });
     return claims;
+}
+
+std::vector<QuotaClaim> UpdateClaims(const std::vector<QuotaClaim>& before, const std::vector<QuotaClaim>& after) {
+    std::map<CounterKey, QuotaClaim> change;
+    for (const auto& claim : before) {
+        auto& c = change.try_emplace(claim.key, QuotaClaim{claim.key, 0, claim.limit}).first->second;
+        c.amount -= claim.amount;
+    }
+    for (const auto& claim : after) {
+        auto& c = change.try_emplace(claim.key, QuotaClaim{claim.key, 0, claim.limit}).first->second;
+        c.amount += claim.amount;
+        c.limit = claim.limit;
+    }
+    std::vector<QuotaClaim> out;
+    for (auto& entry : change) {
+        if (entry.second.amount != 0) {
+            out.push_back(std::move(entry.second));
+        }
+    }
+    return out;  // in key order: the map's
+}
+
+std::string QuotaName(const CounterKey& key) {
+    std::string name =
+        key.subject.empty() || (key.scope != QuotaScope::kUser && key.scope != QuotaScope::kUserOnService)
+            ? "group '" + key.group + "'"
+            : "user '" + key.subject + "' of group '" + key.group + "'";
+    if (OnService(key)) {
+        name += " on service '" + key.service_id + "'";
+    }
+    return name;
+}
+
+std::string QuotaUnit(const CounterKey& key) {
+    switch (key.resource) {
+        case QuotaResource::kGpus:
+            return key.gpu_class.empty() ? "GPU" : key.gpu_class;
+        case QuotaResource::kCpus:
+            return "CPU";
+        case QuotaResource::kRamMb:
+            return "MB of RAM";
+        case QuotaResource::kInstances:
+            return "instance(s)";
+    }
+    return "GPU";
+}
+
+std::string UpdateRefusedMessage(const QuotaClaim& claim, double held) {
+    std::ostringstream out;
+    out << "The update needs " << claim.amount << " more × " << QuotaUnit(claim.key) << " and the quota of "
+        << QuotaName(claim.key) << " (" << claim.limit << ") ";
+    if (claim.amount > claim.limit) {
+        out << "is smaller than that";
+    } else {
+        out << "has " << std::max(0.0, claim.limit - held) << " free now (" << held << " held)";
+    }
+    out << ": the update is refused, nothing was changed";
+    return out.str();
 }
 
 bool OnService(const CounterKey& key) {

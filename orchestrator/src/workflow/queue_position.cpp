@@ -69,6 +69,43 @@ std::map<std::string, double, std::less<>> HeldGpus(const std::vector<QuotaCount
     return held;
 }
 
+// GPU-hours and held GPUs of a weighted class count `weight` times: the class's group counter and
+// history rows repeat GPUs the all-GPU ones already count once, so (weight − 1) × them is added.
+Status WeightGpuClasses(
+    WorkflowStore& store,
+    const std::string& issuer,
+    std::chrono::milliseconds half_life,
+    const FairShareWeights& weights,
+    const std::vector<QuotaCounter>& counters,
+    std::map<std::string, GroupAccount, std::less<>>& accounts,
+    ShareVector& capacity
+) {
+    if (weights.gpu_classes.empty()) {
+        return Ok();
+    }
+    const auto extra = [&](const std::string& gpu_class) {
+        const auto it = weights.gpu_classes.find(gpu_class);
+        return it == weights.gpu_classes.end() ? 0.0 : it->second - 1;
+    };
+    for (const auto& c : counters) {
+        if (c.key.scope == QuotaScope::kGroup && c.key.resource == QuotaResource::kGpus && !c.key.gpu_class.empty()) {
+            const double more = extra(c.key.gpu_class) * (c.reserved + c.in_use);
+            accounts[c.key.group].usage.gpus += more;
+            capacity.gpus += more;
+        }
+    }
+    auto history = store.FairShareClassUsage(issuer, half_life);
+    if (!history) {
+        return history.error();
+    }
+    for (const auto& [group, classes] : *history) {
+        for (const auto& [gpu_class, hours] : classes) {
+            accounts[group].usage.gpus += extra(gpu_class) * hours;
+        }
+    }
+    return Ok();
+}
+
 }  // namespace
 
 QueuePlace AdmitNow(
@@ -166,6 +203,7 @@ Result<QueuePlace> PlaceInQueue(
             Add(capacity, c.key.resource, c.reserved + c.in_use);
         }
     }
+    ORCH_RETURN_IF_ERROR(WeightGpuClasses(store, issuer, half_life, weights, *counters, accounts, capacity));
     for (const auto& w : waiting) {
         capacity += w.demand;
         accounts[w.group].weight = weights.For(w.group);

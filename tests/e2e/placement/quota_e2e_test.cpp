@@ -30,21 +30,60 @@ const char* kSimConfig = R"(mesos_agents:
 timing: {task_start: 0.2, kill: 0.2}
 )";
 
-std::string WriteConfig(const std::string& marathon) {
+// `workers` Marathon instances of one GPU each (the `workers` input), scalable by PUT.
+constexpr char kGpuWorkers[] = R"(tosca_definitions_version: tosca_simple_yaml_1_0
+imports:
+  - indigo_custom_types: https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml
+node_types:
+  e2e.ScalableMarathonApp:
+    derived_from: tosca.nodes.indigo.Container.Application.Docker.Marathon
+    capabilities:
+      scalable:
+        type: tosca.capabilities.indigo.Scalable
+topology_template:
+  inputs:
+    workers: {type: integer, default: 1}
+  node_templates:
+    app:
+      type: e2e.ScalableMarathonApp
+      capabilities:
+        scalable:
+          properties:
+            count: { get_input: workers }
+      artifacts:
+        image:
+          file: tensorflow/tensorflow:latest-gpu
+          type: tosca.artifacts.Deployment.Image.Container.Docker
+      requirements:
+        - host: Docker
+    Docker:
+      type: tosca.nodes.indigo.Container.Runtime.Docker
+      capabilities:
+        host:
+          properties:
+            num_cpus: 1.0
+            mem_size: 1 GB
+            num_gpus: 1
+)";
+
+// `group_gpus` > 0 also sets the group's configured GPU quota (placement.quotas, all services).
+std::string WriteConfig(const std::string& marathon, int quota_gpus, int group_gpus) {
     const std::string dir = orch::test::WriteSiteFiles(
-        "e2e-quota-", orch::test::GpuMarathonCatalogue(marathon), orch::test::DemoGpuSla(kQuotaGpus)
+        "e2e-quota-", orch::test::GpuMarathonCatalogue(marathon), orch::test::DemoGpuSla(quota_gpus)
     );
     std::ofstream(dir + "/orchestrator.yaml")
         << orch::test::ToscaMirrorYaml() << orch::test::FilePlacementYaml(dir, "demo")
+        << (group_gpus > 0 ? "  quotas: {groups: {demo: {group: {gpus: " + std::to_string(group_gpus) + "}}}}\n"
+                           : std::string())
         << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n  max_poll: 500ms\n  admission_retry: 200ms\n";
     return dir + "/orchestrator.yaml";
 }
 
 class QuotaSite {
    public:
-    QuotaSite()
+    explicit QuotaSite(int quota_gpus = kQuotaGpus, int group_gpus = 0)
         : sim_(kSimConfig),
-          process_(db_.dsn(), {}, WriteConfig(sim_.Url("marathon"))),
+          process_(db_.dsn(), {}, WriteConfig(sim_.Url("marathon"), quota_gpus, group_gpus)),
           client_(std::move(*orch::http::MakeClient({}))) {
         REQUIRE(orch::test::WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
     }
@@ -61,8 +100,10 @@ class QuotaSite {
         return *res;
     }
 
-    std::string Create(int gpus) {
-        const auto res = Call("POST", "/deployments", Json{{"template", orch::test::GpuMarathonApp(gpus)}}.dump());
+    std::string Create(int gpus) { return CreateFrom(Json{{"template", orch::test::GpuMarathonApp(gpus)}}); }
+
+    std::string CreateFrom(const Json& body) {
+        const auto res = Call("POST", "/deployments", body.dump());
         INFO(res.body);
         REQUIRE(res.status == 201);
         return Json::parse(res.body)["uuid"];
@@ -88,6 +129,27 @@ class QuotaSite {
             );
         }
         return polled.last;
+    }
+
+    // The demo group's GPUs in GET /quotas, in use + reserved: the group's own counter and the
+    // site's (its SLA's).
+    std::pair<double, double> HeldGpus() {
+        const auto res = Call("GET", "/quotas");
+        REQUIRE(res.status == 200);
+        const Json body = Json::parse(res.body);
+        INFO(body.dump());
+        for (const auto& g : body["groups"]) {
+            if (g["group"] != "demo") {
+                continue;
+            }
+            const double group = g["usage"].value("gpus", 0.0) + g["reserved"].value("gpus", 0.0);
+            double site = 0;
+            for (const auto& s : g["sites"]) {
+                site += s["usage"].value("gpus", 0.0) + s["reserved"].value("gpus", 0.0);
+            }
+            return {group, site};
+        }
+        return {0, 0};
     }
 
    private:
@@ -139,4 +201,55 @@ TEST_CASE("a request over the group's free GPU quota waits and is admitted when 
     site.WaitFor(waiting, "CREATE_IN_PROGRESS", "queued: position 1 in group demo, waiting for 2 × GPU");
     REQUIRE(site.Call("DELETE", "/deployments/" + waiting).status == 204);
     site.WaitFor(waiting + "?includeDeleted=true", "DELETE_COMPLETE");
+}
+
+TEST_CASE("scaling by PUT reserves the growth, refuses past the quota and gives back a shrink", "[e2e][quota]") {
+    QuotaSite site(4, 4);  // the group may use 4 GPUs: on the site (its SLA) and overall
+    const auto scale = [&](const std::string& id, int workers) {
+        return site.Call(
+            "PUT", "/deployments/" + id, Json{{"template", kGpuWorkers}, {"parameters", {{"workers", workers}}}}.dump()
+        );
+    };
+    const std::string workers = site.CreateFrom(Json{{"template", kGpuWorkers}, {"parameters", {{"workers", 2}}}});
+    site.WaitFor(workers, "CREATE_COMPLETE");
+    CHECK(site.HeldGpus() == std::make_pair(2.0, 2.0));
+
+    // 2 → 3 workers of one GPU: the third GPU is held from the PUT on, and after.
+    auto res = scale(workers, 3);
+    INFO(res.body);
+    REQUIRE(res.status == 202);
+    CHECK(site.HeldGpus() == std::make_pair(3.0, 3.0));
+    site.WaitFor(workers, "UPDATE_COMPLETE");
+    CHECK(site.HeldGpus() == std::make_pair(3.0, 3.0));
+
+    // Another deployment takes the last GPU; 4 workers would then pass the quota: refused at once.
+    const std::string other = site.Create(1);
+    site.WaitFor(other, "CREATE_COMPLETE");
+    CHECK(site.HeldGpus() == std::make_pair(4.0, 4.0));
+    res = scale(workers, 4);
+    CHECK(res.status == 409);
+    CHECK_THAT(res.body, Catch::Contains("quota"));
+    // Past the quota by itself (5 > 4): refused too.
+    res = scale(workers, 5);
+    CHECK(res.status == 409);
+    CHECK_THAT(res.body, Catch::Contains("quota"));
+    CHECK(site.HeldGpus() == std::make_pair(4.0, 4.0));
+    CHECK(Json::parse(site.Call("GET", "/deployments/" + workers).body)["status"] == "UPDATE_COMPLETE");
+
+    // 3 → 1 worker: given back once the scale completed; the freed GPUs hold another request.
+    res = scale(workers, 1);
+    REQUIRE(res.status == 202);
+    site.WaitFor(workers, "UPDATE_COMPLETE");
+    CHECK(site.HeldGpus() == std::make_pair(2.0, 2.0));
+    res = scale(workers, 3);
+    REQUIRE(res.status == 202);
+    site.WaitFor(workers, "UPDATE_COMPLETE");
+    CHECK(site.HeldGpus() == std::make_pair(4.0, 4.0));
+
+    // Deleting both gives everything back.
+    REQUIRE(site.Call("DELETE", "/deployments/" + workers).status == 204);
+    REQUIRE(site.Call("DELETE", "/deployments/" + other).status == 204);
+    site.WaitFor(workers + "?includeDeleted=true", "DELETE_COMPLETE");
+    site.WaitFor(other + "?includeDeleted=true", "DELETE_COMPLETE");
+    CHECK(site.HeldGpus() == std::make_pair(0.0, 0.0));
 }

@@ -112,6 +112,12 @@ TEST_CASE("pg stores: fair-share history", "[store][contract]") {
 TEST_CASE("pg stores: admission per GPU class", "[store][contract]") {
     AdmissionGpuClasses(kMake);
 }
+TEST_CASE("pg stores: admission of an update (scale up, down, failed, deleted)", "[store][contract]") {
+    AdmissionUpdate(kMake);
+}
+TEST_CASE("pg stores: fair-share history per GPU class", "[store][contract]") {
+    FairShareClassHistory(kMake);
+}
 TEST_CASE("pg stores: admission move to another candidate", "[store][contract]") {
     AdmissionMove(kMake);
 }

@@ -50,7 +50,100 @@ workflow::Transition WithStatus(DStatus status) {
     return t;
 }
 
+// An update's change of group g's GPUs (and Alice's), as the API computes it (UpdateClaims).
+store::UpdateRequest Scale(const std::string& id, double gpus, double limit) {
+    store::UpdateRequest u{.id = id, .template_text = "t", .parameters = Json::object()};
+    workflow::CounterKey key{workflow::QuotaScope::kGroup, kAlice.issuer, "g", "", "", workflow::QuotaResource::kGpus};
+    u.admission.push_back({key, gpus, limit});
+    key.scope = workflow::QuotaScope::kUser;
+    key.subject = kAlice.subject;
+    u.admission.push_back({key, gpus, limit + 10});
+    return u;
+}
+
+// Commits the deployment's due step (an update's) with `status`.
+void Finish(StoreFixture& f, const std::string& id, DStatus status) {
+    REQUIRE(f.workflow().Commit(ClaimFor(f, id), "w1", WithStatus(status)));
+}
+
 }  // namespace
+
+void AdmissionUpdate(const Factory& make) {
+    auto f = make();
+    const std::string scaled = Add(*f, {.owner = kAlice, .group = "g"});
+    const std::string other = Add(*f, {.owner = kAlice, .group = "g"});
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, scaled), "w1", Admit(2, 4)));
+    Finish(*f, scaled, DStatus::kCreateComplete);
+    CHECK(GroupGpus(*f) == std::make_pair(0.0, 2.0));
+
+    // A growth is reserved with the update; it becomes usage when the update completes.
+    REQUIRE(f->deployments().BeginUpdate(Scale(scaled, 1, 4)));
+    CHECK(GroupGpus(*f) == std::make_pair(1.0, 2.0));
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, other), "w1", Admit(1, 4)));  // the last free GPU
+    CHECK(GroupGpus(*f) == std::make_pair(2.0, 2.0));
+    Finish(*f, scaled, DStatus::kUpdateComplete);
+    CHECK(GroupGpus(*f) == std::make_pair(1.0, 3.0));
+
+    // No room: refused naming the quota, nothing of the update written.
+    const auto refused = f->deployments().BeginUpdate(Scale(scaled, 1, 4));
+    CHECK(CodeOf(refused) == ErrorCode::kConflict);
+    CHECK_THAT(refused.error().message, Catch::Contains("group 'g'") && Catch::Contains("0 free now"));
+    CHECK(MustGet(*f, scaled).status == DStatus::kUpdateComplete);
+    CHECK(GroupGpus(*f) == std::make_pair(1.0, 3.0));
+
+    // A shrink gives back only once the update completes.
+    REQUIRE(f->deployments().BeginUpdate(Scale(scaled, -2, 4)));
+    CHECK(GroupGpus(*f) == std::make_pair(1.0, 3.0));
+    Finish(*f, scaled, DStatus::kUpdateComplete);
+    CHECK(GroupGpus(*f) == std::make_pair(1.0, 1.0));
+
+    // A failed (rolled back) scale gives its growth back; the deployment keeps what it held.
+    REQUIRE(f->deployments().BeginUpdate(Scale(scaled, 2, 4)));
+    CHECK(GroupGpus(*f) == std::make_pair(3.0, 1.0));
+    Finish(*f, scaled, DStatus::kUpdateFailed);
+    CHECK(GroupGpus(*f) == std::make_pair(1.0, 1.0));
+
+    // A delete during an update gives back both what it held and the growth it reserved.
+    REQUIRE(f->deployments().BeginUpdate(Scale(scaled, 1, 4)));
+    CHECK(GroupGpus(*f) == std::make_pair(2.0, 1.0));
+    REQUIRE(f->deployments().BeginDelete(scaled, false));
+    Finish(*f, scaled, DStatus::kDeleteComplete);
+    CHECK(GroupGpus(*f) == std::make_pair(1.0, 0.0));
+    const auto counters = f->workflow().QuotaCounters(kAlice.issuer, {});
+    for (const auto& c : counters.value()) {
+        if (c.key.scope == workflow::QuotaScope::kUser) {
+            CHECK(c.reserved + c.in_use == 1);  // the other deployment's
+        }
+    }
+}
+
+void FairShareClassHistory(const Factory& make) {
+    auto f = make();
+    const std::string id = Add(*f, {.owner = kAlice, .group = "g"});
+    workflow::Transition admit = Admit(2, 3);
+    workflow::CounterKey a100{
+        workflow::QuotaScope::kGroup, kAlice.issuer, "g", "", "", workflow::QuotaResource::kGpus, "A100"};
+    admit.admit->claims.push_back({a100, 2, 4});
+    std::sort(admit.admit->claims.begin(), admit.admit->claims.end(), [](const auto& a, const auto& b) {
+        return a.key < b.key;
+    });
+    REQUIRE(f->workflow().Commit(ClaimFor(*f, id), "w1", admit));
+    Finish(*f, id, DStatus::kCreateComplete);
+    CHECK(f->workflow().FairShareClassUsage(kAlice.issuer, hours(24)).value().empty());  // held, not ended
+    f->Elapse(milliseconds(300));
+    REQUIRE(f->deployments().BeginDelete(id, false));
+    Finish(*f, id, DStatus::kDeleteComplete);
+
+    // 2 A100s for at least 0.3 s: the class's GPU-hours apart, and in the all-GPU figure as ever.
+    const auto classes = f->workflow().FairShareClassUsage(kAlice.issuer, hours(24)).value();
+    REQUIRE(classes.count("g") == 1);
+    REQUIRE(classes.at("g").size() == 1);
+    const double hours_a100 = classes.at("g").at("A100");
+    CHECK(hours_a100 >= 2 * 0.3 / 3600 * 0.99);
+    CHECK(hours_a100 <= 2 * 60.0 / 3600);
+    CHECK(f->workflow().FairShareUsage(kAlice.issuer, hours(24)).value().at("g").gpus == Approx(hours_a100));
+    CHECK(f->workflow().FairShareClassUsage(kCarol.issuer, hours(24)).value().empty());
+}
 
 // A reservation that does not fit writes, with its queued reason, the event and log line the
 // step prepared for a wait that starts (and nothing else of the transition).

@@ -93,6 +93,12 @@ TEST_CASE("in-memory stores: fair-share history", "[store][contract]") {
 TEST_CASE("in-memory stores: admission per GPU class", "[store][contract]") {
     AdmissionGpuClasses(kMake);
 }
+TEST_CASE("in-memory stores: admission of an update (scale up, down, failed, deleted)", "[store][contract]") {
+    AdmissionUpdate(kMake);
+}
+TEST_CASE("in-memory stores: fair-share history per GPU class", "[store][contract]") {
+    FairShareClassHistory(kMake);
+}
 TEST_CASE("in-memory stores: admission move to another candidate", "[store][contract]") {
     AdmissionMove(kMake);
 }

@@ -128,6 +128,12 @@ TEST_CASE("VM flavors: smallest fit, GPU model and memory, explicit instance typ
         const auto decision = world.Place(spec);
         REQUIRE(Accepted(decision) == std::vector<std::string>{"A-nova"});
         CHECK(decision.ranked[0].placements.at("vm").flavor_name == "t4x1");
+        // What admission claims the GPU class of: the flavor's GPUs, not the request's "any".
+        const auto& chosen = decision.ranked[0].chosen_gpus.at("vm");
+        CHECK(chosen.model == "Tesla T4");
+        CHECK(chosen.vendor == "nvidia");
+        CHECK(chosen.memory_mb == std::optional<std::uint64_t>(16384));
+        CHECK(chosen.count == 1);
         CHECK(decision.ranked[0].placements.at("vm").image_name == "ubuntu-cuda");
         CHECK(decision.ranked[0].target.options.at("identity_provider") == "iam-a");
         CHECK(decision.ranked[0].target.options.at("network") == "net-a");

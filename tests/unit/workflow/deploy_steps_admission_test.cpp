@@ -355,3 +355,75 @@ TEST_CASE(
     CHECK(OnService(rig, "SITE-B-marathon") == 1);
     CHECK(OnService(rig, "SITE-A-marathon") == 0);
 }
+
+namespace {
+
+// Creates a deployment of `count` GPUs of `model` for `group` and runs it to CREATE_COMPLETE.
+std::string Running(Rig& rig, const std::string& group, const std::string& model, int count) {
+    const std::string id = rig.Create(Json{{"parameters", {{"gpu_model", model}, {"count", count}}}}, group);
+    for (int i = 0; i < 10 && rig.Get(id).status != Status::kCreateComplete; ++i) {
+        rig.api.clock.Advance(seconds(1));
+        rig.RunDue();
+    }
+    REQUIRE(rig.Get(id).status == Status::kCreateComplete);
+    return id;
+}
+
+// The group quotas of the class-weight tests: A100 is a class of the group's quota (so its GPUs
+// are counted apart), T4 is not.
+void A100Quota(Rig& rig) {
+    rig.api.principal().groups = std::vector<std::string>{"users", "physics"};
+    orch::placement::GroupQuota quota;
+    quota.group.gpus = 100;
+    quota.group.gpu_classes.push_back({{"A100", {}, "", std::nullopt}, 100});
+    rig.placer.SetQuota(quota);
+}
+
+// Both groups ask for one more GPU while the site is full; the queue positions (physics older).
+std::pair<std::string, std::string> Positions(Rig& rig) {
+    rig.placer.SetFull(true);
+    const std::string physics = rig.Create(Json::object(), "physics");
+    rig.api.clock.Advance(seconds(1));
+    const std::string users = rig.Create(Json::object(), "users");
+    rig.RunDue();
+    rig.api.clock.Advance(seconds(5));
+    rig.RunDue();
+    return {rig.Get(users).status_reason, rig.Get(physics).status_reason};
+}
+
+}  // namespace
+
+TEST_CASE("GPUs held now count by their class's weight (workflow.admission_gpu_weights)", "[workflow][admission]") {
+    // users holds 1 A100, physics 2 T4: by GPU count users is behind less and goes first; an A100
+    // weighing 4 makes users' usage 4 against physics' 2, so physics goes first.
+    Rig rig;
+    A100Quota(rig);
+    rig.services.options.admission_weights.gpu_classes = {{"A100", 4}};
+    Running(rig, "users", "A100", 1);
+    Running(rig, "physics", "T4", 2);
+    const auto [users, physics] = Positions(rig);
+    CHECK(physics == "queued: position 1 in group physics, waiting for 1 × GPU");
+    CHECK(users == "queued: position 2 in group users, waiting for 1 × GPU");
+}
+
+TEST_CASE("past GPU-hours count by their class's weight (the fair-share history)", "[workflow][admission]") {
+    // users ran 1 A100 for 10 h, physics 2 T4 for 10 h; both hold nothing now. Unweighted users
+    // has 10 GPU-hours against 20 and goes first; an A100 weighing 4 makes it 40 against 20.
+    Rig rig;
+    A100Quota(rig);
+    rig.services.options.admission_weights.gpu_classes = {{"A100", 4}};
+    const std::string a100 = Running(rig, "users", "A100", 1);
+    const std::string t4 = Running(rig, "physics", "T4", 2);
+    rig.api.clock.Advance(hours(10));
+    for (const auto& id : {a100, t4}) {
+        REQUIRE(rig.api.Call("DELETE", "/deployments/" + id).status == 204);
+        for (int i = 0; i < 20 && rig.Get(id).status != Status::kDeleteComplete; ++i) {
+            rig.api.clock.Advance(seconds(5));
+            rig.RunDue();
+        }
+        REQUIRE(rig.Get(id).status == Status::kDeleteComplete);
+    }
+    const auto [users, physics] = Positions(rig);
+    CHECK(physics == "queued: position 1 in group physics, waiting for 1 × GPU");
+    CHECK(users == "queued: position 2 in group users, waiting for 1 × GPU");
+}

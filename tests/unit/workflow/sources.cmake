@@ -7,6 +7,7 @@ set(TEST_SOURCES
   ${TEST_DIR}/deploy_steps_cycle_test.cpp
   ${TEST_DIR}/provider_tries_test.cpp
   ${TEST_DIR}/fair_share_test.cpp
+  ${TEST_DIR}/admission_claims_test.cpp
   ${TEST_DIR}/admission_cycle_test.cpp
   ${TEST_DIR}/callback_deliverer_test.cpp
   ${TEST_DIR}/admission_queue_test.cpp

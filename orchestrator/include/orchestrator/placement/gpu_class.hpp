@@ -5,6 +5,7 @@
 #include "tosca/deployment_spec.hpp"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,5 +36,11 @@ bool GpuClassCovers(const GpuClass& gpu_class, const tosca::GpuRequest& request)
 /// The GPUs a deployment asks of the class: Σ count × GPUs per instance over its workload nodes
 /// the class covers.
 int GpusOfClass(const tosca::DeploymentSpec& spec, const GpuClass& gpu_class);
+
+/// `spec` with the GPUs of the nodes in `chosen` (Candidate::chosen_gpus: by node, what the chosen
+/// flavor has) in place of what they asked for, so GpusOfClass counts the class they get.
+tosca::DeploymentSpec WithChosenGpus(
+    const tosca::DeploymentSpec& spec, const std::map<std::string, tosca::GpuRequest>& chosen
+);
 
 }  // namespace orch::placement

@@ -55,6 +55,11 @@ struct Candidate {
     /// Its service's SLA quota (empty when quotas are off or the SLA sets none): what admission
     /// reserves against on this service (workflow/admission.hpp).
     GroupQuota sla_quota;
+    /// By VM node asking for GPUs: the GPUs of the flavor chosen for it, when the flavor names a
+    /// model (its vendor, model and memory; the count is the node's). Admission claims the class
+    /// of these, not of the request's model (a request for "any NVIDIA" landing on an A100 is
+    /// an A100). Not stored with the candidate: it is read where the decision is made.
+    std::map<std::string, tosca::GpuRequest> chosen_gpus;
 };
 
 /// The verdict on one candidate service, with every reason and the score breakdown. It owns its

@@ -6,6 +6,7 @@
 #include "orchestrator/domain/attempt.hpp"
 #include "orchestrator/domain/deployment.hpp"
 #include "orchestrator/domain/event.hpp"
+#include "orchestrator/workflow/admission.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -61,6 +62,10 @@ struct UpdateRequest {
     /// Appended to the event log in the update's transaction, with one callback delivery when
     /// not empty: an elastic scale's decision, so a kill cannot leave the scale without its event.
     std::vector<domain::Event> events;
+    /// The update's change of quota claims (workflow::UpdateClaims): each growth is reserved in
+    /// the update's transaction, which is refused (kConflict naming the quota, nothing written)
+    /// when one does not fit now; a shrink is given back when the update completes.
+    std::vector<workflow::QuotaClaim> admission;
 };
 
 /// Maps the API's sort property names (createdAt, updatedAt, status, ...) to columns;

@@ -29,6 +29,9 @@ class PgWorkflowStore final : public workflow::WorkflowStore {
     Result<std::map<std::string, workflow::ShareVector, std::less<>>> FairShareUsage(
         const std::string& issuer, std::chrono::milliseconds half_life
     ) override;
+    Result<std::map<std::string, std::map<std::string, double>, std::less<>>> FairShareClassUsage(
+        const std::string& issuer, std::chrono::milliseconds half_life
+    ) override;
     Result<std::vector<workflow::CallbackDelivery>> ClaimCallbacks(
         const std::string& owner, int max, std::chrono::milliseconds lease
     ) override;

@@ -103,6 +103,25 @@ std::vector<QuotaClaim> ClaimsFor(
     std::size_t candidate = 0
 );
 
+/// What an update (PUT, an elastic scale) changes on the counters: for each counter either list
+/// names, `after`'s amount minus `before`'s (both ClaimsFor of the same decision and candidate,
+/// for the old and the new spec). Positive: a growth the update reserves; negative: what it gives
+/// back once it completes. Unchanged counters are left out; the limit is `after`'s (else
+/// `before`'s); the result is sorted by key (the lock order).
+std::vector<QuotaClaim> UpdateClaims(const std::vector<QuotaClaim>& before, const std::vector<QuotaClaim>& after);
+
+/// The quota a counter is, for messages: "group 'g'", "user 's' of group 'g'", "group 'g' on
+/// service 'id'", "user 's' of group 'g' on service 'id'".
+std::string QuotaName(const CounterKey& key);
+/// What a counter counts, for messages: "GPU", the class name ("V100"), "CPU", "MB of RAM",
+/// "instance(s)".
+std::string QuotaUnit(const CounterKey& key);
+
+/// The 409 message of an update whose growth `claim` does not fit its counter, which holds
+/// `held` (reserved + in use, the deployment's own included): updates are not queued (the
+/// original has no queue for them), so the reason is told and nothing is changed.
+std::string UpdateRefusedMessage(const QuotaClaim& claim, double held);
+
 /// Claims as stored with each candidate (the candidate JSON's `admission_claims`), so the move
 /// to that candidate reserves what its SLA limits without placing again. Entries that do not
 /// read back (a newer build's scope or resource) are skipped.

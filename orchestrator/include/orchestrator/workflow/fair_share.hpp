@@ -50,6 +50,10 @@ struct FairShareOptions {
 struct FairShareWeights {
     std::map<std::string, double, std::less<>> groups;
     double default_weight = 1;
+    /// What a GPU of a class counts in a group's usage (held now and its history): an A100 2, a
+    /// T4 0.5 (workflow.admission_gpu_weights; 1 for a class not listed). Only the classes of a
+    /// group's own quota (placement.quotas …gpu_classes) are counted per class.
+    std::map<std::string, double, std::less<>> gpu_classes;
 
     double For(std::string_view group) const;
 };

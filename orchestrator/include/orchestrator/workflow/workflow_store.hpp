@@ -176,6 +176,12 @@ class WorkflowStore {
     virtual Result<std::map<std::string, ShareVector, std::less<>>> FairShareUsage(
         const std::string& issuer, std::chrono::milliseconds half_life
     ) = 0;
+    /// Each group's GPU-hours of `issuer` per GPU class of its own quota (the `group` class
+    /// counters its ended deployments held), decayed as FairShareUsage's: what
+    /// workflow.admission_gpu_weights weights (migration 0028). Included in FairShareUsage's GPUs.
+    virtual Result<std::map<std::string, std::map<std::string, double>, std::less<>>> FairShareClassUsage(
+        const std::string& issuer, std::chrono::milliseconds half_life
+    ) = 0;
     /// Claims up to `max` due callback deliveries (FOR UPDATE SKIP LOCKED), leased to `owner`
     /// for `lease`; each claim counts as an attempt.
     virtual Result<std::vector<CallbackDelivery>> ClaimCallbacks(

@@ -53,9 +53,12 @@ class InMemoryDatabase {
         double amount = 0;
         workflow::AdmissionState state = workflow::AdmissionState::kReserved;
         domain::TimePoint since{};  ///< admitted at (migration 0015)
+        double pending = 0;         ///< an update's change not yet settled (migration 0028)
     };
     /// fair_share_usage: (issuer, group, resource, day since the epoch) → resource-hours.
     using UsageKey = std::tuple<std::string, std::string, workflow::QuotaResource, std::int64_t>;
+    /// fair_share_usage's GPU class rows (migration 0028): (issuer, group, class, day) → GPU-hours.
+    using ClassUsageKey = std::tuple<std::string, std::string, std::string, std::int64_t>;
 
     struct CallbackRow {
         workflow::CallbackDelivery delivery;  ///< lease_owner empty = not leased
@@ -81,6 +84,10 @@ class InMemoryDatabase {
     std::map<workflow::CounterKey, workflow::QuotaCounter>& counters() { return counters_; }
     std::map<std::string, std::vector<ClaimRow>>& claims() { return claims_; }
     std::map<UsageKey, double>& fair_share_usage() { return fair_share_usage_; }
+    std::map<ClassUsageKey, double>& fair_share_class_usage() { return fair_share_class_usage_; }
+    /// Adds the claim's amount × hours since it was held to the day's history (its class's row
+    /// for a GPU class counter of the group), as admission::Release does.
+    void AddHistory(const ClaimRow& claim);
     std::vector<CallbackRow>& callbacks() { return callbacks_; }
     /// Queues a delivery of the deployment's callback, if it has one (the caller holds the mutex).
     void InsertCallback(const std::string& deployment_id);
@@ -95,6 +102,14 @@ class InMemoryDatabase {
     /// order) of one of `stoppable_types`, unless a workflow job holds the deployment (the
     /// caller holds the mutex).
     workflow::NextStop QueueNextStop(const std::string& deployment_id, const std::vector<std::string>& stoppable_types);
+    /// An update's change of claims, all or nothing (admission::ReserveUpdate): the growth that
+    /// does not fit, with what its counter holds; nullopt once every change is recorded.
+    std::optional<std::pair<workflow::QuotaClaim, double>> ReserveUpdate(
+        const std::string& deployment_id, const std::vector<workflow::QuotaClaim>& changes
+    );
+    /// The update ended (admission::SettleUpdate): completed, its changes become the claims' (the
+    /// hours held so far go to the history first); failed, its growth is given back.
+    void SettleUpdate(const std::string& deployment_id, bool completed);
 
    private:
     const Clock& clock_;
@@ -105,6 +120,7 @@ class InMemoryDatabase {
     std::map<workflow::CounterKey, workflow::QuotaCounter> counters_;
     std::map<std::string, std::vector<ClaimRow>> claims_;
     std::map<UsageKey, double> fair_share_usage_;
+    std::map<ClassUsageKey, double> fair_share_class_usage_;
     std::vector<CallbackRow> callbacks_;
     std::int64_t next_job_id_ = 1;
     std::int64_t next_callback_id_ = 1;
@@ -184,6 +200,9 @@ class InMemoryWorkflowStore final : public workflow::WorkflowStore {
     Result<std::int64_t> PurgeEvents(std::chrono::milliseconds retention, int limit) override;
     Result<std::vector<workflow::WaitingRequest>> WaitingRequests(const std::string& issuer, int limit) override;
     Result<std::map<std::string, workflow::ShareVector, std::less<>>> FairShareUsage(
+        const std::string& issuer, std::chrono::milliseconds half_life
+    ) override;
+    Result<std::map<std::string, std::map<std::string, double>, std::less<>>> FairShareClassUsage(
         const std::string& issuer, std::chrono::milliseconds half_life
     ) override;
     Result<std::vector<workflow::QuotaCounter>> QuotaCounters(

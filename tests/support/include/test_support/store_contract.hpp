@@ -70,11 +70,18 @@ void AdmissionAccounting(const Factory& make);
 /// A deployment that ends adds what it held on its group counters × how long to the group's
 /// fair-share history (resource-hours), per issuer.
 void FairShareHistory(const Factory& make);
+/// The GPU-hours of a class of the group's quota are kept apart (FairShareClassUsage) as well as in
+/// the all-GPU figure, per issuer.
+void FairShareClassHistory(const Factory& make);
 /// Eight commits racing for three GPUs admit exactly three.
 void AdmissionRace(const Factory& make);
 /// A GPU class is a counter of its own: a full class queues its requests, another class and
 /// the all-GPU counter are unaffected, a delete gives the class back.
 void AdmissionGpuClasses(const Factory& make);
+/// An update's growth is reserved with it (refused, nothing written, when it does not fit), becomes
+/// usage when it completes, is given back when it fails or the deployment is deleted; a shrink
+/// gives back when the update completes.
+void AdmissionUpdate(const Factory& make);
 /// A move to another candidate replaces only the claims on services, atomically: over the next
 /// service's limit nothing is written and the old one stays held; an empty move gives it back.
 void AdmissionMove(const Factory& make);
