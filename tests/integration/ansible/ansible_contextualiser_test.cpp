@@ -488,8 +488,22 @@ TEST_CASE(
     auto handle = std::get<orch::connectors::Handle>(created);
     handle.target.options["ssh_port"] = sshd.port(0);
 
-    SECTION("configured before it is reported ready, with Ansible's output in the log") {
+    // The configuration runs on its own thread: each poll waits a little for it, then says it is
+    // in progress (with the node being configured) until the play has ended.
+    const auto poll_until_settled = [&] {
         auto polled = connector.Poll(handle, spec);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+        while (std::holds_alternative<orch::connectors::Observation>(polled) &&
+               std::get<orch::connectors::Observation>(polled).phase == orch::connectors::Phase::kInProgress &&
+               std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            polled = connector.Poll(handle, spec);
+        }
+        return polled;
+    };
+
+    SECTION("configured before it is reported ready, with Ansible's output in the log") {
+        auto polled = poll_until_settled();
         REQUIRE(std::holds_alternative<orch::connectors::Observation>(polled));
         const auto& observation = std::get<orch::connectors::Observation>(polled);
         CHECK(observation.phase == orch::connectors::Phase::kReady);
@@ -505,7 +519,7 @@ TEST_CASE(
     }
     SECTION("a failing role makes the attempt fail with the task's message, for the next site") {
         spec.nodes.push_back(Software("marker", "docker", "indigo-dc.broken"));
-        auto polled = connector.Poll(handle, spec);
+        auto polled = poll_until_settled();
         REQUIRE(std::holds_alternative<orch::connectors::Observation>(polled));
         const auto& observation = std::get<orch::connectors::Observation>(polled);
         CHECK(observation.phase == orch::connectors::Phase::kFailed);
