@@ -111,27 +111,7 @@ StepResult WaitForAdmission(
 
 StepResult Place(StepServices& s, const WorkflowState& st, const tosca::DeploymentSpec& spec, const Job& job) {
     const auto& d = st.deployment;
-    placement::PlacementRequest request;
-    request.spec = &spec;
-    request.deployment_id = d.id;
-    request.limits = {
-        d.options.target_provider,
-        d.options.target_region,
-        d.options.max_providers_retry,
-        d.options.provider_timeout_mins,
-        d.options.timeout_mins,
-        d.options.per_provider_max_retries};
-    if (d.owner) {
-        request.requester = {d.owner->issuer, d.owner->subject, d.user_group};
-        // Catalogues read with the user's token (the Federation Registry) need it; without one
-        // they answer what an anonymous caller may see, which placement reports.
-        auto token = s.credentials.OwnerAccessToken(d.owner);
-        if (token) {
-            request.requester.access_token = std::move(token).value();
-        }
-    } else {
-        request.requester.user_group = d.user_group;
-    }
+    const placement::PlacementRequest request = PlacementRequestFor(s, st, spec);
     auto decision = s.placer.Place(request);
     if (!decision) {
         if (job.attempts <= s.options.max_transient_retries) {

@@ -168,25 +168,11 @@ Transition Recovered(const StepServices& s, const Job& job) {
     return t;
 }
 
+// A redeploy tries each site once (its candidates are built below), so the explanation names no
+// per-provider tries.
 placement::PlacementRequest RequestFor(StepServices& s, const WorkflowState& st, const tosca::DeploymentSpec& spec) {
-    const auto& d = st.deployment;
-    placement::PlacementRequest request;
-    request.spec = &spec;
-    request.deployment_id = d.id;
-    request.limits = {
-        d.options.target_provider,
-        d.options.target_region,
-        d.options.max_providers_retry,
-        d.options.provider_timeout_mins,
-        d.options.timeout_mins};
-    request.requester.user_group = d.user_group;
-    if (d.owner) {
-        request.requester.issuer = d.owner->issuer;
-        request.requester.subject = d.owner->subject;
-        if (auto token = s.credentials.OwnerAccessToken(d.owner)) {
-            request.requester.access_token = std::move(token).value();
-        }
-    }
+    placement::PlacementRequest request = PlacementRequestFor(s, st, spec);
+    request.limits.per_provider_max_retries.reset();
     return request;
 }
 

@@ -42,6 +42,31 @@ std::string ServiceOfCandidate(const WorkflowState& st, int index) {
     return candidate.value("target", Json::object()).value("service_id", std::string());
 }
 
+placement::PlacementRequest PlacementRequestFor(
+    StepServices& s, const WorkflowState& st, const tosca::DeploymentSpec& spec
+) {
+    const auto& d = st.deployment;
+    placement::PlacementRequest request;
+    request.spec = &spec;
+    request.deployment_id = d.id;
+    request.limits = {
+        d.options.target_provider,
+        d.options.target_region,
+        d.options.max_providers_retry,
+        d.options.provider_timeout_mins,
+        d.options.timeout_mins,
+        d.options.per_provider_max_retries};
+    request.requester.user_group = d.user_group;
+    if (d.owner) {
+        request.requester.issuer = d.owner->issuer;
+        request.requester.subject = d.owner->subject;
+        if (auto token = s.credentials.OwnerAccessToken(d.owner)) {
+            request.requester.access_token = std::move(token).value();
+        }
+    }
+    return request;
+}
+
 Transition NextSite(const WorkflowState& st, int seq, const std::string& reason) {
     Transition t;
     Attempt finished;

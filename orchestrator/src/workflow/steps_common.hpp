@@ -29,6 +29,13 @@ inline constexpr const char* kThenDeployMember = "then_deploy";
 /// The catalogue service candidate `index` runs on ("" when it names none).
 std::string ServiceOfCandidate(const WorkflowState& st, int index);
 
+/// What placement is asked for the deployment: its limits, group and owner (with the owner's
+/// access token when there is one: catalogues read with the user's token need it; without one
+/// they answer what an anonymous caller may see, which placement reports).
+placement::PlacementRequest PlacementRequestFor(
+    StepServices& s, const WorkflowState& st, const tosca::DeploymentSpec& spec
+);
+
 /// Exponential backoff for the n-th consecutive transient failure, capped.
 inline std::chrono::milliseconds Backoff(int n, std::chrono::milliseconds cap = std::chrono::milliseconds(60'000)) {
     const std::chrono::milliseconds ms(500LL << std::clamp(n, 0, 16));

@@ -2,6 +2,8 @@
 // and a site-sim Marathon site; two groups of one cohort (workflow.admission_cohorts). One
 // borrows the other's unused GPU; the lender's request then waits for it, nothing is preempted,
 // and it starts once the borrowing deployment is deleted.
+#include "test_support/gpu_marathon_site.hpp"
+#include "test_support/orchestrator_config.hpp"
 #include "test_support/poll_deployment.hpp"
 #include "test_support/process.hpp"
 #include "test_support/site_sim_process.hpp"
@@ -9,12 +11,10 @@
 
 #include <common/http_client.hpp>
 #include <common/json.hpp>
-#include <common/uuid.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 
 namespace {
@@ -26,21 +26,6 @@ const char* kSimConfig = R"(mesos_agents:
   - {hostname: gpu-agent-1.sim, cpus: 32, mem_mb: 131072, disk_mb: 500000, gpus: 8}
 timing: {task_start: 0.2, kill: 0.2}
 )";
-
-std::string Catalogue(const std::string& marathon) {
-    return "providers:\n"
-           "  - id: SIM-A\n    name: sim-a\n    services:\n"
-           "      SIM-A_mesos:\n        service_type: eu.indigo-datacloud.mesos\n        endpoint: " +
-           marathon +
-           "\n"
-           "        type: compute\n        iam_enabled: false\n"
-           "        properties: {gpu_support: true, gpu_vendor: nvidia, num_gpus: 8, num_cpus: 32, mem_total: 131072}\n"
-           "      SIM-A_marathon:\n        service_type: eu.indigo-datacloud.marathon\n        endpoint: " +
-           marathon +
-           "\n"
-           "        type: compute\n        iam_enabled: false\n        service_parent_id: SIM-A_mesos\n"
-           "        properties: {gpu_support: true, gpu_vendor: nvidia, load_balancer_ips: [127.0.0.1]}\n";
-}
 
 // Both groups may use the site (no GPU limit in their SLAs).
 std::string Slas() {
@@ -56,42 +41,12 @@ std::string Slas() {
     return text;
 }
 
-std::string GpuApp(int gpus) {
-    return R"(tosca_definitions_version: tosca_simple_yaml_1_0
-imports:
-  - indigo_custom_types: https://raw.githubusercontent.com/indigo-dc/tosca-types/master/custom_types.yaml
-topology_template:
-  node_templates:
-    app:
-      type: tosca.nodes.indigo.Container.Application.Docker.Marathon
-      artifacts:
-        image:
-          file: tensorflow/tensorflow:latest-gpu
-          type: tosca.artifacts.Deployment.Image.Container.Docker
-      requirements:
-        - host: Docker
-    Docker:
-      type: tosca.nodes.indigo.Container.Runtime.Docker
-      capabilities:
-        host:
-          properties:
-            num_cpus: 1.0
-            mem_size: 1 GB
-            num_gpus: )" +
-           std::to_string(gpus) + "\n";
-}
-
 // lender: 2 GPUs, all lendable; borrower: 1 GPU and may borrow 1 more.
 std::string WriteConfig(const std::string& marathon) {
-    const std::string dir = orch::test::BinaryDir() + "/e2e-cohort-" + orch::RandomUuid().substr(0, 8);
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir + "/catalogue.yaml") << Catalogue(marathon);
-    std::ofstream(dir + "/sla.yaml") << Slas();
+    const std::string dir =
+        orch::test::WriteSiteFiles("e2e-cohort-", orch::test::GpuMarathonCatalogue(marathon), Slas());
     std::ofstream(dir + "/orchestrator.yaml")
-        << "tosca:\n  mirrors:\n    \"https://raw.githubusercontent.com/indigo-dc/tosca-types/\": "
-        << orch::test::SharedDir() << "/tosca-corpus/indigo-dc-tosca-types/refs/\n"
-        << "placement:\n  catalogue: {type: file, path: " << dir
-        << "/catalogue.yaml}\n  sla: {type: file, path: " << dir << "/sla.yaml}\n"
+        << orch::test::ToscaMirrorYaml() << orch::test::FilePlacementYaml(dir, "")
         << "workflow:\n  first_poll: 100ms\n  idle_poll: 50ms\n  max_poll: 500ms\n  admission_retry: 200ms\n"
         << "  admission_cohorts:\n    research:\n      lender: {nominal: 2}\n"
         << "      borrower: {nominal: 1, borrowing_limit: 1}\n";
@@ -121,7 +76,9 @@ class CohortSite {
 
     // Auth is off: the local user may name any group.
     std::string Create(const std::string& group, int gpus) {
-        const auto res = Call("POST", "/deployments", Json{{"template", GpuApp(gpus)}, {"userGroup", group}}.dump());
+        const auto res = Call(
+            "POST", "/deployments", Json{{"template", orch::test::GpuMarathonApp(gpus)}, {"userGroup", group}}.dump()
+        );
         INFO(res.body);
         REQUIRE(res.status == 201);
         return Json::parse(res.body)["uuid"];
