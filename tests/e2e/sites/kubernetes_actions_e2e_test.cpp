@@ -62,28 +62,42 @@ std::string IsoIn(std::chrono::seconds ahead) {
     return text;
 }
 
-// The site's Deployment object of orchestrator deployment `id`, as the Kubernetes API returns it.
-Json SiteDeployment(const SimProcess& sim, const std::string& id) {
-    std::string path;
-    for (const auto& d : sim.Objects()["kubernetes"].value("deployments", Json::array())) {
-        const std::string name = d.value("name", "");  // "<namespace>/<name>"
-        if (name.find(id) != std::string::npos) {
-            path = "/apis/apps/v1/namespaces/" + name.substr(0, name.find('/')) + "/deployments/" +
-                   name.substr(name.find('/') + 1);
-        }
+// The real binary on a fresh database and one Kubernetes site on site-sim with a GPU node.
+struct KubeRig {
+    explicit KubeRig(const std::string& top_level_yaml = "")
+        : site(
+              "speed: 20\nkube_nodes:\n  - {name: gpu-a, cpu: 16, memory_mb: 65536, gpus: 4, "
+              "gpu_product: Tesla-T4}\n"
+          ),
+          orchestrator(
+              db.dsn(),
+              {},
+              orch::e2e::WriteOrchestratorConfig(
+                  {SiteSpec{"SITE-K", &site, "Tesla T4", 4, 1.0, false, false, true}}, "", top_level_yaml
+              )
+          ),
+          api(orchestrator.BaseUrl()) {
+        REQUIRE(orch::test::WaitForStatus(orchestrator.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
     }
-    REQUIRE_FALSE(path.empty());
-    auto client = orch::http::MakeClient({});
-    REQUIRE(client);
-    orch::http::ClientRequest request;
-    request.method = "GET";
-    request.url = sim.Url("kubernetes") + path;
-    request.timeout = std::chrono::seconds(5);
-    const auto response = (*client)->Send(request);
-    REQUIRE(response);
-    REQUIRE(response->status == 200);
-    return Json::parse(response->body);
-}
+
+    /// Creates the GPU Kubernetes template with `body`'s extra members; its id once CREATE_COMPLETE.
+    std::string CreateRunning(Json body = Json::object()) {
+        body["template"] = orch::e2e::KubernetesWithGpu("Tesla T4");
+        const auto created = api.Call("POST", "/deployments", body.dump());
+        INFO(created.body);
+        REQUIRE(created.status == 201);
+        const std::string id = Json::parse(created.body)["uuid"].get<std::string>();
+        const Json d = api.WaitFor(id, {"CREATE_COMPLETE", "CREATE_FAILED"}, kTimeout);
+        INFO(d.dump(2));
+        REQUIRE(d["status"] == "CREATE_COMPLETE");
+        return id;
+    }
+
+    orch::test::TestDatabase db;
+    SimProcess site;
+    orch::test::OrchestratorProcess orchestrator;
+    orch::e2e::Api api;
+};
 
 }  // namespace
 
@@ -91,27 +105,10 @@ TEST_CASE(
     "stop scales a Kubernetes Deployment to 0 and start scales it back, its resources follow",
     "[e2e][sites][kubernetes][actions]"
 ) {
-    orch::test::TestDatabase db;
-    SimProcess site(
-        "speed: 20\nkube_nodes:\n  - {name: gpu-a, cpu: 16, memory_mb: 65536, gpus: 4, "
-        "gpu_product: Tesla-T4}\n"
-    );
-    orch::test::OrchestratorProcess orchestrator(
-        db.dsn(),
-        {},
-        orch::e2e::WriteOrchestratorConfig({SiteSpec{"SITE-K", &site, "Tesla T4", 4, 1.0, false, false, true}})
-    );
-    REQUIRE(orch::test::WaitForStatus(orchestrator.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
-    orch::e2e::Api api(orchestrator.BaseUrl());
-
-    const auto created =
-        api.Call("POST", "/deployments", Json{{"template", orch::e2e::KubernetesWithGpu("Tesla T4")}}.dump());
-    INFO(created.body);
-    REQUIRE(created.status == 201);
-    const std::string id = Json::parse(created.body)["uuid"].get<std::string>();
-    const Json d = api.WaitFor(id, {"CREATE_COMPLETE", "CREATE_FAILED"}, kTimeout);
-    INFO(d.dump(2));
-    REQUIRE(d["status"] == "CREATE_COMPLETE");
+    KubeRig rig;
+    orch::e2e::Api& api = rig.api;
+    SimProcess& site = rig.site;
+    const std::string id = rig.CreateRunning();
     std::vector<std::string> resources;
     const auto running = States(api, id, &resources);
     REQUIRE(running.size() == 2);
@@ -140,48 +137,23 @@ TEST_CASE(
     "a lease ending with action stop scales the Kubernetes Deployment to 0 through the sweep",
     "[e2e][sites][kubernetes][leases]"
 ) {
-    orch::test::TestDatabase db;
-    SimProcess site(
-        "speed: 20\nkube_nodes:\n  - {name: gpu-a, cpu: 16, memory_mb: 65536, gpus: 4, "
-        "gpu_product: Tesla-T4}\n"
-    );
-    orch::test::OrchestratorProcess orchestrator(
-        db.dsn(),
-        {},
-        orch::e2e::WriteOrchestratorConfig(
-            {SiteSpec{"SITE-K", &site, "Tesla T4", 4, 1.0, false, false, true}},
-            "",
-            "leases:\n  action: stop\n  sweep_interval: 200ms\n"
-        )
-    );
-    REQUIRE(orch::test::WaitForStatus(orchestrator.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
-    orch::e2e::Api api(orchestrator.BaseUrl());
-
+    KubeRig rig("leases:\n  action: stop\n  sweep_interval: 200ms\n");
+    orch::e2e::Api& api = rig.api;
+    SimProcess& site = rig.site;
     // Long enough to be created first (a few seconds at speed 20), short enough to wait for.
-    const auto created = api.Call(
-        "POST",
-        "/deployments",
-        Json{{"template", orch::e2e::KubernetesWithGpu("Tesla T4")}, {"expiresAt", IsoIn(std::chrono::seconds(12))}}
-            .dump()
-    );
-    INFO(created.body);
-    REQUIRE(created.status == 201);
-    const std::string id = Json::parse(created.body)["uuid"].get<std::string>();
-    const Json d = api.WaitFor(id, {"CREATE_COMPLETE", "CREATE_FAILED"}, kTimeout);
-    INFO(d.dump(2));
-    REQUIRE(d["status"] == "CREATE_COMPLETE");
+    const std::string id = rig.CreateRunning(Json{{"expiresAt", IsoIn(std::chrono::seconds(12))}});
     REQUIRE(States(api, id, nullptr).count("STARTED") == 2);
-    REQUIRE(SiteDeployment(site, id)["spec"]["replicas"].get<int>() > 0);
+    REQUIRE(site.KubernetesDeployment(id)["spec"]["replicas"].get<int>() > 0);
 
     // No action is asked for: the lease's end stops it.
     CHECK(WaitForStates(api, id, "STOPPED", 2));
-    const Json stopped = SiteDeployment(site, id);
+    const Json stopped = site.KubernetesDeployment(id);
     INFO(stopped.dump(2));
     CHECK(stopped["spec"]["replicas"] == 0);
     const Json after = Json::parse(api.Call("GET", "/deployments/" + id).body);
     CHECK(after["status"] == "CREATE_COMPLETE");  // stopped, not deleted
     // The owner was told once, with the action taken (GET .../events is a stream: read the log).
-    pqxx::connection conn(db.dsn());
+    pqxx::connection conn(rig.db.dsn());
     pqxx::read_transaction tx(conn);
     const auto told = tx.exec_params(
         "SELECT data->>'action' FROM events WHERE deployment_id = $1::uuid AND type = 'lease_expired'", id

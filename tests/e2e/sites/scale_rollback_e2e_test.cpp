@@ -19,29 +19,6 @@ using orch::e2e::SiteSpec;
 
 constexpr auto kTimeout = std::chrono::seconds(90);
 
-// The deployment's Kubernetes Deployment on the simulator, read through the simulator's API.
-Json SiteDeployment(const SimProcess& sim, const std::string& id) {
-    std::string path;
-    for (const auto& d : sim.Objects()["kubernetes"].value("deployments", Json::array())) {
-        const std::string name = d.value("name", "");  // "<namespace>/<name>"
-        if (name.find(id) != std::string::npos) {
-            path = "/apis/apps/v1/namespaces/" + name.substr(0, name.find('/')) + "/deployments/" +
-                   name.substr(name.find('/') + 1);
-        }
-    }
-    REQUIRE_FALSE(path.empty());
-    auto client = orch::http::MakeClient({});
-    REQUIRE(client);
-    orch::http::ClientRequest request;
-    request.method = "GET";
-    request.url = sim.Url("kubernetes") + path;
-    request.timeout = std::chrono::seconds(5);
-    const auto response = (*client)->Send(request);
-    REQUIRE(response);
-    REQUIRE(response->status == 200);
-    return Json::parse(response->body);
-}
-
 // The rows of node `node` that are not DELETED.
 int LiveResources(orch::e2e::Api& api, const std::string& id, const std::string& node) {
     const auto listed = api.Call("GET", "/deployments/" + id + "/resources?size=50");
@@ -96,7 +73,7 @@ TEST_CASE(
     CHECK(reason.find("rolled back to 2 replicas") != std::string::npos);
 
     // The site runs the old count again, and the resources say the same.
-    CHECK(SiteDeployment(sim, id)["spec"]["replicas"] == 2);
+    CHECK(sim.KubernetesDeployment(id)["spec"]["replicas"] == 2);
     CHECK(LiveResources(api, id, "inference") == 2);
     // The Pending pod goes; the two running pods stay.
     int pods = -1;

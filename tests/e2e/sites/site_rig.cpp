@@ -181,6 +181,29 @@ Json SimProcess::Admin(const std::string& method, const std::string& path, const
 Json SimProcess::Objects() const {
     return Admin("GET", "/__sim/objects");
 }
+Json SimProcess::KubernetesDeployment(const std::string& deployment_id) const {
+    std::string path;
+    for (const auto& d : Objects()["kubernetes"].value("deployments", Json::array())) {
+        const std::string name = d.value("name", "");  // "<namespace>/<name>"
+        if (name.find(deployment_id) != std::string::npos) {
+            path = "/apis/apps/v1/namespaces/" + name.substr(0, name.find('/')) + "/deployments/" +
+                   name.substr(name.find('/') + 1);
+        }
+    }
+    if (path.empty()) {
+        throw std::runtime_error("site-sim holds no Kubernetes Deployment of " + deployment_id);
+    }
+    http::ClientRequest request;
+    request.method = "GET";
+    request.url = Url("kubernetes") + path;
+    request.timeout = std::chrono::seconds(5);
+    const auto response = client_->Send(request);
+    if (!response || response->status != 200) {
+        throw std::runtime_error("site-sim's Kubernetes API did not return the Deployment at " + path);
+    }
+    return Json::parse(response->body);
+}
+
 void SimProcess::AddFault(const Json& rule) const {
     Admin("POST", "/__sim/faults", rule);
 }

@@ -35,6 +35,9 @@ class SimProcess {
     void Kill() { process_.Kill(); }
     /// GET /__sim/objects: the simulator's own listing of everything it holds.
     Json Objects() const;
+    /// The Kubernetes Deployment object of orchestrator deployment `deployment_id`, as the
+    /// simulator's Kubernetes API returns it; throws when there is none.
+    Json KubernetesDeployment(const std::string& deployment_id) const;
     void AddFault(const Json& rule) const;
     void ClearFaults() const;
     Json Faults() const;
