@@ -304,18 +304,29 @@ void Release(pqxx::transaction_base& tx, const std::string& deployment_id) {
     }
 }
 
+namespace {
+
+// A history row's amount decayed by its age in days at half-life $2 (days; 0: no decay), summed.
+// Days older than a year count for nothing at any sensible half-life; the queries skip them.
+constexpr const char* kDecayedAmount =
+    "sum(CASE WHEN $2::float8 > 0 "
+    "THEN amount * power(0.5::float8, (current_date - day) / $2::float8) ELSE amount END)";
+
+double HalfLifeDays(std::chrono::milliseconds half_life) {
+    return static_cast<double>(half_life.count()) / 86'400'000.0;
+}
+
+}  // namespace
+
 std::map<std::string, workflow::ShareVector, std::less<>> FairShareUsage(
     pqxx::transaction_base& tx, const std::string& issuer, std::chrono::milliseconds half_life
 ) {
-    // Days older than a year count for nothing at any sensible half-life; they are not read.
-    const double half_life_days = static_cast<double>(half_life.count()) / 86'400'000.0;
     const auto rows = tx.exec_params(
-        "SELECT user_group, resource, sum(CASE WHEN $2::float8 > 0 "
-        "THEN amount * power(0.5::float8, (current_date - day) / $2::float8) ELSE amount END) "
-        "FROM fair_share_usage WHERE issuer = $1 AND gpu_class = '' AND day > current_date - 366 "
-        "GROUP BY user_group, resource",
+        std::string("SELECT user_group, resource, ") + kDecayedAmount +
+            " FROM fair_share_usage WHERE issuer = $1 AND gpu_class = '' AND day > current_date - 366 "
+            "GROUP BY user_group, resource",
         issuer,
-        half_life_days
+        HalfLifeDays(half_life)
     );
     std::map<std::string, workflow::ShareVector, std::less<>> out;
     for (const auto& row : rows) {
@@ -345,14 +356,12 @@ std::map<std::string, workflow::ShareVector, std::less<>> FairShareUsage(
 std::map<std::string, std::map<std::string, double>, std::less<>> FairShareClassUsage(
     pqxx::transaction_base& tx, const std::string& issuer, std::chrono::milliseconds half_life
 ) {
-    const double half_life_days = static_cast<double>(half_life.count()) / 86'400'000.0;
     const auto rows = tx.exec_params(
-        "SELECT user_group, gpu_class, sum(CASE WHEN $2::float8 > 0 "
-        "THEN amount * power(0.5::float8, (current_date - day) / $2::float8) ELSE amount END) "
-        "FROM fair_share_usage WHERE issuer = $1 AND resource = 'gpus' AND gpu_class <> '' "
-        "AND day > current_date - 366 GROUP BY user_group, gpu_class",
+        std::string("SELECT user_group, gpu_class, ") + kDecayedAmount +
+            " FROM fair_share_usage WHERE issuer = $1 AND resource = 'gpus' AND gpu_class <> '' "
+            "AND day > current_date - 366 GROUP BY user_group, gpu_class",
         issuer,
-        half_life_days
+        HalfLifeDays(half_life)
     );
     std::map<std::string, std::map<std::string, double>, std::less<>> out;
     for (const auto& row : rows) {
