@@ -2,6 +2,7 @@
 // and a site-sim Marathon site; two groups of one cohort (workflow.admission_cohorts). One
 // borrows the other's unused GPU; the lender's request then waits for it, nothing is preempted,
 // and it starts once the borrowing deployment is deleted.
+#include "gpu_site_harness.hpp"
 #include "test_support/gpu_marathon_site.hpp"
 #include "test_support/orchestrator_config.hpp"
 #include "test_support/poll_deployment.hpp"
@@ -53,28 +54,10 @@ std::string WriteConfig(const std::string& marathon) {
     return dir + "/orchestrator.yaml";
 }
 
-class CohortSite {
+class CohortSite : public orch::test::GpuSiteHarness {
    public:
-    CohortSite()
-        : sim_(kSimConfig),
-          process_(db_.dsn(), {}, WriteConfig(sim_.Url("marathon"))),
-          client_(std::move(*orch::http::MakeClient({}))) {
-        REQUIRE(orch::test::WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
-    }
+    CohortSite() : GpuSiteHarness(kSimConfig, WriteConfig) {}
 
-    orch::http::ClientResponse Call(const std::string& method, const std::string& path, const std::string& body = "") {
-        orch::http::ClientRequest req;
-        req.method = method;
-        req.url = process_.BaseUrl() + path;
-        req.body = body;
-        req.headers = {{"Content-Type", "application/json"}};
-        req.timeout = std::chrono::seconds(30);
-        auto res = client_->Send(req);
-        REQUIRE(res);
-        return *res;
-    }
-
-    // Auth is off: the local user may name any group.
     std::string Create(const std::string& group, int gpus) {
         const auto res = Call(
             "POST", "/deployments", Json{{"template", orch::test::GpuMarathonApp(gpus)}, {"userGroup", group}}.dump()
@@ -83,32 +66,6 @@ class CohortSite {
         REQUIRE(res.status == 201);
         return Json::parse(res.body)["uuid"];
     }
-
-    // Polls until the deployment is in `status` with a statusReason starting with `reason`.
-    Json WaitFor(const std::string& id, const std::string& status, const std::string& reason = "") {
-        const auto wanted = [&](const Json& d) {
-            return d.is_object() && d.value("status", "") == status &&
-                   d.value("statusReason", std::string()).rfind(reason, 0) == 0;
-        };
-        const auto polled = orch::test::PollDeployment(
-            [&] { return std::optional<Json>(Json::parse(Call("GET", "/deployments/" + id).body)); },
-            [&](const Json& d) { return wanted(d) || d.value("status", "").find("IN_PROGRESS") == std::string::npos; },
-            std::chrono::seconds(60)
-        );
-        if (!wanted(polled.last)) {
-            FAIL(
-                "deployment " << id << " did not reach " << status << ": " << polled.last.dump() << "\n"
-                              << process_.process().Log()
-            );
-        }
-        return polled.last;
-    }
-
-   private:
-    orch::sim::test::SiteSimProcess sim_;
-    orch::test::TestDatabase db_;
-    orch::test::OrchestratorProcess process_;
-    std::unique_ptr<orch::http::Client> client_;
 };
 
 }  // namespace

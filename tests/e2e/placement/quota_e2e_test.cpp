@@ -2,6 +2,7 @@
 // whose SLA gives the group a GPU quota (the demo's format, orchestrator/demo/sla.yaml). Usage is
 // what the group's admitted deployments hold in the database, so deleting one frees its GPUs and
 // the request waiting for them is admitted (docs/admission.md).
+#include "gpu_site_harness.hpp"
 #include "test_support/gpu_marathon_site.hpp"
 #include "test_support/orchestrator_config.hpp"
 #include "test_support/poll_deployment.hpp"
@@ -79,26 +80,12 @@ std::string WriteConfig(const std::string& marathon, int quota_gpus, int group_g
     return dir + "/orchestrator.yaml";
 }
 
-class QuotaSite {
+class QuotaSite : public orch::test::GpuSiteHarness {
    public:
     explicit QuotaSite(int quota_gpus = kQuotaGpus, int group_gpus = 0)
-        : sim_(kSimConfig),
-          process_(db_.dsn(), {}, WriteConfig(sim_.Url("marathon"), quota_gpus, group_gpus)),
-          client_(std::move(*orch::http::MakeClient({}))) {
-        REQUIRE(orch::test::WaitForStatus(process_.BaseUrl() + "/readyz", 200, std::chrono::seconds(20)));
-    }
-
-    orch::http::ClientResponse Call(const std::string& method, const std::string& path, const std::string& body = "") {
-        orch::http::ClientRequest req;
-        req.method = method;
-        req.url = process_.BaseUrl() + path;
-        req.body = body;
-        req.headers = {{"Content-Type", "application/json"}};
-        req.timeout = std::chrono::seconds(30);
-        auto res = client_->Send(req);
-        REQUIRE(res);
-        return *res;
-    }
+        : GpuSiteHarness(kSimConfig, [&](const std::string& marathon) {
+              return WriteConfig(marathon, quota_gpus, group_gpus);
+          }) {}
 
     std::string Create(int gpus) { return CreateFrom(Json{{"template", orch::test::GpuMarathonApp(gpus)}}); }
 
@@ -107,28 +94,6 @@ class QuotaSite {
         INFO(res.body);
         REQUIRE(res.status == 201);
         return Json::parse(res.body)["uuid"];
-    }
-
-    // Polls until the deployment is in `status` with a statusReason starting with `reason` (FAILs
-    // on another final status or after 60 s).
-    Json WaitFor(const std::string& id, const std::string& status, const std::string& reason = "") {
-        const auto wanted = [&](const Json& d) {
-            return d.is_object() && d.value("status", "") == status &&
-                   d.value("statusReason", std::string()).rfind(reason, 0) == 0;
-        };
-        // Stops early on any other final status: waiting longer would only delay the failure.
-        const auto polled = orch::test::PollDeployment(
-            [&] { return std::optional<Json>(Json::parse(Call("GET", "/deployments/" + id).body)); },
-            [&](const Json& d) { return wanted(d) || d.value("status", "").find("IN_PROGRESS") == std::string::npos; },
-            std::chrono::seconds(60)
-        );
-        if (!wanted(polled.last)) {
-            FAIL(
-                "deployment " << id << " did not reach " << status << ": " << polled.last.dump() << "\n"
-                              << process_.process().Log()
-            );
-        }
-        return polled.last;
     }
 
     // The demo group's GPUs in GET /quotas, in use + reserved: the group's own counter and the
@@ -151,12 +116,6 @@ class QuotaSite {
         }
         return {0, 0};
     }
-
-   private:
-    orch::sim::test::SiteSimProcess sim_;
-    orch::test::TestDatabase db_;
-    orch::test::OrchestratorProcess process_;
-    std::unique_ptr<orch::http::Client> client_;
 };
 
 }  // namespace
