@@ -143,11 +143,30 @@ bool EventStream::Idle() const {
     return true;
 }
 
-bool EventStream::KeepAlive(std::string& out) {
+bool EventStream::WriteInline(std::string& out) {
     const auto now = feed_.clock().now();
     const auto last = last_write_us_.load();
-    if (last == kNotYet || Micros(now) - last < std::chrono::microseconds(feed_.options().heartbeat).count() ||
-        claimed_.load() || feed_.KnownLatest() > cursor_.load()) {
+    if (last == kNotYet || claimed_.load()) {
+        return false;  // the opening comment, or the read of the newest id this stream claimed
+    }
+    const bool heartbeat_due = Micros(now) - last >= std::chrono::microseconds(feed_.options().heartbeat).count();
+    if (feed_.KnownLatest() > cursor_.load()) {
+        // News already in the window: the stream's share is written from here, no worker trip.
+        delivered_.store(cursor_.load());  // asked only once the previous chunk went out
+        const auto next = feed_.window().Read(query_, cursor_.load(), feed_.options().batch_bytes, out);
+        if (!next) {
+            return false;  // behind the window: Next reads the log
+        }
+        cursor_.store(*next);
+        if (out.empty() && heartbeat_due) {
+            out = ": keep-alive\n\n";
+        }
+        if (!out.empty()) {
+            last_write_us_.store(Micros(now));
+        }
+        return true;
+    }
+    if (!heartbeat_due) {
         return false;
     }
     if (feed_.ClaimRefresh(now)) {

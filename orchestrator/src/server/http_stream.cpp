@@ -1,7 +1,7 @@
 #include "http_stream.hpp"
 
 #include "common/log.hpp"
-#include "orchestrator/server/keep_alive_stream.hpp"
+#include "orchestrator/server/inline_stream.hpp"
 #include "orchestrator/server/response_stream.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -79,7 +79,7 @@ asio::awaitable<void> WriteStream(
     }
     const std::shared_ptr<ResponseStream> source = std::move(res.stream);
     const auto waiter = std::make_shared<StreamPacer::Waiter>(stream.get_executor(), source);
-    auto* const keep_alive = dynamic_cast<KeepAliveStream*>(source.get());
+    auto* const inline_writer = dynamic_cast<InlineStream*>(source.get());
     // An idle source stays on this thread: a thousand quiet streams must not keep the worker pool
     // (and the requests queued for it) busy with empty turns. The pacer resumes this coroutine
     // only once the source is not Idle (Idle is asked once per decision: asking may claim work).
@@ -87,7 +87,7 @@ asio::awaitable<void> WriteStream(
     while (!context.stopping.load()) {
         StreamStep step;
         step.more = true;
-        if (turn && (keep_alive == nullptr || !keep_alive->KeepAlive(step.text))) {
+        if (turn && (inline_writer == nullptr || !inline_writer->WriteInline(step.text))) {
             step = co_await asio::co_spawn(context.workers, NextChunk(source), asio::use_awaitable);
             context.pacer.Nudge();  // the turn may have read news the other streams are waiting for
         }

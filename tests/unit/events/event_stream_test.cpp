@@ -4,7 +4,7 @@
 
 #include <orchestrator/api/event_routes.hpp>
 #include <orchestrator/api/event_stream.hpp>
-#include <orchestrator/server/keep_alive_stream.hpp>
+#include <orchestrator/server/inline_stream.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -263,35 +263,39 @@ TEST_CASE("a stream asked twice before its turn still makes the read of the newe
     CHECK(a.stream->Idle());
 }
 
-TEST_CASE("a keep-alive alone is written without Next, a read to make or news still go to Next", "[events]") {
+TEST_CASE("a keep-alive or news in the window is written without Next, a read to make goes to Next", "[events]") {
     Rig rig;
     const std::string id = rig.Create();
     const auto a = rig.api.Call("GET", "/events");
-    auto* const keep_alive = dynamic_cast<orch::server::KeepAliveStream*>(a.stream.get());
-    REQUIRE(keep_alive != nullptr);
+    auto* const inline_writer = dynamic_cast<orch::server::InlineStream*>(a.stream.get());
+    REQUIRE(inline_writer != nullptr);
     std::string out;
-    CHECK_FALSE(keep_alive->KeepAlive(out));  // the opening comment is Next's
+    CHECK_FALSE(inline_writer->WriteInline(out));  // the opening comment is Next's
     (void)Rig::Next(a);
     rig.api.clock.Advance(seconds(15));
     const auto b = rig.api.Call("GET", "/events");
     (void)Rig::Next(b);             // reads the newest id for both: it is fresh
     CHECK_FALSE(a.stream->Idle());  // a heartbeat is due
-    CHECK(keep_alive->KeepAlive(out));
+    CHECK(inline_writer->WriteInline(out));
     CHECK(out == ": keep-alive\n\n");
     CHECK(a.stream->Idle());
 
-    // A heartbeat due with news known: Next sends the news.
+    // News known (b's read put it in the window): written from the window, no Next, no read.
     rig.api.clock.Advance(seconds(15));
     rig.Append(id, EventType::kProgress, Json{{"statusReason", "placing"}});
     CHECK(Rig::Next(b).find("event: progress\n") != std::string::npos);
+    const int reads = rig.log.after_reads + rig.log.range_reads;
     out.clear();
-    CHECK_FALSE(keep_alive->KeepAlive(out));
-    CHECK(out.empty());
-    CHECK(Rig::Next(a).find("event: progress\n") != std::string::npos);
+    CHECK(inline_writer->WriteInline(out));
+    CHECK(out.find("event: progress\n") != std::string::npos);
+    CHECK(out.find(": keep-alive") == std::string::npos);
+    CHECK(rig.log.after_reads + rig.log.range_reads == reads);
+    CHECK(a.stream->Idle());
+    out.clear();
 
     // A heartbeat due and the newest id due a read: the stream claims it, and Next makes it.
     rig.api.clock.Advance(seconds(15));
-    CHECK_FALSE(keep_alive->KeepAlive(out));
+    CHECK_FALSE(inline_writer->WriteInline(out));
     CHECK(out.empty());
     CHECK_FALSE(a.stream->Idle());  // the claim stands until Next
     CHECK(Rig::Next(a) == ": keep-alive\n\n");

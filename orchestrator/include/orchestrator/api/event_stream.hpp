@@ -4,7 +4,7 @@
 #include "common/result.hpp"
 #include "orchestrator/api/event_window.hpp"
 #include "orchestrator/domain/event.hpp"
-#include "orchestrator/server/keep_alive_stream.hpp"
+#include "orchestrator/server/inline_stream.hpp"
 #include "orchestrator/store/event_store.hpp"
 
 #include <atomic>
@@ -91,7 +91,7 @@ class EventFeed {
 };
 
 /// One client's stream: events after its cursor, in id order, scoped by the query's owner filter.
-class EventStream final : public server::KeepAliveStream {
+class EventStream final : public server::InlineStream {
    public:
     EventStream(EventFeed& feed, store::EventQuery query, std::unique_ptr<EventFeed::Slot> slot);
 
@@ -101,9 +101,11 @@ class EventStream final : public server::KeepAliveStream {
     bool Idle() const override;
     std::chrono::milliseconds interval() const override { return feed_.options().poll_interval; }
     std::string Dropped() const override;
-    /// A heartbeat due, nothing new known and no read of the shared id to make (neither claimed
-    /// by the Idle before nor claimable now): the keep-alive without a trip to the worker pool.
-    bool KeepAlive(std::string& out) override;
+    /// Without a trip to the worker pool: news already known, when the window holds everything
+    /// after the cursor (the stream's share of it, possibly nothing); or a heartbeat due, nothing
+    /// new known and no read of the shared id to make (neither claimed by the Idle before nor
+    /// claimable now). Otherwise Next: the opening comment, a read to make, a cursor behind the window.
+    bool WriteInline(std::string& out) override;
 
    private:
     EventFeed& feed_;
