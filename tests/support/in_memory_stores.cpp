@@ -93,15 +93,7 @@ store::Page<T> Slice(std::vector<T> rows, int page, int size) {
 }
 
 bool Visible(const auth::OwnerFilter& owner, const std::optional<domain::Owner>& row_owner) {
-    if (owner.matches_nothing()) {
-        return false;
-    }
-    const std::string issuer = row_owner ? row_owner->issuer : std::string();
-    const std::string subject = row_owner ? row_owner->subject : std::string();
-    if (owner.issuer() && issuer != *owner.issuer() && !(owner.include_unowned() && issuer.empty())) {
-        return false;
-    }
-    return !owner.subject() || subject == *owner.subject();
+    return row_owner ? owner.Admits(row_owner->issuer, row_owner->subject) : owner.Admits("", "");
 }
 
 bool Matches(const store::ListQuery& q, const domain::Deployment& d) {
@@ -536,6 +528,24 @@ Result<std::vector<domain::Event>> InMemoryEventStore::After(const store::EventQ
         if (row.event.id > query.after_id && Visible(query.owner, row.owner) &&
             (!query.deployment_id || row.event.deployment_id == *query.deployment_id)) {
             out.push_back(row.event);
+        }
+    }
+    return out;
+}
+
+Result<std::vector<store::LoggedEvent>> InMemoryEventStore::Range(
+    std::int64_t after_id, std::int64_t up_to_id, int limit
+) {
+    const std::lock_guard lock(db_.mutex());
+    const auto most = static_cast<std::size_t>(std::clamp(limit, 1, 10'000));
+    std::vector<store::LoggedEvent> out;
+    for (const auto& row : db_.events()) {
+        if (out.size() >= most) {
+            break;
+        }
+        if (row.event.id > after_id && row.event.id <= up_to_id) {
+            const auto owner = row.owner.value_or(domain::Owner{});
+            out.push_back(store::LoggedEvent{row.event, owner.issuer, owner.subject});
         }
     }
     return out;

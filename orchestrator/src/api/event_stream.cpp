@@ -75,9 +75,32 @@ Result<std::int64_t> EventFeed::Latest() {
         return latest_.load();
     }
     ORCH_ASSIGN_OR_RETURN(const auto latest, store_.LatestId());
-    latest_.store(latest);
+    Refill(latest);
+    latest_.store(window_.to());
     latest_read_us_.store(now);
-    return latest;
+    return latest_.load();
+}
+
+// Under refresh_: the events past the window, up to `latest`, in one read for every stream. A
+// burst larger than one read is caught up over the next refreshes (latest_ follows the window,
+// so no stream is told of an id it cannot find yet).
+void EventFeed::Refill(std::int64_t latest) {
+    constexpr int kMostPerRead = 5'000;
+    if (!window_.started()) {
+        window_.Start(latest);
+        return;
+    }
+    const auto to = window_.to();
+    if (latest <= to) {
+        return;
+    }
+    auto events = store_.Range(to, latest, kMostPerRead);
+    if (!events) {
+        ORCH_LOG_WARN("event streams: cannot read the log", {{"error", events.error().message}});
+        return;
+    }
+    const bool all = static_cast<int>(events->size()) < kMostPerRead;
+    window_.Append(*events, all ? latest : events->back().event.id);
 }
 
 bool EventFeed::ClaimRefresh(domain::TimePoint now_at) const {
@@ -146,8 +169,17 @@ bool EventStream::Next(std::string& out) {
     }
     // The newest id first: every event up to it is committed (ids follow commit order), so when
     // the read below comes back short the cursor may jump to it, past other deployments' events.
+    // News comes from the window every stream shares; only a cursor older than the window (a
+    // resume from far back, a deployment's history) reads the log itself.
     auto latest = feed_.Latest();
+    bool from_window = false;
     if (latest && *latest > cursor_.load()) {
+        if (const auto next = feed_.window().Read(query_, cursor_.load(), feed_.options().batch_bytes, out)) {
+            cursor_.store(*next);
+            from_window = true;
+        }
+    }
+    if (!from_window && latest && *latest > cursor_.load()) {
         query_.after_id = cursor_.load();
         auto events = feed_.store().After(query_);
         if (!events) {

@@ -18,6 +18,6 @@ list(APPEND SOURCES ${AREA_DIR}/placement_routes.cpp)
 list(APPEND SOURCES ${AREA_DIR}/diagnostics_routes.cpp)
 list(APPEND SOURCES ${AREA_DIR}/schedule_request.cpp ${AREA_DIR}/schedule_views.cpp
   ${AREA_DIR}/schedule_routes.cpp ${AREA_DIR}/http_file_notification_source.cpp)
-list(APPEND SOURCES ${AREA_DIR}/event_stream.cpp ${AREA_DIR}/event_routes.cpp)
+list(APPEND SOURCES ${AREA_DIR}/event_window.cpp ${AREA_DIR}/event_stream.cpp ${AREA_DIR}/event_routes.cpp)
 list(APPEND SOURCES ${AREA_DIR}/quota_routes.cpp)
 list(APPEND SOURCES ${AREA_DIR}/lease_request.cpp)

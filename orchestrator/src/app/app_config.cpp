@@ -28,6 +28,11 @@ Status ParseEvents(const ConfigTree& t, api::EventStreamOptions& e, server::Serv
     if (s.stream_buffer_limit < 4096) {
         return Error::InvalidArgument("config key 'events.max_buffer_bytes': must be at least 4KiB");
     }
+    ORCH_ASSIGN_OR_RETURN(
+        const auto window, t.GetInt("events.window_events", static_cast<std::int64_t>(e.window_events), 1, 1'000'000)
+    );
+    e.window_events = static_cast<std::size_t>(window);
+    ORCH_ASSIGN_OR_RETURN(e.window_bytes, t.GetBytes("events.window_bytes", e.window_bytes));
     return Ok();
 }
 

@@ -80,6 +80,8 @@ std::set<std::string> AppConfigKeys() {
         "events.max_streams",
         "events.max_streams_per_caller",
         "events.max_buffer_bytes",
+        "events.window_events",
+        "events.window_bytes",
         "tosca.mode",
         "tosca.unknown_parameters",
         "tosca.mirrors",

@@ -36,4 +36,14 @@ OwnerFilter& OwnerFilter::OwnedBy(const std::string& issuer, const std::string& 
     return *this;
 }
 
+bool OwnerFilter::Admits(const std::string& owner_issuer, const std::string& owner_subject) const {
+    if (nothing_) {
+        return false;
+    }
+    if (issuer_ && owner_issuer != *issuer_ && !(include_unowned_ && owner_issuer.empty())) {
+        return false;
+    }
+    return !subject_ || owner_subject == *subject_;
+}
+
 }  // namespace orch::auth

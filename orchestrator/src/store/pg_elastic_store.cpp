@@ -5,10 +5,6 @@
 namespace orch::store {
 namespace {
 
-// The same lock as the workflow's event inserts (pg_workflow_store.cpp): ids increase in commit
-// order, so a stream reading "after id n" never misses an elastic decision.
-constexpr std::int64_t kEventsLockKey = 0x4f524556;  // "OREV"
-
 // NULL travels as -1 µs: no stored time is that far in the past. The parameters are cast to
 // bigint: PostgreSQL would type them from the literal -1 as integer, too small for µs.
 constexpr std::int64_t kNoTime = -1;

@@ -12,10 +12,6 @@ using workflow::IdleChange;
 using workflow::IdleState;
 using workflow::IdleStep;
 
-// The same key as the workflow's commits (pg_workflow_store.cpp): event ids increase in commit
-// order only if every writer of `events` takes it last before COMMIT.
-constexpr std::int64_t kEventsLockKey = 0x4f524556;  // "OREV"
-
 // The deployment row first (lock order deployment → jobs → counters, docs/api.md); true while
 // it runs, so a step never acts on a deployment being updated or deleted.
 bool LockRunning(pqxx::work& tx, const std::string& id) {

@@ -8,6 +8,7 @@
 #include <pqxx/pqxx>
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -92,6 +93,11 @@ void InsertDeployment(pqxx::transaction_base& tx, const NewDeployment& created);
 /// schedules) to `where`, as numbered parameters in `params`: the issuer (with unowned rows when
 /// the filter includes them), then the subject; a filter that matches nothing adds `false`.
 /// The only translation of an OwnerFilter to SQL.
+/// The advisory lock every writer of `events` takes as its last statement before COMMIT (held
+/// until commit): event ids then increase in commit order, so a stream reading "after id n" never
+/// misses an event that commits late with a smaller id. An arbitrary constant ("OREV").
+inline constexpr std::int64_t kEventsLockKey = 0x4f524556;
+
 void AppendOwnerFilter(const auth::OwnerFilter& owner, std::string& where, std::vector<std::string>& params);
 
 /// A job payload carrying the request id of the thread's log context (the API request that

@@ -100,9 +100,6 @@ void InsertCallback(pqxx::work& tx, const std::string& deployment_id) {
     );
 }
 
-// Arbitrary constant shared by every instance: the lock that orders event ids by commit.
-constexpr std::int64_t kEventsLockKey = 0x4f524556;  // "OREV"
-
 // The last statement before COMMIT: the lock (held until commit) makes ids increase in commit
 // order, so a stream reading "after id n" never misses an event that commits late with a smaller
 // id. Owner columns come from the deployment row, for the list's OwnerFilter.

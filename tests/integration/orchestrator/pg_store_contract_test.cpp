@@ -99,6 +99,9 @@ TEST_CASE("pg stores: purge of deleted deployments", "[store][contract]") {
 TEST_CASE("pg stores: event log", "[store][contract]") {
     EventLog(kMake);
 }
+TEST_CASE("pg stores: event window scope", "[store][contract]") {
+    EventWindowScope(kMake);
+}
 TEST_CASE("pg stores: admission accounting", "[store][contract]") {
     AdmissionAccounting(kMake);
 }

@@ -16,6 +16,24 @@ std::vector<std::int64_t> Ids(const std::vector<domain::Event>& events) {
     return out;
 }
 
+std::vector<std::int64_t> Admitted(const std::vector<store::LoggedEvent>& events, const auth::OwnerFilter& owner) {
+    std::vector<std::int64_t> out;
+    for (const auto& e : events) {
+        if (owner.Admits(e.owner_issuer, e.owner_subject)) {
+            out.push_back(e.event.id);
+        }
+    }
+    return out;
+}
+
+// One event for `id`, committed by its due job.
+std::int64_t CommitEvent(StoreFixture& f, const std::string& id) {
+    workflow::Transition t;
+    t.events.push_back(MakeEvent(f, domain::EventType::kProgress, Json{{"statusReason", "placing"}}));
+    REQUIRE(f.workflow().Commit(ClaimFor(f, id), "w1", t));
+    return f.events().LatestId().value();
+}
+
 }  // namespace
 
 void EventLog(const Factory& make) {
@@ -71,6 +89,46 @@ void EventLog(const Factory& make) {
     CHECK(f->workflow().PurgeEvents(milliseconds(0), 2).value() == 2);
     CHECK(Ids(f->events().After({.owner = Scope(std::nullopt)}).value()) == std::vector{all[2].id});
     CHECK(f->workflow().PurgeEvents(milliseconds(0), 10).value() == 1);
+}
+
+void EventWindowScope(const Factory& make) {
+    auto f = make();
+    const domain::Owner bob{kAlice.issuer, "bob"};
+    const std::int64_t a = CommitEvent(*f, Add(*f, {.owner = kAlice}));
+    const std::int64_t b = CommitEvent(*f, Add(*f, {.owner = bob}));
+    const std::int64_t c = CommitEvent(*f, Add(*f, {.owner = kCarol}));
+    const std::int64_t u = CommitEvent(*f, Add(*f, {}));  // created while auth was disabled
+
+    const auto range = f->events().Range(0, u, 100).value();
+    REQUIRE(range.size() == 4);
+    CHECK(range[0].event.id == a);
+    CHECK(range[0].owner_issuer == kAlice.issuer);
+    CHECK(range[0].owner_subject == kAlice.subject);
+    CHECK(range[0].event.data == Json{{"statusReason", "placing"}});
+    CHECK(range[2].owner_issuer == kCarol.issuer);
+    CHECK(range[3].owner_issuer.empty());
+    CHECK(range[3].owner_subject.empty());
+    // Bounds: after is exclusive, up_to inclusive, at most limit from the oldest.
+    const auto middle = f->events().Range(a, c, 100).value();
+    REQUIRE(middle.size() == 2);
+    CHECK(middle[0].event.id == b);
+    CHECK(middle[1].event.id == c);
+    const auto first = f->events().Range(0, u, 1).value();
+    REQUIRE(first.size() == 1);
+    CHECK(first[0].event.id == a);
+    CHECK(f->events().Range(u, u + 100, 100).value().empty());
+
+    // The same scoping in memory as in the store, for every kind of filter a stream can hold.
+    std::vector<auth::OwnerFilter> filters{
+        Scope(std::nullopt), Scope(kAlice.issuer), Scope(kCarol.issuer), Scope("https://iam-c/")};
+    filters.push_back(Scope(kAlice.issuer).OwnedBy(kAlice.issuer, kAlice.subject));
+    filters.push_back(Scope(kAlice.issuer).OwnedBy(kCarol.issuer, kCarol.subject));  // another issuer: nothing
+    filters.push_back(Scope(std::nullopt).OwnedBy(kCarol.issuer, kCarol.subject));
+    for (std::size_t i = 0; i < filters.size(); ++i) {
+        INFO("filter " << i);
+        CHECK(Admitted(range, filters[i]) == Ids(f->events().After({.owner = filters[i]}).value()));
+    }
+    CHECK(Admitted(range, Scope(kAlice.issuer)) == std::vector{a, b, u});
 }
 
 }  // namespace orch::test::contract

@@ -27,14 +27,36 @@ std::vector<std::string> Lines(const std::string& text) {
     return out;
 }
 
+// The in-memory log, counting the reads the streams make of it.
+class CountingEventStore final : public orch::store::EventStore {
+   public:
+    explicit CountingEventStore(orch::store::EventStore& inner) : inner_(inner) {}
+    orch::Result<std::vector<Event>> After(const orch::store::EventQuery& query) override {
+        ++after_reads;
+        return inner_.After(query);
+    }
+    orch::Result<std::int64_t> LatestId() override { return inner_.LatestId(); }
+    orch::Result<std::vector<orch::store::LoggedEvent>> Range(std::int64_t after, std::int64_t up_to, int limit)
+        override {
+        ++range_reads;
+        return inner_.Range(after, up_to, limit);
+    }
+    int after_reads = 0;
+    int range_reads = 0;
+
+   private:
+    orch::store::EventStore& inner_;
+};
+
+constexpr orch::api::EventStreamOptions kOptions{
+    .poll_interval = seconds(1), .heartbeat = seconds(15), .max_streams = 10, .max_streams_per_caller = 2};
+
 struct Rig {
     orch::test::HandlerHarness api;
-    orch::api::EventFeed feed{
-        api.stores.events,
-        {.poll_interval = seconds(1), .heartbeat = seconds(15), .max_streams = 10, .max_streams_per_caller = 2},
-        api.clock};
+    CountingEventStore log{api.stores.events};
+    orch::api::EventFeed feed;
 
-    Rig() {
+    explicit Rig(orch::api::EventStreamOptions options = kOptions) : feed(log, options, api.clock) {
         api.ctx.events = &feed;
         orch::api::RegisterEventRoutes(api.router, api.ctx);
     }
@@ -274,4 +296,81 @@ TEST_CASE("a keep-alive alone is written without Next, a read to make or news st
     CHECK_FALSE(a.stream->Idle());  // the claim stands until Next
     CHECK(Rig::Next(a) == ": keep-alive\n\n");
     CHECK(a.stream->Idle());
+}
+
+TEST_CASE("streams with news take it from one shared read of the log, each only its own", "[events]") {
+    orch::api::EventStreamOptions options = kOptions;
+    options.max_streams = 200;
+    options.max_streams_per_caller = 100;
+    Rig rig(options);
+    rig.api.principal() = orch::test::HandlerHarness::User("https://iam.example/", "alice");
+    const std::string mine = rig.Create();
+    rig.api.principal() = orch::test::HandlerHarness::User("https://other-iam.example/", "mallory");
+    const std::string theirs = rig.Create();
+    std::vector<orch::server::Response> other_streams;
+    for (int i = 0; i < 100; ++i) {
+        other_streams.push_back(rig.api.Call("GET", "/events"));
+        (void)Rig::Next(other_streams.back());
+    }
+    rig.api.principal() = orch::test::HandlerHarness::User("https://iam.example/", "alice");
+    std::vector<orch::server::Response> my_streams;
+    for (int i = 0; i < 100; ++i) {
+        my_streams.push_back(rig.api.Call("GET", "/events"));
+        REQUIRE(my_streams.back().status == 200);
+        (void)Rig::Next(my_streams.back());
+    }
+    const int after_before = rig.log.after_reads;
+    const int range_before = rig.log.range_reads;
+
+    rig.Append(mine, EventType::kProgress, Json{{"statusReason", "placing"}});
+    rig.Append(theirs, EventType::kProgress, Json{{"statusReason", "theirs"}});
+    rig.api.clock.Advance(seconds(1));
+    for (const auto& stream : my_streams) {
+        const std::string text = Rig::Next(stream);
+        CHECK(text.find("\"deploymentId\":\"" + mine + "\"") != std::string::npos);
+        CHECK(text.find(theirs) == std::string::npos);
+    }
+    for (const auto& stream : other_streams) {
+        const std::string text = Rig::Next(stream);
+        CHECK(text.find(theirs) != std::string::npos);
+        CHECK(text.find(mine) == std::string::npos);
+    }
+    // 200 streams, two events: one read of the log for all of them, none of their own.
+    CHECK(rig.log.range_reads - range_before == 1);
+    CHECK(rig.log.after_reads - after_before == 0);
+    for (const auto& stream : my_streams) {
+        CHECK(stream.stream->Idle());
+    }
+}
+
+TEST_CASE("a stream behind the window reads the log itself, then joins the window", "[events]") {
+    orch::api::EventStreamOptions options = kOptions;
+    options.window_events = 2;
+    Rig rig(options);
+    const std::string id = rig.Create();
+    const auto live = rig.api.Call("GET", "/events");  // starts the window at the newest id (none yet)
+    (void)Rig::Next(live);
+    for (int i = 0; i < 5; ++i) {
+        rig.Append(id, EventType::kProgress, Json{{"n", i}});
+    }
+    rig.api.clock.Advance(seconds(1));
+    const std::string five = Rig::Next(live);  // the window read all five, keeps the last two
+    CHECK(five.find("id: 1\n") != std::string::npos);
+    CHECK(five.find("id: 5\n") != std::string::npos);
+
+    // A resume from id 1: events 2..3 have left the window, so this stream reads the log.
+    const int after_before = rig.log.after_reads;
+    const auto resumed = rig.api.Call("GET", "/events?lastEventId=1");
+    const std::string text = Rig::Next(resumed);
+    CHECK(rig.log.after_reads - after_before == 1);
+    CHECK(text.find("id: 1\n") == std::string::npos);
+    for (const std::string want : {"id: 2\n", "id: 3\n", "id: 4\n", "id: 5\n"}) {
+        CHECK(text.find(want) != std::string::npos);
+    }
+    // Caught up: the next event comes from the window.
+    rig.Append(id, EventType::kCompleted, Json{{"status", "CREATE_COMPLETE"}});
+    rig.api.clock.Advance(seconds(1));
+    CHECK(Rig::Next(live).find("id: 6\n") != std::string::npos);
+    CHECK(Rig::Next(resumed).rfind("id: 6\nevent: completed\n", 0) == 0);
+    CHECK(rig.log.after_reads - after_before == 1);
 }

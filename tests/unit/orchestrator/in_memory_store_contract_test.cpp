@@ -80,6 +80,9 @@ TEST_CASE("in-memory stores: purge of deleted deployments", "[store][contract]")
 TEST_CASE("in-memory stores: event log", "[store][contract]") {
     EventLog(kMake);
 }
+TEST_CASE("in-memory stores: event window scope", "[store][contract]") {
+    EventWindowScope(kMake);
+}
 TEST_CASE("in-memory stores: admission accounting", "[store][contract]") {
     AdmissionAccounting(kMake);
 }

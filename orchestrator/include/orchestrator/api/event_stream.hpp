@@ -2,6 +2,7 @@
 
 #include "common/clock.hpp"
 #include "common/result.hpp"
+#include "orchestrator/api/event_window.hpp"
 #include "orchestrator/domain/event.hpp"
 #include "orchestrator/server/keep_alive_stream.hpp"
 #include "orchestrator/store/event_store.hpp"
@@ -25,6 +26,8 @@ struct EventStreamOptions {
     std::size_t max_streams = 2'000;                 ///< open streams in this process (429 beyond)
     std::size_t max_streams_per_caller = 8;          ///< open streams of one caller (429 beyond)
     std::size_t batch_bytes = 64u << 10;             ///< at most this much text per chunk
+    std::size_t window_events = 10'000;              ///< the newest events held for all streams (EventWindow)
+    std::size_t window_bytes = 16u << 20;            ///< and at most this much of their text
 };
 
 /// One event as Server-Sent Events text: `id:`, `event:` (the type) and a single `data:` line of
@@ -32,9 +35,10 @@ struct EventStreamOptions {
 /// event (a site's message) can start a field of its own.
 std::string FormatSseEvent(const domain::Event& event);
 
-/// What the streams of a process share: the log, the limits and the newest id, read from the
-/// database at most once per half poll interval for all streams together, by one of them (idle
-/// streams cost no query, and no worker: EventStream::Idle reads the shared id without a lock).
+/// What the streams of a process share: the log, the limits, the newest id and the window of the
+/// newest events, both read from the database at most once per half poll interval for all streams
+/// together, by one of them (idle streams cost no query, and no worker: EventStream::Idle reads
+/// the shared id without a lock; streams with news take it from the window, not from the log).
 class EventFeed {
    public:
     EventFeed(store::EventStore& store, EventStreamOptions options, const Clock& clock);
@@ -53,8 +57,9 @@ class EventFeed {
     };
     /// A place for `caller`'s new stream; kResourceExhausted (429) past either limit.
     Result<std::unique_ptr<Slot>> Open(const std::string& caller);
-    /// The newest committed event id, at most a poll interval old. Never waits for another
-    /// stream's read of it: while one is under way, the others take the last value.
+    /// The newest committed event id, at most a poll interval old, and every event up to it in
+    /// the window (the read that learns of new ids reads them too). Never waits for another
+    /// stream's read: while one is under way, the others take the last value.
     Result<std::int64_t> Latest();
     /// The last value Latest read (lock-free, for Idle).
     std::int64_t KnownLatest() const { return latest_.load(); }
@@ -63,19 +68,23 @@ class EventFeed {
     bool ClaimRefresh(domain::TimePoint now) const;
 
     store::EventStore& store() { return store_; }
+    const EventWindow& window() const { return window_; }
     const EventStreamOptions& options() const { return options_; }
     const Clock& clock() const { return clock_; }
     std::size_t open_streams();
 
    private:
+    void Refill(std::int64_t latest);
+
     store::EventStore& store_;
     EventStreamOptions options_;
     const Clock& clock_;
+    EventWindow window_{options_.window_events, options_.window_bytes};
     std::mutex mutex_;
     std::size_t open_ = 0;
     std::map<std::string, std::size_t> per_caller_;
-    std::mutex refresh_;  ///< held by the one stream reading the newest id
-    std::atomic<std::int64_t> latest_{0};
+    std::mutex refresh_;                   ///< held by the one stream reading the newest id
+    std::atomic<std::int64_t> latest_{0};  ///< window_.to() once started: a stream finds every event up to it there
     std::atomic<std::int64_t> latest_read_us_{kNever};  ///< when latest_ was read (wall, µs)
     mutable std::atomic<std::int64_t> refresh_claim_us_{kNever};
     static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min() / 2;

@@ -22,6 +22,12 @@ class OwnerFilter {
     /// Narrows to rows owned by subject@issuer (and no unowned rows).
     OwnerFilter& OwnedBy(const std::string& issuer, const std::string& subject);
 
+    /// Whether a row owned by subject@issuer (both '' for an unowned row) is within this filter:
+    /// the rule the stores write in SQL (AppendOwnerFilter), for rows already in memory — the
+    /// event window every stream of a process shares (api::EventWindow). The store contract
+    /// checks that the two agree.
+    bool Admits(const std::string& owner_issuer, const std::string& owner_subject) const;
+
     /// For the stores. nullopt issuer: any issuer (only for the local user).
     const std::optional<std::string>& issuer() const { return issuer_; }
     bool include_unowned() const { return include_unowned_; }

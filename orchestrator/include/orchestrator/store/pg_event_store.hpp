@@ -12,6 +12,7 @@ class PgEventStore final : public EventStore {
 
     Result<std::vector<domain::Event>> After(const EventQuery& query) override;
     Result<std::int64_t> LatestId() override;
+    Result<std::vector<LoggedEvent>> Range(std::int64_t after_id, std::int64_t up_to_id, int limit) override;
 
    private:
     PgPool& pool_;

@@ -228,6 +228,7 @@ class InMemoryEventStore final : public store::EventStore {
 
     Result<std::vector<domain::Event>> After(const store::EventQuery& query) override;
     Result<std::int64_t> LatestId() override;
+    Result<std::vector<store::LoggedEvent>> Range(std::int64_t after_id, std::int64_t up_to_id, int limit) override;
 
    private:
     InMemoryDatabase& db_;

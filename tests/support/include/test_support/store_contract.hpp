@@ -64,6 +64,9 @@ void PurgeDeleted(const Factory& make);
 /// Events commit with their step (not when the lease was lost), come back in id order after a
 /// cursor, scoped like the list, and are purged after their retention.
 void EventLog(const Factory& make);
+/// Range (the event window's read) gives every event in (after, up_to] with its owner, and
+/// OwnerFilter::Admits on those owners keeps exactly what After's SQL scoping returns.
+void EventWindowScope(const Factory& make);
 /// A place step's quota reservation commits with it or, over a limit, only queues the job; it
 /// becomes usage at CREATE_COMPLETE and is released at CREATE_FAILED and DELETE_COMPLETE.
 void AdmissionAccounting(const Factory& make);
