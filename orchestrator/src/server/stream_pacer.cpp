@@ -74,6 +74,7 @@ void StreamPacer::Walk(Clock::duration ahead) {
     ++walks_;
     const auto horizon = Clock::now() + ahead;
     const bool stopping = stopping_.load();
+    std::size_t resumed = 0;
     for (std::size_t i = 0; i < waiting_.size();) {
         const auto waiter = waiting_[i].lock();
         bool resume = waiter == nullptr;  // gone: only dropped from the list
@@ -91,10 +92,26 @@ void StreamPacer::Walk(Clock::duration ahead) {
         }
         if (waiter != nullptr) {
             waiter->wake_.cancel();
+            ++resumed;
         }
         waiting_[i] = std::move(waiting_.back());
         waiting_.pop_back();
+        if (resumed >= kSlice && !stopping) {
+            Continue(ahead);
+            return;
+        }
     }
+}
+
+void StreamPacer::Continue(Clock::duration ahead) {
+    if (continuing_) {
+        return;
+    }
+    continuing_ = true;
+    asio::post(io_, [this, ahead] {
+        continuing_ = false;
+        Walk(ahead);
+    });
 }
 
 }  // namespace orch::server

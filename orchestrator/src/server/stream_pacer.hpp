@@ -69,6 +69,13 @@ class StreamPacer {
     void Walk(Clock::duration ahead);
     void Tick();
     void Arm();
+    // The rest of a walk after a slice, behind what the thread has queued meanwhile.
+    void Continue(Clock::duration ahead);
+
+    /// Streams resumed per slice of a walk. A thousand streams with news are a burst of writes on
+    /// this thread; in slices, the requests of other connections queued meanwhile are served
+    /// between them instead of after the whole burst.
+    static constexpr std::size_t kSlice = 32;
 
     boost::asio::io_context& io_;
     boost::asio::steady_timer timer_;
@@ -77,6 +84,7 @@ class StreamPacer {
     Clock::duration period_ = Clock::duration::max();  ///< the shortest interval waiting
     Clock::time_point armed_ = Clock::time_point::max();
     bool nudged_ = false;
+    bool continuing_ = false;
     std::size_t walks_ = 0;
 };
 

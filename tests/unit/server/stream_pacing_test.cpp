@@ -2,6 +2,7 @@
 // server's threads, that news still goes out, that a stopping server ends waiting streams, and
 // that a client which does not read is dropped.
 #include "orchestrator/server/http_server.hpp"
+#include "orchestrator/server/inline_stream.hpp"
 #include "orchestrator/server/response_stream.hpp"
 #include "orchestrator/server/router.hpp"
 
@@ -63,6 +64,43 @@ class FloodStream final : public ResponseStream {
     }
     std::chrono::milliseconds interval() const override { return 10ms; }
     std::string Dropped() const override { return "event: dropped\n\n"; }
+};
+
+// Writes its news on the I/O thread (as the event streams write their share of the event
+// window), each write taking `cost` of that thread: a thousand such streams with news at one
+// tick are a burst. Counts the writes of all of them in `writes`; the first one raises `began`.
+class BurstStream final : public orch::server::InlineStream {
+   public:
+    BurstStream(std::atomic<int>& news, std::atomic<int>& writes, std::atomic<bool>& began)
+        : news_(news), writes_(writes), began_(began) {}
+    bool Next(std::string& out) override {
+        out = ": open\n\n";
+        open_ = true;
+        return true;
+    }
+    bool WriteInline(std::string& out) override {
+        if (!open_.load() || sent_.load() >= news_.load()) {
+            return false;
+        }
+        sent_ = news_.load();
+        out = "data: news\n\n";
+        const auto until = std::chrono::steady_clock::now() + 500us;
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        ++writes_;
+        began_ = true;
+        return true;
+    }
+    bool Idle() const override { return open_.load() && sent_.load() >= news_.load(); }
+    std::chrono::milliseconds interval() const override { return 100ms; }
+    std::string Dropped() const override { return "event: dropped\n\n"; }
+
+   private:
+    std::atomic<int>& news_;
+    std::atomic<int>& writes_;
+    std::atomic<bool>& began_;
+    std::atomic<bool> open_{false};
+    std::atomic<int> sent_{0};
 };
 
 // The server on its own thread, on a free port of 127.0.0.1.
@@ -212,6 +250,57 @@ TEST_CASE("idle streams wake the I/O thread once per interval together, not once
     for (const int fd : clients) {
         ::close(fd);
     }
+}
+
+TEST_CASE("a burst of streams with news does not hold back another connection's request", "[server][streams]") {
+    constexpr int kStreams = 300;
+    std::atomic<int> news{0};
+    std::atomic<int> writes{0};
+    std::atomic<bool> began{false};
+    std::atomic<int> writes_at_ping{-1};
+    orch::server::Router router;
+    router.Add("GET", "/s", [&](const orch::server::Request&) {
+        return orch::server::Response::Stream("text/event-stream", std::make_shared<BurstStream>(news, writes, began));
+    });
+    router.Add(
+        "GET",
+        "/ping",
+        [&](const orch::server::Request&) {
+            writes_at_ping = writes.load();
+            return orch::server::Response::Empty(204);
+        },
+        {.inline_on_io_thread = true, .name = "ping"}
+    );
+    orch::server::ServerOptions options;
+    options.io_threads = 1;
+    Served served(std::move(router), options);
+    std::vector<int> clients;
+    for (int i = 0; i < kStreams; ++i) {
+        clients.push_back(OpenStream(served.port(), "/s"));
+    }
+    for (const int fd : clients) {
+        REQUIRE(ReadUntil(fd, ": open", 10s).find(": open") != std::string::npos);
+    }
+    const int ping = OpenStream(served.port(), "/ping");  // sent at once: answered before the burst
+    REQUIRE(ReadUntil(ping, "204", 5s).find("204") != std::string::npos);
+    CHECK(writes_at_ping.load() == 0);
+
+    // Every stream has news at the next tick (300 x 500 µs = 150 ms of the I/O thread); a request
+    // sent once the burst has begun is served within it, not after all of it.
+    ++news;
+    while (!began.load()) {
+        std::this_thread::yield();
+    }
+    const std::string request = "GET /ping HTTP/1.1\r\nHost: t\r\n\r\n";
+    REQUIRE(::send(ping, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
+    REQUIRE(ReadUntil(ping, "204", 5s).find("204") != std::string::npos);
+    INFO(writes_at_ping.load() << " of " << kStreams << " streams written before the request");
+    CHECK(writes_at_ping.load() < kStreams / 2);
+    for (const int fd : clients) {
+        CHECK(ReadUntil(fd, "data: news", 5s).find("data: news") != std::string::npos);
+        ::close(fd);
+    }
+    ::close(ping);
 }
 
 TEST_CASE("a stream whose client does not read is dropped with its last words", "[server][streams]") {
