@@ -143,6 +143,15 @@ bool EventStream::Idle() const {
     return true;
 }
 
+bool EventStream::TakeFromWindow(std::string& out) {
+    const auto next = feed_.window().Read(query_, cursor_.load(), feed_.options().batch_bytes, out);
+    if (!next) {
+        return false;
+    }
+    cursor_.store(*next);
+    return true;
+}
+
 bool EventStream::WriteInline(std::string& out) {
     const auto now = feed_.clock().now();
     const auto last = last_write_us_.load();
@@ -153,11 +162,9 @@ bool EventStream::WriteInline(std::string& out) {
     if (feed_.KnownLatest() > cursor_.load()) {
         // News already in the window: the stream's share is written from here, no worker trip.
         delivered_.store(cursor_.load());  // asked only once the previous chunk went out
-        const auto next = feed_.window().Read(query_, cursor_.load(), feed_.options().batch_bytes, out);
-        if (!next) {
+        if (!TakeFromWindow(out)) {
             return false;  // behind the window: Next reads the log
         }
-        cursor_.store(*next);
         if (out.empty() && heartbeat_due) {
             out = ": keep-alive\n\n";
         }
@@ -193,10 +200,7 @@ bool EventStream::Next(std::string& out) {
     auto latest = feed_.Latest();
     bool from_window = false;
     if (latest && *latest > cursor_.load()) {
-        if (const auto next = feed_.window().Read(query_, cursor_.load(), feed_.options().batch_bytes, out)) {
-            cursor_.store(*next);
-            from_window = true;
-        }
+        from_window = TakeFromWindow(out);
     }
     if (!from_window && latest && *latest > cursor_.load()) {
         query_.after_id = cursor_.load();

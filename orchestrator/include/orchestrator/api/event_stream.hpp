@@ -108,6 +108,10 @@ class EventStream final : public server::InlineStream {
     bool WriteInline(std::string& out) override;
 
    private:
+    /// The stream's share of the window after its cursor, appended to `out`, and the cursor moved
+    /// past what was looked at; false when the window does not hold everything after the cursor.
+    bool TakeFromWindow(std::string& out);
+
     EventFeed& feed_;
     store::EventQuery query_;
     std::unique_ptr<EventFeed::Slot> slot_;
